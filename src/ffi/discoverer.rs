@@ -1,0 +1,103 @@
+//! `tr_discoverer`: a standalone search handle over a registry.
+
+use super::boundary::{Failure, run, run_silently};
+use super::registry::{registry_ref, tr_registry};
+use super::status::tr_status;
+use super::strings::{arg_str, null_argument, opt_arg_str, out_ptr, write_string};
+use crate::discovery::{DiscoverRequest, Discoverer, DiscoveryOptions};
+use std::ffi::c_char;
+
+/// A discoverer: ranking options bound to a registry's live state.
+///
+/// Opaque. It follows every change to its registry by itself and keeps the registry state alive,
+/// so the two may be freed in any order. Thread-safe: discovers from many threads run in parallel.
+pub struct tr_discoverer {
+    inner: Discoverer,
+}
+
+unsafe fn discoverer_ref<'a>(d: *const tr_discoverer) -> Result<&'a Discoverer, Failure> {
+    // SAFETY: `d` is NULL or a live handle from `tr_discoverer_new`.
+    unsafe { d.as_ref() }
+        .map(|d| &d.inner)
+        .ok_or_else(|| null_argument("discoverer"))
+}
+
+/// Creates a discoverer on `r` with its own ranking options.
+///
+/// `options_json` may be NULL or discovery options as for `tr_registry_enable_discovery`.
+/// On success `*out` receives the handle; free it with `tr_discoverer_free`.
+/// Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tr_discoverer_new(
+    r: *mut tr_registry,
+    options_json: *const c_char,
+    out: *mut *mut tr_discoverer,
+    err_out: *mut *mut c_char,
+) -> tr_status {
+    run(err_out, || {
+        // SAFETY: caller passes NULL or live handles and strings.
+        let registry = unsafe { registry_ref(r as *const tr_registry) }?;
+        let options = unsafe { opt_arg_str(options_json, "options_json") }?;
+        let out = out_ptr(out, "out")?;
+        let inner = registry.discoverer(DiscoveryOptions::from_json(options)?);
+        // SAFETY: `out` checked non-NULL.
+        unsafe { *out = Box::into_raw(Box::new(tr_discoverer { inner })) };
+        Ok(())
+    })
+}
+
+/// Finds tools by exact name or natural-language query.
+///
+/// A query equal to an enabled tool's name (or equal after lowercasing and reading `/` and `-` as
+/// `_`) returns that tool alone with score 1.0 and its schema. Otherwise the BM25F ranking, best
+/// first. `options_json` may be NULL or `{"top_k"?: int >= 1 (default 10), "api_format"?: str}`.
+/// On success `*json_out` receives `[{"name", "description", "score", "namespace", "deferred",
+/// "schema"?}]` (schema for an exact match and for deferred tools); free it with `tr_string_free`.
+/// Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (empty or whitespace-only
+/// query, top_k 0), TOO_LARGE (query over 64 KiB or 1,024 tokens).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tr_discoverer_discover(
+    d: *const tr_discoverer,
+    query: *const c_char,
+    options_json: *const c_char,
+    json_out: *mut *mut c_char,
+    err_out: *mut *mut c_char,
+) -> tr_status {
+    run(err_out, || {
+        // SAFETY: caller passes NULL or live handles and strings.
+        let discoverer = unsafe { discoverer_ref(d) }?;
+        let query = unsafe { arg_str(query, "query") }?;
+        let options = unsafe { opt_arg_str(options_json, "options_json") }?;
+        let out = out_ptr(json_out, "json_out")?;
+        let json = discoverer.discover_json(query, &DiscoverRequest::from_json(options)?)?;
+        // SAFETY: `out` checked non-NULL.
+        unsafe { write_string(out, json) }
+    })
+}
+
+/// Rebuilds the search index from the registry. Never required (the index is kept in step
+/// incrementally); safe at any time and changes no answer.
+/// Errors: NULL_ARGUMENT, INTERNAL.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tr_discoverer_rebuild_index(
+    d: *mut tr_discoverer,
+    err_out: *mut *mut c_char,
+) -> tr_status {
+    run(err_out, || {
+        // SAFETY: caller passes NULL or a live handle.
+        let discoverer = unsafe { discoverer_ref(d) }?;
+        Ok(discoverer.rebuild_index()?)
+    })
+}
+
+/// Frees a discoverer. NULL is a no-op. May be called before or after `tr_registry_free` of its
+/// registry. Do not use `d` afterwards, nor free it twice.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tr_discoverer_free(d: *mut tr_discoverer) {
+    run_silently(|| {
+        if !d.is_null() {
+            // SAFETY: `d` came from `tr_discoverer_new` and is freed once.
+            drop(unsafe { Box::from_raw(d) });
+        }
+    });
+}

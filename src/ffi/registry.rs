@@ -1,0 +1,256 @@
+//! `tr_registry`: the registry handle.
+
+use super::boundary::{Failure, run, run_silently};
+use super::status::tr_status;
+use super::strings::{arg_str, null_argument, opt_arg_str, out_ptr, write_string};
+use crate::discovery::DiscoveryOptions;
+use crate::format::{into_string, write_str};
+use crate::registry::{Registry, SchemaOptions};
+use std::ffi::c_char;
+
+/// A tool registry: the tools, their metadata and enabled state, and the search index.
+///
+/// Opaque. Create with `tr_registry_new`, free with `tr_registry_free`. Thread-safe: any function
+/// may be called on one registry from many threads at once; discovers run in parallel, mutations
+/// (register, unregister, set_metadata, set_enabled, enable_discovery) are serialized.
+pub struct tr_registry {
+    pub(crate) inner: Registry,
+}
+
+/// Borrows the registry behind a handle.
+///
+/// # Safety
+/// `r` is NULL or a live handle from `tr_registry_new`.
+pub(crate) unsafe fn registry_ref<'a>(r: *const tr_registry) -> Result<&'a Registry, Failure> {
+    // SAFETY: per the contract above.
+    unsafe { r.as_ref() }
+        .map(|r| &r.inner)
+        .ok_or_else(|| null_argument("registry"))
+}
+
+/// Creates an empty registry.
+///
+/// `options_json` may be NULL (defaults) or `{"discovery": {...discovery options...}}`, which enables
+/// `discover_tools` at once (see `tr_registry_enable_discovery`).
+/// On success `*out` receives the handle; free it with `tr_registry_free`.
+/// Errors: NULL_ARGUMENT (`out`), INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (unknown key, bad option).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tr_registry_new(
+    options_json: *const c_char,
+    out: *mut *mut tr_registry,
+    err_out: *mut *mut c_char,
+) -> tr_status {
+    run(err_out, || {
+        let out = out_ptr(out, "out")?;
+        // SAFETY: caller passes NULL or a valid string.
+        let options = unsafe { opt_arg_str(options_json, "options_json") }?;
+        let inner = Registry::from_options_json(options)?;
+        // SAFETY: `out` checked non-NULL and writable by contract.
+        unsafe { *out = Box::into_raw(Box::new(tr_registry { inner })) };
+        Ok(())
+    })
+}
+
+/// Frees a registry handle. NULL is a no-op. Discoverers created from it stay valid (they share
+/// the state) and may be freed before or after. Do not use `r` afterwards, nor free it twice.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tr_registry_free(r: *mut tr_registry) {
+    run_silently(|| {
+        if !r.is_null() {
+            // SAFETY: `r` came from `tr_registry_new` and is freed once.
+            drop(unsafe { Box::from_raw(r) });
+        }
+    });
+}
+
+/// Registers one tool or an array of tools (all or nothing).
+///
+/// `tools_json`: a tool object or an array of them, each in any accepted shape:
+/// flat `{"name", "description", "parameters"}`, OpenAI chat `{"type": "function", "function": {...}}`,
+/// OpenAI responses `{"type": "function", "name", ...}`, Anthropic `{"name", "description", "input_schema"}`,
+/// MCP `{"name", "description", "inputSchema"}`; each may add `"namespace": "github"` (registered name
+/// `github-<name>`) and `"metadata": {"defer": bool, "tags": [str], "search_hint": str}`.
+/// Example: `{"name": "read_file", "description": "Read a file.", "metadata": {"defer": true}}`.
+/// A name already registered is replaced in place. `discover_tools` is reserved.
+/// On success `*names_json_out` receives the registered names as a JSON array (`["read_file"]`);
+/// free it with `tr_string_free`.
+/// Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (with the JSON path of the
+/// offending field), TOO_LARGE (input over 64 MiB, name over 1 KiB). On error nothing is registered.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tr_registry_register(
+    r: *mut tr_registry,
+    tools_json: *const c_char,
+    names_json_out: *mut *mut c_char,
+    err_out: *mut *mut c_char,
+) -> tr_status {
+    run(err_out, || {
+        // SAFETY: caller passes NULL or live handles and strings.
+        let registry = unsafe { registry_ref(r) }?;
+        let json = unsafe { arg_str(tools_json, "tools_json") }?;
+        let out = out_ptr(names_json_out, "names_json_out")?;
+        let names = registry.register_json(json)?;
+        let mut buf = vec![b'['];
+        for (i, n) in names.iter().enumerate() {
+            if i > 0 {
+                buf.push(b',');
+            }
+            write_str(&mut buf, n);
+        }
+        buf.push(b']');
+        // SAFETY: `out` checked non-NULL.
+        unsafe { write_string(out, into_string(buf)) }
+    })
+}
+
+/// Removes a tool by registered name. Unregistering `discover_tools` turns discovery off.
+/// Errors: NULL_ARGUMENT, INVALID_UTF8, NOT_FOUND (no such tool).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tr_registry_unregister(
+    r: *mut tr_registry,
+    name: *const c_char,
+    err_out: *mut *mut c_char,
+) -> tr_status {
+    run(err_out, || {
+        // SAFETY: caller passes NULL or live handles and strings.
+        let registry = unsafe { registry_ref(r) }?;
+        let name = unsafe { arg_str(name, "name") }?;
+        Ok(registry.unregister(name)?)
+    })
+}
+
+/// Replaces the given metadata fields of a tool; absent fields keep their values.
+///
+/// `metadata_json`: `{"defer"?: bool, "tags"?: [str], "search_hint"?: str}`; unknown keys are refused.
+/// Example: `{"search_hint": "mail smtp"}`.
+/// Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT, NOT_FOUND.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tr_registry_set_metadata(
+    r: *mut tr_registry,
+    name: *const c_char,
+    metadata_json: *const c_char,
+    err_out: *mut *mut c_char,
+) -> tr_status {
+    run(err_out, || {
+        // SAFETY: caller passes NULL or live handles and strings.
+        let registry = unsafe { registry_ref(r) }?;
+        let name = unsafe { arg_str(name, "name") }?;
+        let json = unsafe { arg_str(metadata_json, "metadata_json") }?;
+        Ok(registry.set_metadata_json(name, json)?)
+    })
+}
+
+/// Enables or disables a tool, or every tool of a namespace (a tool name wins over a namespace of
+/// the same spelling). Disabled tools are left out of schemas, summaries and discovery, and keep
+/// their position for when they come back.
+/// Errors: NULL_ARGUMENT, INVALID_UTF8, NOT_FOUND (neither a tool nor a namespace).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tr_registry_set_enabled(
+    r: *mut tr_registry,
+    name: *const c_char,
+    enabled: bool,
+    err_out: *mut *mut c_char,
+) -> tr_status {
+    run(err_out, || {
+        // SAFETY: caller passes NULL or live handles and strings.
+        let registry = unsafe { registry_ref(r) }?;
+        let name = unsafe { arg_str(name, "name") }?;
+        Ok(registry.set_enabled(name, enabled)?)
+    })
+}
+
+/// The schemas of the enabled tools, sorted by name, as a JSON array (`discover_tools` included
+/// when discovery is on).
+///
+/// `options_json` may be NULL or `{"include_deferred"?: bool (default true), "api_format"?:
+/// "openai-chat" | "openai-responses" | "anthropic" | "gemini", "tags"?: [str] (keep tools with any),
+/// "exclude_tags"?: [str]}`. Example: `{"include_deferred": false, "api_format": "anthropic"}`.
+/// On success `*json_out` receives the array; free it with `tr_string_free`.
+/// Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tr_registry_get_schemas(
+    r: *const tr_registry,
+    options_json: *const c_char,
+    json_out: *mut *mut c_char,
+    err_out: *mut *mut c_char,
+) -> tr_status {
+    run(err_out, || {
+        // SAFETY: caller passes NULL or live handles and strings.
+        let registry = unsafe { registry_ref(r) }?;
+        let options = unsafe { opt_arg_str(options_json, "options_json") }?;
+        let out = out_ptr(json_out, "json_out")?;
+        let json = registry.schemas_json(&SchemaOptions::from_json(options)?)?;
+        // SAFETY: `out` checked non-NULL.
+        unsafe { write_string(out, json) }
+    })
+}
+
+/// One-line summaries of the enabled deferred tools, in registration order, for a system prompt:
+/// `[{"name": "send_email", "description": "Send an email.", "namespace": null}]` (the description
+/// is the first sentence of the tool's description).
+/// On success `*json_out` receives the array; free it with `tr_string_free`.
+/// Errors: NULL_ARGUMENT.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tr_registry_deferred_summaries(
+    r: *const tr_registry,
+    json_out: *mut *mut c_char,
+    err_out: *mut *mut c_char,
+) -> tr_status {
+    run(err_out, || {
+        // SAFETY: caller passes NULL or a live handle.
+        let registry = unsafe { registry_ref(r) }?;
+        let out = out_ptr(json_out, "json_out")?;
+        let json = registry.deferred_summaries_json()?;
+        // SAFETY: `out` checked non-NULL.
+        unsafe { write_string(out, json) }
+    })
+}
+
+/// Registers the built-in `discover_tools` (never deferred, never indexed itself) with ranking
+/// options; calling it again replaces the options.
+///
+/// `options_json` may be NULL (defaults) or `{"field_weights"?: {"name": 3.0, "description": 2.0,
+/// "tags": 1.5, "params": 1.0, "search_hint": 2.0}, "min_score_ratio"?: 0.3, "max_df_ratio"?: 0.5,
+/// "k1"?: 1.5, "b"?: 0.75, "delta"?: 1.0}`. Ratios and `b` must be in [0, 1]; weights, `k1` and
+/// `delta` finite and >= 0; unknown keys are refused.
+/// Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tr_registry_enable_discovery(
+    r: *mut tr_registry,
+    options_json: *const c_char,
+    err_out: *mut *mut c_char,
+) -> tr_status {
+    run(err_out, || {
+        // SAFETY: caller passes NULL or live handles and strings.
+        let registry = unsafe { registry_ref(r) }?;
+        let options = unsafe { opt_arg_str(options_json, "options_json") }?;
+        Ok(registry.enable_discovery(DiscoveryOptions::from_json(options)?)?)
+    })
+}
+
+/// Runs a built-in tool, as a model's tool call would.
+///
+/// `discover_tools` takes `args_json` `{"query": str, "top_k"?: int >= 1 (default 10),
+/// "api_format"?: str}` and answers like `tr_discoverer_discover`. Registered tools are run by the
+/// host, not here (INVALID_ARGUMENT).
+/// On success `*json_out` receives the result; free it with `tr_string_free`.
+/// Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (bad arguments, empty
+/// query), NOT_FOUND (unknown built-in, or discovery not enabled), TOO_LARGE.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tr_registry_call(
+    r: *mut tr_registry,
+    tool_name: *const c_char,
+    args_json: *const c_char,
+    json_out: *mut *mut c_char,
+    err_out: *mut *mut c_char,
+) -> tr_status {
+    run(err_out, || {
+        // SAFETY: caller passes NULL or live handles and strings.
+        let registry = unsafe { registry_ref(r) }?;
+        let name = unsafe { arg_str(tool_name, "tool_name") }?;
+        let args = unsafe { arg_str(args_json, "args_json") }?;
+        let out = out_ptr(json_out, "json_out")?;
+        let json = registry.call_json(name, args)?;
+        // SAFETY: `out` checked non-NULL.
+        unsafe { write_string(out, json) }
+    })
+}

@@ -1,0 +1,461 @@
+//! The BM25F inverted index, kept in step with the registry one tool at a time, and where a query is scored.
+//!
+//! Documents are identified by their registry slot, which grows with registration order. Posting
+//! lists stay sorted by slot, so walking a list visits tools in registration order: that is the
+//! order the reference breaks ties in, and it survives any sequence of incremental updates.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+/// Identifies a document: the tool's registry slot.
+pub type DocId = u32;
+
+/// The tokens of one document, per field.
+pub type FieldTokens<const F: usize> = [Vec<String>; F];
+
+/// One document's occurrences of one term: term frequency per field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Posting<const F: usize> {
+    /// The document.
+    pub doc: DocId,
+    /// How often the term occurs in each field of the document.
+    pub tf: [u32; F],
+}
+
+#[derive(Debug, Clone, Default)]
+struct TermEntry<const F: usize> {
+    postings: Vec<Posting<F>>,
+    /// Documents whose field 0 (the name) contains the term.
+    name_df: u32,
+}
+
+/// BM25F parameters: per-field weights and the BM25+ constants.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bm25Params<const F: usize> {
+    /// Weight of each field, in the index's field order.
+    pub weights: [f64; F],
+    /// Term-frequency saturation.
+    pub k1: f64,
+    /// Length normalization.
+    pub b: f64,
+    /// BM25+ lower bound added to every matched term's normalized frequency.
+    pub delta: f64,
+}
+
+/// A scored document.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ScoredDoc {
+    /// The document.
+    pub doc: DocId,
+    /// Its BM25F score.
+    pub score: f64,
+}
+
+/// An inverted index over documents with `F` fields. Field 0 is the name field.
+#[derive(Debug, Clone)]
+pub struct Index<const F: usize> {
+    term_ids: HashMap<Box<str>, u32>,
+    terms: Vec<TermEntry<F>>,
+    free_term_ids: Vec<u32>,
+    /// Field lengths per document slot; `None` for slots not indexed.
+    docs: Vec<Option<[u32; F]>>,
+    total_lengths: [u64; F],
+    doc_count: usize,
+}
+
+/// Per-thread buffers reused across queries, so a discover allocates nothing proportional to N.
+#[derive(Default)]
+struct Scratch {
+    scores: Vec<f64>,
+    /// 0 when untouched, otherwise 1 + the position in `touched`.
+    touch: Vec<u32>,
+    touched: Vec<DocId>,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+impl<const F: usize> Default for Index<F> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const F: usize> Index<F> {
+    /// An empty index.
+    pub fn new() -> Self {
+        Index {
+            term_ids: HashMap::new(),
+            terms: Vec::new(),
+            free_term_ids: Vec::new(),
+            docs: Vec::new(),
+            total_lengths: [0; F],
+            doc_count: 0,
+        }
+    }
+
+    /// Number of indexed documents.
+    pub fn doc_count(&self) -> usize {
+        self.doc_count
+    }
+
+    /// Whether `doc` is indexed.
+    pub fn contains(&self, doc: DocId) -> bool {
+        matches!(self.docs.get(doc as usize), Some(Some(_)))
+    }
+
+    /// Number of documents containing `term` in any field.
+    pub fn doc_freq(&self, term: &str) -> usize {
+        self.entry(term).map_or(0, |e| e.postings.len())
+    }
+
+    /// Number of documents whose name field contains `term`.
+    pub fn name_doc_freq(&self, term: &str) -> usize {
+        self.entry(term).map_or(0, |e| e.name_df as usize)
+    }
+
+    /// The postings of `term`, in registration order.
+    pub fn postings(&self, term: &str) -> &[Posting<F>] {
+        self.entry(term).map_or(&[], |e| &e.postings)
+    }
+
+    /// Field lengths of `doc`, if indexed.
+    pub fn doc_lengths(&self, doc: DocId) -> Option<[u32; F]> {
+        self.docs.get(doc as usize).copied().flatten()
+    }
+
+    /// Total length of each field over all indexed documents.
+    pub fn total_lengths(&self) -> [u64; F] {
+        self.total_lengths
+    }
+
+    fn entry(&self, term: &str) -> Option<&TermEntry<F>> {
+        self.term_ids.get(term).map(|&id| &self.terms[id as usize])
+    }
+
+    /// Indexes `doc`. Adding a document that is already indexed is a logic error and is refused.
+    pub fn add(&mut self, doc: DocId, fields: &FieldTokens<F>) -> bool {
+        if self.contains(doc) {
+            return false;
+        }
+        let mut lengths = [0u32; F];
+        for (f, tokens) in fields.iter().enumerate() {
+            lengths[f] = u32::try_from(tokens.len()).unwrap_or(u32::MAX);
+            self.total_lengths[f] += tokens.len() as u64;
+        }
+        for (term, tf) in term_frequencies(fields) {
+            let id = self.term_id_or_insert(term);
+            let entry = &mut self.terms[id as usize];
+            let posting = Posting { doc, tf };
+            match entry.postings.last() {
+                Some(last) if last.doc > doc => {
+                    let at = entry.postings.partition_point(|p| p.doc < doc);
+                    entry.postings.insert(at, posting);
+                }
+                _ => entry.postings.push(posting),
+            }
+            if tf[0] > 0 {
+                entry.name_df += 1;
+            }
+        }
+        let slot = doc as usize;
+        if self.docs.len() <= slot {
+            self.docs.resize(slot + 1, None);
+        }
+        self.docs[slot] = Some(lengths);
+        self.doc_count += 1;
+        true
+    }
+
+    /// Removes `doc`, given the same field tokens it was added with. Returns false if it was not indexed.
+    pub fn remove(&mut self, doc: DocId, fields: &FieldTokens<F>) -> bool {
+        let Some(lengths) = self.doc_lengths(doc) else {
+            return false;
+        };
+        for (f, len) in lengths.iter().enumerate() {
+            self.total_lengths[f] -= u64::from(*len);
+        }
+        for (term, tf) in term_frequencies(fields) {
+            let Some(&id) = self.term_ids.get(term.as_str()) else {
+                continue;
+            };
+            let entry = &mut self.terms[id as usize];
+            if let Ok(at) = entry.postings.binary_search_by_key(&doc, |p| p.doc) {
+                entry.postings.remove(at);
+                if tf[0] > 0 {
+                    entry.name_df -= 1;
+                }
+            }
+            if entry.postings.is_empty() {
+                self.term_ids.remove(term.as_str());
+                self.terms[id as usize] = TermEntry::default();
+                self.free_term_ids.push(id);
+            }
+        }
+        self.docs[doc as usize] = None;
+        self.doc_count -= 1;
+        true
+    }
+
+    fn term_id_or_insert(&mut self, term: String) -> u32 {
+        if let Some(&id) = self.term_ids.get(term.as_str()) {
+            return id;
+        }
+        let id = match self.free_term_ids.pop() {
+            Some(id) => id,
+            None => {
+                self.terms.push(TermEntry::default());
+                (self.terms.len() - 1) as u32
+            }
+        };
+        self.term_ids.insert(term.into_boxed_str(), id);
+        id
+    }
+
+    /// Renumbers documents through `map` (old slot to new slot), which must preserve order.
+    /// Used when the registry compacts its slots; posting lists stay sorted.
+    pub fn renumber(&mut self, map: &[Option<DocId>]) {
+        for entry in &mut self.terms {
+            for p in &mut entry.postings {
+                p.doc = map[p.doc as usize].expect("indexed documents survive compaction");
+            }
+        }
+        let mut docs = Vec::new();
+        for (old, lengths) in self.docs.iter().enumerate() {
+            if let (Some(lengths), Some(Some(new))) = (lengths, map.get(old)) {
+                let new = *new as usize;
+                if docs.len() <= new {
+                    docs.resize(new + 1, None);
+                }
+                docs[new] = Some(*lengths);
+            }
+        }
+        self.docs = docs;
+    }
+
+    /// Weighted average document length, 1.0 when every weighted field is empty.
+    pub fn weighted_avgdl(&self, weights: &[f64; F]) -> f64 {
+        let n = self.doc_count as f64;
+        let mut avgdl = 0.0;
+        for (w, total) in weights.iter().zip(self.total_lengths) {
+            avgdl += w * (total as f64 / n);
+        }
+        if avgdl == 0.0 { 1.0 } else { avgdl }
+    }
+
+    /// BM25 inverse document frequency of a term found in `df` documents.
+    pub fn idf(&self, df: usize) -> f64 {
+        let n = self.doc_count as f64;
+        let df = df as f64;
+        ((n - df + 0.5) / (df + 0.5) + 1.0).ln()
+    }
+
+    /// Scores every document sharing a token with the query and returns them best first.
+    ///
+    /// Each query token (duplicates included) adds `idf * (wtf*(k1+1) / (wtf + k1*(1-b+b*wdl/avgdl)) + delta)`.
+    /// Equal scores keep the order in which scoring first reached the documents: query tokens in
+    /// order, and for each token its postings in registration order. At most `top_k` are returned.
+    pub fn search<S: AsRef<str>>(
+        &self,
+        tokens: &[S],
+        p: &Bm25Params<F>,
+        top_k: usize,
+    ) -> Vec<ScoredDoc> {
+        if self.doc_count == 0 || top_k == 0 {
+            return Vec::new();
+        }
+        let avgdl = self.weighted_avgdl(&p.weights);
+        SCRATCH.with(|cell| {
+            let mut s = cell.borrow_mut();
+            let s = &mut *s;
+            if s.scores.len() < self.docs.len() {
+                s.scores.resize(self.docs.len(), 0.0);
+                s.touch.resize(self.docs.len(), 0);
+            }
+            for token in tokens {
+                let Some(entry) = self.entry(token.as_ref()) else {
+                    continue;
+                };
+                let idf = self.idf(entry.postings.len());
+                for posting in &entry.postings {
+                    let d = posting.doc as usize;
+                    let lengths = self.docs[d]
+                        .as_ref()
+                        .expect("postings point at indexed documents");
+                    let contribution = idf * self.tf_norm(posting, lengths, p, avgdl);
+                    if s.touch[d] == 0 {
+                        s.touched.push(posting.doc);
+                        s.touch[d] = s.touched.len() as u32;
+                    }
+                    s.scores[d] += contribution;
+                }
+            }
+            let mut hits: Vec<(ScoredDoc, u32)> = s
+                .touched
+                .iter()
+                .map(|&doc| {
+                    (
+                        ScoredDoc {
+                            doc,
+                            score: s.scores[doc as usize],
+                        },
+                        s.touch[doc as usize],
+                    )
+                })
+                .collect();
+            for &doc in &s.touched {
+                s.scores[doc as usize] = 0.0;
+                s.touch[doc as usize] = 0;
+            }
+            s.touched.clear();
+            rank(&mut hits, top_k);
+            hits.into_iter().map(|(h, _)| h).collect()
+        })
+    }
+
+    /// The BM25+ normalized term frequency of one posting.
+    pub fn tf_norm(
+        &self,
+        posting: &Posting<F>,
+        lengths: &[u32; F],
+        p: &Bm25Params<F>,
+        avgdl: f64,
+    ) -> f64 {
+        let mut wtf = 0.0;
+        let mut wdl = 0.0;
+        for f in 0..F {
+            wtf += p.weights[f] * f64::from(posting.tf[f]);
+        }
+        for f in 0..F {
+            wdl += p.weights[f] * f64::from(lengths[f]);
+        }
+        (wtf * (p.k1 + 1.0)) / (wtf + p.k1 * (1.0 - p.b + p.b * wdl / avgdl)) + p.delta
+    }
+
+    /// A canonical, order-independent view of the index, for checking that incremental upkeep
+    /// ends where a rebuild from scratch would.
+    pub fn canonical(&self) -> CanonicalIndex<F> {
+        let mut terms: Vec<(String, Vec<Posting<F>>, u32)> = self
+            .term_ids
+            .iter()
+            .map(|(t, &id)| {
+                let e = &self.terms[id as usize];
+                (t.to_string(), e.postings.clone(), e.name_df)
+            })
+            .collect();
+        terms.sort_by(|a, b| a.0.cmp(&b.0));
+        let docs = self
+            .docs
+            .iter()
+            .enumerate()
+            .filter_map(|(d, l)| l.map(|l| (d as DocId, l)))
+            .collect();
+        CanonicalIndex {
+            terms,
+            docs,
+            total_lengths: self.total_lengths,
+            doc_count: self.doc_count,
+        }
+    }
+}
+
+/// See [`Index::canonical`].
+#[derive(Debug, PartialEq, Eq)]
+pub struct CanonicalIndex<const F: usize> {
+    terms: Vec<(String, Vec<Posting<F>>, u32)>,
+    docs: Vec<(DocId, [u32; F])>,
+    total_lengths: [u64; F],
+    doc_count: usize,
+}
+
+/// Sorts best first (score descending, then first touch) and keeps `top_k`.
+fn rank(hits: &mut Vec<(ScoredDoc, u32)>, top_k: usize) {
+    let order = |a: &(ScoredDoc, u32), b: &(ScoredDoc, u32)| {
+        b.0.score.total_cmp(&a.0.score).then(a.1.cmp(&b.1))
+    };
+    if hits.len() > top_k {
+        hits.select_nth_unstable_by(top_k - 1, order);
+        hits.truncate(top_k);
+    }
+    hits.sort_unstable_by(order);
+}
+
+/// Term frequency per field for every distinct term of a document, in first-seen order.
+fn term_frequencies<const F: usize>(fields: &FieldTokens<F>) -> Vec<(String, [u32; F])> {
+    let mut positions: HashMap<&str, usize> = HashMap::new();
+    let mut out: Vec<(String, [u32; F])> = Vec::new();
+    for (f, tokens) in fields.iter().enumerate() {
+        for token in tokens {
+            let at = *positions.entry(token.as_str()).or_insert_with(|| {
+                out.push((token.clone(), [0; F]));
+                out.len() - 1
+            });
+            out[at].1[f] = out[at].1[f].saturating_add(1);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fields(name: &str, desc: &str) -> FieldTokens<2> {
+        [
+            name.split_whitespace().map(String::from).collect(),
+            desc.split_whitespace().map(String::from).collect(),
+        ]
+    }
+
+    const P: Bm25Params<2> = Bm25Params {
+        weights: [3.0, 2.0],
+        k1: 1.5,
+        b: 0.75,
+        delta: 1.0,
+    };
+
+    #[test]
+    fn scores_follow_the_formula() {
+        let mut idx = Index::<2>::new();
+        idx.add(0, &fields("read file", "read a file"));
+        idx.add(1, &fields("send email", "send a message"));
+        let hits = idx.search(&["file"], &P, 10);
+        assert_eq!(hits.len(), 1);
+        // N=2, df=1: idf = ln(1.5/1.5 + 1) = ln 2; wtf = 3+2 = 5; wdl = 6+6 = 12; avgdl = 3*2 + 2*3 = 12
+        let expected = 2f64.ln() * (5.0 * 2.5 / (5.0 + 1.5) + 1.0);
+        assert!((hits[0].score - expected).abs() < 1e-12);
+    }
+
+    #[test]
+    fn ties_keep_first_touch_order() {
+        let mut idx = Index::<2>::new();
+        idx.add(0, &fields("a", "x"));
+        idx.add(1, &fields("b", "y"));
+        idx.add(2, &fields("c", "x"));
+        // "y" touches doc 1 first, then "x" touches 0 and 2 with the same score.
+        let hits: Vec<DocId> = idx
+            .search(&["y", "x"], &P, 10)
+            .iter()
+            .map(|h| h.doc)
+            .collect();
+        assert_eq!(hits[0], 1);
+        assert_eq!(&hits[1..], &[0, 2]);
+    }
+
+    #[test]
+    fn remove_then_add_equals_fresh() {
+        let mut a = Index::<2>::new();
+        a.add(0, &fields("a b", "c"));
+        a.add(1, &fields("b", "c d"));
+        a.add(2, &fields("e", "f"));
+        assert!(a.remove(1, &fields("b", "c d")));
+        assert!(!a.remove(1, &fields("b", "c d")));
+        let mut b = Index::<2>::new();
+        b.add(2, &fields("e", "f"));
+        b.add(0, &fields("a b", "c"));
+        assert_eq!(a.canonical(), b.canonical());
+        assert_eq!(a.doc_freq("d"), 0);
+        assert_eq!(a.name_doc_freq("b"), 1);
+    }
+}

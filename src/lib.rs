@@ -1,0 +1,47 @@
+//! A tool registry and tool-discovery engine for LLM agents.
+//!
+//! Register tool definitions (OpenAI, Anthropic, MCP or flat JSON), mark the rarely used ones
+//! deferred, and let the model find them on demand through the built-in `discover_tools`: by exact
+//! name (full schema, score 1.0) or by a natural-language query ranked with BM25F over the name,
+//! description, search hint, tags and parameter names. Rankings reproduce the Python reference
+//! `toolregistry` 0.19.0.
+//!
+//! Data flows one way: JSON ([`tool`]) → validated [`Tool`] values → [`Registry`] (the source of
+//! truth) → [`analyzer`] → BM25F [`index`] (kept in step incrementally) → ranked [`Hit`]s → JSON.
+//!
+//! ```
+//! use toolregistry::{Registry, DiscoveryOptions, DiscoverRequest};
+//! let registry = Registry::new();
+//! registry.register_json(r#"[
+//!   {"name": "read_file", "description": "Read a file from disk."},
+//!   {"name": "send_email", "description": "Send an email.", "metadata": {"defer": true}}
+//! ]"#).unwrap();
+//! let discoverer = registry.discoverer(DiscoveryOptions::default());
+//! let hits = discoverer.discover("email someone", &DiscoverRequest::default()).unwrap();
+//! assert_eq!(hits[0].name, "send_email");
+//! ```
+//!
+//! The C ABI lives in `src/ffi/` (header `include/toolregistry.h`); it is the only code with `unsafe`.
+
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod analyzer;
+pub mod discovery;
+pub mod error;
+pub mod format;
+pub mod index;
+pub mod limits;
+pub mod registry;
+pub mod tool;
+
+pub mod ffi;
+
+pub use discovery::{DiscoverRequest, Discoverer, DiscoveryOptions, FieldWeights, Hit};
+pub use error::{Error, Result};
+pub use format::ApiFormat;
+pub use registry::{Registry, SchemaOptions, Summary};
+pub use tool::{MetadataUpdate, Tool, ToolMetadata};
+
+/// The library version, as in `Cargo.toml`.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

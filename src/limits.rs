@@ -1,0 +1,48 @@
+//! Size limits on untrusted input, and the one place JSON text is parsed.
+//!
+//! The library runs inside other programs and takes JSON written by third parties (MCP servers,
+//! models), so every input has a bound; going over it is an error, never a slow path or a crash.
+
+use crate::error::{Error, Result};
+use serde_json::Value;
+
+/// Largest JSON document accepted by any entry point (64 MiB).
+pub const MAX_INPUT_BYTES: usize = 64 * 1024 * 1024;
+/// Deepest JSON nesting accepted. serde_json enforces 128; deeper input is `InvalidJson`, not a stack overflow.
+pub const MAX_JSON_DEPTH: usize = 128;
+/// Longest tool name or namespace, in bytes. Providers cap names near 64 characters; 1 KiB leaves room.
+pub const MAX_NAME_BYTES: usize = 1024;
+/// Longest query, in bytes.
+pub const MAX_QUERY_BYTES: usize = 64 * 1024;
+/// Most tokens a query may have after analysis. Scoring cost grows with tokens times postings,
+/// so this bounds the time of one discover.
+pub const MAX_QUERY_TOKENS: usize = 1024;
+
+/// Parses untrusted JSON text, enforcing [`MAX_INPUT_BYTES`]; `what` names the input in messages.
+pub fn parse_json(text: &str, what: &str) -> Result<Value> {
+    check_input_size(text, what)?;
+    serde_json::from_str(text).map_err(|e| Error::InvalidJson(format!("{what}: {e}")))
+}
+
+/// Refuses text over [`MAX_INPUT_BYTES`].
+pub fn check_input_size(text: &str, what: &str) -> Result<()> {
+    if text.len() > MAX_INPUT_BYTES {
+        return Err(Error::TooLarge(format!(
+            "{what} is {} bytes; the limit is {MAX_INPUT_BYTES} bytes (64 MiB)",
+            text.len()
+        )));
+    }
+    Ok(())
+}
+
+/// Names what kind of JSON value `v` is, for error messages.
+pub fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

@@ -1,0 +1,730 @@
+//! The registry: the source of truth for tools, their enabled state and metadata, with the search
+//! index kept in step under the same lock.
+//!
+//! Every mutation validates its whole input first and then commits under the write lock, so a
+//! failed call changes nothing. Discovers share the read lock and run in parallel.
+
+use crate::analyzer::reference_document;
+use crate::discovery::{
+    self, DiscoverRequest, Discoverer, DiscoveryOptions, Hit, hits_to_json,
+    parse_discover_tools_args,
+};
+use crate::error::{Error, Result};
+use crate::format::{
+    ApiFormat, into_string, write_opt_str, write_schema, write_schema_parts, write_str,
+};
+use crate::index::{DocId, Index};
+use crate::limits::{kind_of, parse_json};
+use crate::tool::{MetadataUpdate, Tool, dedup_tags};
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+/// Name of the built-in discovery tool.
+pub const DISCOVER_TOOLS: &str = "discover_tools";
+
+/// Compact slots once this many are dead and they outnumber the live ones.
+const COMPACT_MIN_DEAD: usize = 1024;
+
+#[derive(Debug)]
+struct Slot {
+    tool: Tool,
+    enabled: bool,
+}
+
+/// Registry state behind the lock.
+#[derive(Debug, Default)]
+pub(crate) struct State {
+    /// Tools in registration order; `None` where a tool was unregistered.
+    slots: Vec<Option<Slot>>,
+    by_name: HashMap<String, DocId>,
+    /// Normalized name (see [`normalize_name`]) to slots, for the tolerant exact-name match.
+    by_normalized: HashMap<String, Vec<DocId>>,
+    /// Live tools per namespace.
+    namespaces: HashMap<String, usize>,
+    disabled_namespaces: HashSet<String>,
+    index: Index<5>,
+    /// Options of the `discover_tools` built-in, when discovery is enabled.
+    discovery: Option<DiscoveryOptions>,
+    live: usize,
+}
+
+/// The lock around the state, shared by a registry and its discoverers.
+#[derive(Debug, Default)]
+pub(crate) struct Shared {
+    state: RwLock<State>,
+}
+
+impl Shared {
+    pub(crate) fn read(&self) -> Result<RwLockReadGuard<'_, State>> {
+        self.state.read().map_err(|_| poisoned())
+    }
+
+    pub(crate) fn write(&self) -> Result<RwLockWriteGuard<'_, State>> {
+        self.state.write().map_err(|_| poisoned())
+    }
+}
+
+fn poisoned() -> Error {
+    Error::Internal(
+        "the registry lock was poisoned by a panic in an earlier call; recreate the registry"
+            .into(),
+    )
+}
+
+/// Lowercases and reads `/` and `-` as `_`: some MCP clients rewrite names that way.
+pub fn normalize_name(name: &str) -> String {
+    name.chars()
+        .map(|c| if c == '/' || c == '-' { '_' } else { c })
+        .collect::<String>()
+        .to_lowercase()
+}
+
+impl State {
+    pub(crate) fn index(&self) -> &Index<5> {
+        &self.index
+    }
+
+    pub(crate) fn tool_at(&self, slot: DocId) -> &Tool {
+        &self.slots[slot as usize].as_ref().expect("live slot").tool
+    }
+
+    fn is_enabled(&self, slot: &Slot) -> bool {
+        slot.enabled
+            && slot
+                .tool
+                .namespace()
+                .is_none_or(|ns| !self.disabled_namespaces.contains(ns))
+    }
+
+    fn enabled_at(&self, id: DocId) -> bool {
+        self.slots[id as usize]
+            .as_ref()
+            .is_some_and(|s| self.is_enabled(s))
+    }
+
+    fn live_slots(&self) -> impl Iterator<Item = (DocId, &Slot)> {
+        self.slots
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| s.as_ref().map(|s| (i as DocId, s)))
+    }
+
+    /// The enabled tool a query names exactly, or after normalizing both sides (first in
+    /// registration order).
+    pub(crate) fn exact_match(&self, query: &str) -> Option<DocId> {
+        if let Some(&id) = self.by_name.get(query) {
+            if self.enabled_at(id) {
+                return Some(id);
+            }
+        }
+        self.by_normalized
+            .get(&normalize_name(query))?
+            .iter()
+            .copied()
+            .find(|&id| self.enabled_at(id))
+    }
+
+    /// Brings the index in line with the slot's current enabled state and fields.
+    fn index_slot(&mut self, id: DocId) {
+        let Some(slot) = self.slots[id as usize].as_ref() else {
+            return;
+        };
+        if self.is_enabled(slot) {
+            let doc = reference_document(&slot.tool);
+            self.index.add(id, &doc);
+        }
+    }
+
+    fn unindex_slot(&mut self, id: DocId) {
+        let Some(slot) = self.slots[id as usize].as_ref() else {
+            return;
+        };
+        if self.index.contains(id) {
+            let doc = reference_document(&slot.tool);
+            self.index.remove(id, &doc);
+        }
+    }
+
+    fn insert(&mut self, tool: Tool) {
+        if let Some(&id) = self.by_name.get(tool.name()) {
+            // Same name: replace in place, keeping the position and the enabled flag.
+            self.unindex_slot(id);
+            let slot = self.slots[id as usize]
+                .as_mut()
+                .expect("named slot is live");
+            if let Some(ns) = slot.tool.namespace() {
+                decrement(&mut self.namespaces, ns);
+            }
+            if let Some(ns) = tool.namespace() {
+                *self.namespaces.entry(ns.to_string()).or_default() += 1;
+            }
+            slot.tool = tool;
+            self.index_slot(id);
+            return;
+        }
+        let id = DocId::try_from(self.slots.len())
+            .expect("fewer than 2^32 registrations between compactions");
+        self.by_name.insert(tool.name().to_string(), id);
+        self.by_normalized
+            .entry(normalize_name(tool.name()))
+            .or_default()
+            .push(id);
+        if let Some(ns) = tool.namespace() {
+            *self.namespaces.entry(ns.to_string()).or_default() += 1;
+        }
+        self.slots.push(Some(Slot {
+            tool,
+            enabled: true,
+        }));
+        self.live += 1;
+        self.index_slot(id);
+    }
+
+    fn remove(&mut self, id: DocId) {
+        self.unindex_slot(id);
+        let slot = self.slots[id as usize].take().expect("named slot is live");
+        self.by_name.remove(slot.tool.name());
+        let key = normalize_name(slot.tool.name());
+        if let Some(ids) = self.by_normalized.get_mut(&key) {
+            ids.retain(|&i| i != id);
+            if ids.is_empty() {
+                self.by_normalized.remove(&key);
+            }
+        }
+        if let Some(ns) = slot.tool.namespace() {
+            decrement(&mut self.namespaces, ns);
+        }
+        self.live -= 1;
+        self.maybe_compact();
+    }
+
+    /// Drops dead slots once they dominate, renumbering in order so ties still break by registration.
+    fn maybe_compact(&mut self) {
+        let dead = self.slots.len() - self.live;
+        if dead < COMPACT_MIN_DEAD || dead < self.live {
+            return;
+        }
+        let mut map = vec![None; self.slots.len()];
+        let mut next: DocId = 0;
+        for (old, slot) in self.slots.iter().enumerate() {
+            if slot.is_some() {
+                map[old] = Some(next);
+                next += 1;
+            }
+        }
+        self.slots.retain(Option::is_some);
+        for id in self.by_name.values_mut() {
+            *id = map[*id as usize].expect("named slots are live");
+        }
+        for ids in self.by_normalized.values_mut() {
+            for id in ids.iter_mut() {
+                *id = map[*id as usize].expect("named slots are live");
+            }
+        }
+        self.index.renumber(&map);
+    }
+
+    fn slot_id(&self, name: &str) -> Result<DocId> {
+        self.by_name
+            .get(name)
+            .copied()
+            .ok_or_else(|| Error::not_found(format!("no tool named {name:?} is registered")))
+    }
+
+    pub(crate) fn rebuild_index(&mut self) {
+        self.index = Index::new();
+        let ids: Vec<DocId> = self.live_slots().map(|(id, _)| id).collect();
+        for id in ids {
+            self.index_slot(id);
+        }
+    }
+
+    fn summaries(&self) -> Vec<Summary> {
+        self.live_slots()
+            .filter(|(_, s)| s.tool.metadata().defer && self.is_enabled(s))
+            .map(|(_, s)| Summary {
+                name: s.tool.name().to_string(),
+                description: first_sentence(s.tool.description()).to_string(),
+                namespace: s.tool.namespace().map(str::to_string),
+            })
+            .collect()
+    }
+
+    fn discover_tools_description(&self) -> String {
+        let summaries = self.summaries();
+        let mut text = String::from(DISCOVER_TOOLS_DESCRIPTION);
+        if !summaries.is_empty() {
+            text.push_str(
+                "\n\nTools available on demand (call discover_tools for the full schema):",
+            );
+            for s in &summaries {
+                text.push_str("\n- ");
+                text.push_str(&s.name);
+                if !s.description.is_empty() {
+                    text.push_str(": ");
+                    text.push_str(&s.description);
+                }
+            }
+        }
+        text
+    }
+}
+
+fn decrement(counts: &mut HashMap<String, usize>, key: &str) {
+    if let Some(n) = counts.get_mut(key) {
+        *n -= 1;
+        if *n == 0 {
+            counts.remove(key);
+        }
+    }
+}
+
+const DISCOVER_TOOLS_DESCRIPTION: &str = "Look up tools that are not in your tool list. Pass a tool's exact \
+name to get its full schema, or describe the capability you need in a few keywords (for example \
+\"convert currency\") to get the best matching tools, best first. Results for tools listed below include \
+their schema, so you can call them next.";
+
+const DISCOVER_TOOLS_PARAMETERS: &str = r#"{"type":"object","properties":{"query":{"type":"string","description":"A tool's exact name, or a few keywords describing the capability you need.","minLength":1,"pattern":"[\\s\\S]*\\S[\\s\\S]*"},"top_k":{"type":"integer","description":"Most results to return.","minimum":1,"default":10},"api_format":{"type":"string","description":"Format of the returned schemas.","enum":["openai-chat","openai-responses","anthropic","gemini"],"default":"openai-chat"}},"required":["query"]}"#;
+
+/// The first sentence of the first line of a tool description, for one-line summaries.
+///
+/// Cuts after the first `.`, `!` or `?` followed by whitespace or the end of the line, or after
+/// the first `。`, `！` or `？`; keeps the terminator. Without one, the whole first line.
+pub fn first_sentence(description: &str) -> &str {
+    let line = description.split('\n').next().unwrap_or("").trim();
+    let mut chars = line.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let end = i + c.len_utf8();
+        match c {
+            '。' | '！' | '？' => return &line[..end],
+            '.' | '!' | '?' if chars.peek().is_none_or(|(_, next)| next.is_whitespace()) => {
+                return &line[..end];
+            }
+            _ => {}
+        }
+    }
+    line
+}
+
+/// One line of the deferred-tools list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Summary {
+    /// Registered name.
+    pub name: String,
+    /// First sentence of the description.
+    pub description: String,
+    /// Namespace, if any.
+    pub namespace: Option<String>,
+}
+
+/// Which schemas [`Registry::schemas_json`] returns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchemaOptions {
+    /// Include deferred tools (default true).
+    pub include_deferred: bool,
+    /// Output format (default `openai-chat`).
+    pub api_format: ApiFormat,
+    /// Keep only tools with any of these tags.
+    pub tags: Option<Vec<String>>,
+    /// Drop tools with any of these tags.
+    pub exclude_tags: Option<Vec<String>>,
+}
+
+impl Default for SchemaOptions {
+    fn default() -> Self {
+        SchemaOptions {
+            include_deferred: true,
+            api_format: ApiFormat::OpenAiChat,
+            tags: None,
+            exclude_tags: None,
+        }
+    }
+}
+
+impl SchemaOptions {
+    /// Parses `{"include_deferred"?, "api_format"?, "tags"?, "exclude_tags"?}`; `None`/`null` give the defaults.
+    pub fn from_json(text: Option<&str>) -> Result<Self> {
+        let mut o = Self::default();
+        let Some(text) = text else { return Ok(o) };
+        let value = parse_json(text, "schema options")?;
+        let obj = match &value {
+            Value::Null => return Ok(o),
+            Value::Object(m) => m,
+            other => {
+                return Err(Error::invalid(format!(
+                    "options: expected an object, got {}",
+                    kind_of(other)
+                )));
+            }
+        };
+        for (key, v) in obj {
+            let here = format!("options.{key}");
+            match key.as_str() {
+                "include_deferred" => {
+                    o.include_deferred = v.as_bool().ok_or_else(|| {
+                        Error::invalid(format!("{here}: expected a boolean, got {}", kind_of(v)))
+                    })?
+                }
+                "api_format" => {
+                    let s = v.as_str().ok_or_else(|| {
+                        Error::invalid(format!("{here}: expected a string, got {}", kind_of(v)))
+                    })?;
+                    o.api_format = ApiFormat::parse(s)?;
+                }
+                "tags" => o.tags = string_list(v, &here)?,
+                "exclude_tags" => o.exclude_tags = string_list(v, &here)?,
+                _ => {
+                    return Err(Error::invalid(format!(
+                        "{here}: unknown option (expected include_deferred, api_format, tags or exclude_tags)"
+                    )));
+                }
+            }
+        }
+        Ok(o)
+    }
+}
+
+fn string_list(v: &Value, path: &str) -> Result<Option<Vec<String>>> {
+    match v {
+        Value::Null => Ok(None),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                t.as_str().map(str::to_string).ok_or_else(|| {
+                    Error::invalid(format!(
+                        "{path}[{i}]: expected a string, got {}",
+                        kind_of(t)
+                    ))
+                })
+            })
+            .collect::<Result<Vec<_>>>()
+            .map(Some),
+        other => Err(Error::invalid(format!(
+            "{path}: expected an array of strings, got {}",
+            kind_of(other)
+        ))),
+    }
+}
+
+/// A tool registry with discovery. Cheap to share: `Send + Sync`, all methods take `&self`;
+/// discovers run in parallel, mutations are exclusive.
+#[derive(Debug, Default)]
+pub struct Registry {
+    shared: Arc<Shared>,
+}
+
+impl Registry {
+    /// An empty registry with discovery off.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A registry from options JSON: `{"discovery": {...discovery options...}}` turns discovery on
+    /// at once; `None`, `null` or `{}` give an empty registry with discovery off.
+    pub fn from_options_json(text: Option<&str>) -> Result<Self> {
+        let registry = Self::new();
+        let Some(text) = text else {
+            return Ok(registry);
+        };
+        let value = parse_json(text, "registry options")?;
+        let obj = match &value {
+            Value::Null => return Ok(registry),
+            Value::Object(m) => m,
+            other => {
+                return Err(Error::invalid(format!(
+                    "options: expected an object, got {}",
+                    kind_of(other)
+                )));
+            }
+        };
+        for (key, v) in obj {
+            match key.as_str() {
+                "discovery" => registry
+                    .enable_discovery(DiscoveryOptions::from_value(v, "options.discovery")?)?,
+                _ => {
+                    return Err(Error::invalid(format!(
+                        "options.{key}: unknown option (expected discovery)"
+                    )));
+                }
+            }
+        }
+        Ok(registry)
+    }
+
+    /// Registers tools (all or none) and returns their registered names. A name already
+    /// registered is replaced in place. `discover_tools` is reserved.
+    pub fn register(&self, tools: Vec<Tool>) -> Result<Vec<String>> {
+        if let Some(t) = tools.iter().find(|t| t.name() == DISCOVER_TOOLS) {
+            return Err(Error::invalid(format!(
+                "{:?} is reserved for the built-in discovery tool",
+                t.name()
+            )));
+        }
+        let names = tools.iter().map(|t| t.name().to_string()).collect();
+        let mut state = self.shared.write()?;
+        for tool in tools {
+            state.insert(tool);
+        }
+        Ok(names)
+    }
+
+    /// Parses and registers one tool object or an array of them (see [`Tool::parse_many`]).
+    pub fn register_json(&self, json: &str) -> Result<Vec<String>> {
+        self.register(Tool::parse_many(json)?)
+    }
+
+    /// Removes a tool. Unregistering `discover_tools` turns discovery off.
+    pub fn unregister(&self, name: &str) -> Result<()> {
+        let mut state = self.shared.write()?;
+        if name == DISCOVER_TOOLS && state.discovery.is_some() {
+            state.discovery = None;
+            return Ok(());
+        }
+        let id = state.slot_id(name)?;
+        state.remove(id);
+        Ok(())
+    }
+
+    /// Replaces the given metadata fields of a tool.
+    pub fn set_metadata(&self, name: &str, update: &MetadataUpdate) -> Result<()> {
+        let mut state = self.shared.write()?;
+        let id = state.slot_id(name)?;
+        let reindex = update.tags.is_some() || update.search_hint.is_some();
+        if reindex {
+            state.unindex_slot(id);
+        }
+        let slot = state.slots[id as usize]
+            .as_mut()
+            .expect("named slot is live");
+        let mut update = update.clone();
+        update.tags = update.tags.map(dedup_tags);
+        update.apply_to(slot.tool.metadata_mut());
+        if reindex {
+            state.index_slot(id);
+        }
+        Ok(())
+    }
+
+    /// [`set_metadata`](Self::set_metadata) from `{"defer"?, "tags"?, "search_hint"?}`.
+    pub fn set_metadata_json(&self, name: &str, json: &str) -> Result<()> {
+        self.set_metadata(name, &MetadataUpdate::from_json(json)?)
+    }
+
+    /// Enables or disables a tool, or every tool of a namespace. A tool name wins over a namespace
+    /// of the same spelling.
+    pub fn set_enabled(&self, name: &str, enabled: bool) -> Result<()> {
+        let mut state = self.shared.write()?;
+        if let Some(&id) = state.by_name.get(name) {
+            state.unindex_slot(id);
+            state.slots[id as usize]
+                .as_mut()
+                .expect("named slot is live")
+                .enabled = enabled;
+            state.index_slot(id);
+            return Ok(());
+        }
+        if !state.namespaces.contains_key(name) && !state.disabled_namespaces.contains(name) {
+            return Err(Error::not_found(format!(
+                "no tool or namespace named {name:?} is registered"
+            )));
+        }
+        let members: Vec<DocId> = state
+            .live_slots()
+            .filter(|(_, s)| s.tool.namespace() == Some(name))
+            .map(|(id, _)| id)
+            .collect();
+        for &id in &members {
+            state.unindex_slot(id);
+        }
+        if enabled {
+            state.disabled_namespaces.remove(name);
+        } else {
+            state.disabled_namespaces.insert(name.to_string());
+        }
+        for &id in &members {
+            state.index_slot(id);
+        }
+        Ok(())
+    }
+
+    /// Schemas of the enabled tools (and `discover_tools` when discovery is on), sorted by name,
+    /// as a JSON array.
+    pub fn schemas_json(&self, options: &SchemaOptions) -> Result<String> {
+        let state = self.shared.read()?;
+        let mut tools: Vec<&Tool> = state
+            .live_slots()
+            .filter(|(_, s)| state.is_enabled(s))
+            .map(|(_, s)| &s.tool)
+            .filter(|t| options.include_deferred || !t.metadata().defer)
+            .filter(|t| options.tags.as_ref().is_none_or(|tags| t.has_any_tag(tags)))
+            .filter(|t| {
+                options
+                    .exclude_tags
+                    .as_ref()
+                    .is_none_or(|tags| !t.has_any_tag(tags))
+            })
+            .collect();
+        tools.sort_by(|a, b| a.name().cmp(b.name()));
+        // The built-in has no tags, so a tag filter leaves it out.
+        let builtin = state.discovery.is_some() && options.tags.is_none();
+        let builtin_at = tools.partition_point(|t| t.name() < DISCOVER_TOOLS);
+        let mut out = Vec::new();
+        out.push(b'[');
+        for (i, tool) in tools.iter().enumerate() {
+            if builtin && i == builtin_at {
+                write_discover_tools_schema(&mut out, &state, options.api_format);
+                out.push(b',');
+            }
+            write_schema(&mut out, tool, options.api_format);
+            if i + 1 < tools.len() {
+                out.push(b',');
+            }
+        }
+        if builtin && builtin_at == tools.len() {
+            if !tools.is_empty() {
+                out.push(b',');
+            }
+            write_discover_tools_schema(&mut out, &state, options.api_format);
+        }
+        out.push(b']');
+        Ok(into_string(out))
+    }
+
+    /// One-line summaries of the enabled deferred tools, in registration order.
+    pub fn deferred_summaries(&self) -> Result<Vec<Summary>> {
+        Ok(self.shared.read()?.summaries())
+    }
+
+    /// [`deferred_summaries`](Self::deferred_summaries) as JSON: `[{"name", "description", "namespace"}]`.
+    pub fn deferred_summaries_json(&self) -> Result<String> {
+        let summaries = self.deferred_summaries()?;
+        let mut out = vec![b'['];
+        for (i, s) in summaries.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(b"{\"name\":");
+            write_str(&mut out, &s.name);
+            out.extend_from_slice(b",\"description\":");
+            write_str(&mut out, &s.description);
+            out.extend_from_slice(b",\"namespace\":");
+            write_opt_str(&mut out, s.namespace.as_deref());
+            out.push(b'}');
+        }
+        out.push(b']');
+        Ok(into_string(out))
+    }
+
+    /// Registers the built-in `discover_tools` with these ranking options (again: replaces them).
+    pub fn enable_discovery(&self, options: DiscoveryOptions) -> Result<()> {
+        self.shared.write()?.discovery = Some(options);
+        Ok(())
+    }
+
+    /// Runs a built-in tool. `discover_tools` takes `{"query", "top_k"?, "api_format"?}` and
+    /// answers like [`Discoverer::discover_json`]. Registered tools are executed by the host, not here.
+    pub fn call_json(&self, name: &str, args_json: &str) -> Result<String> {
+        let state = self.shared.read()?;
+        if name == DISCOVER_TOOLS {
+            let Some(options) = state.discovery else {
+                return Err(Error::not_found(
+                    "discover_tools: discovery is not enabled on this registry",
+                ));
+            };
+            let (query, request) = parse_discover_tools_args(args_json)?;
+            return Ok(hits_to_json(&discovery::discover(
+                &state, &options, &query, &request,
+            )?));
+        }
+        if state.by_name.contains_key(name) {
+            return Err(Error::invalid(format!(
+                "{name:?} is a registered tool, not a built-in: the host runs it (only discover_tools runs here)"
+            )));
+        }
+        Err(Error::not_found(format!("no built-in tool named {name:?}")))
+    }
+
+    /// Discovers with the options given to [`enable_discovery`](Self::enable_discovery).
+    pub fn discover(&self, query: &str, request: &DiscoverRequest) -> Result<Vec<Hit>> {
+        let state = self.shared.read()?;
+        let options = state.discovery.ok_or_else(|| {
+            Error::not_found("discover_tools: discovery is not enabled on this registry")
+        })?;
+        discovery::discover(&state, &options, query, request)
+    }
+
+    /// A standalone discoverer with its own options that follows this registry's changes.
+    pub fn discoverer(&self, options: DiscoveryOptions) -> Discoverer {
+        Discoverer::new(Arc::clone(&self.shared), options)
+    }
+
+    /// A registered tool by name (disabled ones too).
+    pub fn tool(&self, name: &str) -> Result<Option<Tool>> {
+        let state = self.shared.read()?;
+        Ok(state.by_name.get(name).map(|&id| state.tool_at(id).clone()))
+    }
+
+    /// Names of all registered tools, in registration order.
+    pub fn names(&self) -> Result<Vec<String>> {
+        Ok(self
+            .shared
+            .read()?
+            .live_slots()
+            .map(|(_, s)| s.tool.name().to_string())
+            .collect())
+    }
+
+    /// Number of registered tools.
+    pub fn len(&self) -> Result<usize> {
+        Ok(self.shared.read()?.live)
+    }
+
+    /// Whether no tool is registered.
+    pub fn is_empty(&self) -> Result<bool> {
+        Ok(self.len()? == 0)
+    }
+
+    /// Whether the incrementally kept index equals one rebuilt from scratch. For tests and
+    /// diagnostics; costs a full rebuild.
+    pub fn verify_index(&self) -> Result<bool> {
+        let state = self.shared.read()?;
+        let mut fresh = Index::<5>::new();
+        for (id, slot) in state.live_slots() {
+            if state.is_enabled(slot) {
+                fresh.add(id, &reference_document(&slot.tool));
+            }
+        }
+        Ok(fresh.canonical() == state.index.canonical())
+    }
+}
+
+fn write_discover_tools_schema(out: &mut Vec<u8>, state: &State, format: ApiFormat) {
+    write_schema_parts(
+        out,
+        DISCOVER_TOOLS,
+        &state.discover_tools_description(),
+        DISCOVER_TOOLS_PARAMETERS,
+        format,
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_sentence_rules() {
+        assert_eq!(
+            first_sentence("Compress a file into a zip archive. Uses deflate."),
+            "Compress a file into a zip archive."
+        );
+        assert_eq!(first_sentence("Upgrade to v1.2 now"), "Upgrade to v1.2 now");
+        assert_eq!(first_sentence("Done!\nmore"), "Done!");
+        assert_eq!(first_sentence("Really? yes"), "Really?");
+        assert_eq!(first_sentence("查询天气。然后"), "查询天气。");
+        assert_eq!(first_sentence("  first line  \nsecond. line"), "first line");
+        assert_eq!(first_sentence(""), "");
+    }
+}

@@ -1,0 +1,487 @@
+//! Tool definitions: the JSON shapes accepted on input, validated into [`Tool`] values.
+//!
+//! This is the one place a JSON tool definition is parsed. Accepted shapes, told apart by their keys:
+//! flat `{name, description, parameters}`, OpenAI chat `{type: "function", function: {...}}`,
+//! OpenAI responses `{type: "function", name, ...}`, Anthropic `{name, description, input_schema}` and
+//! MCP `{name, description, inputSchema}`; each may carry a top-level `namespace` and `metadata`.
+
+use crate::error::{Error, Result};
+use crate::limits::{MAX_NAME_BYTES, kind_of, parse_json};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+/// The tags every host understands. Any other string is a custom tag; search treats both alike.
+pub const PREDEFINED_TAGS: [&str; 6] = [
+    "read_only",
+    "destructive",
+    "network",
+    "file_system",
+    "slow",
+    "privileged",
+];
+
+/// Search and presentation metadata of a tool.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ToolMetadata {
+    /// Deferred tools are left out of the prompt and found through `discover_tools`.
+    pub defer: bool,
+    /// Tags, without duplicates, in the order first given.
+    pub tags: Vec<String>,
+    /// Extra words to match, written by the tool's author for search.
+    pub search_hint: String,
+}
+
+/// A partial metadata change: only the fields that are `Some` are replaced.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MetadataUpdate {
+    /// New `defer` flag.
+    pub defer: Option<bool>,
+    /// New tag list (replaces the old one).
+    pub tags: Option<Vec<String>>,
+    /// New search hint.
+    pub search_hint: Option<String>,
+}
+
+impl MetadataUpdate {
+    /// Parses `{"defer"?, "tags"?, "search_hint"?}`; unknown keys are refused so a typo is not ignored.
+    pub fn from_json(text: &str) -> Result<Self> {
+        let value = parse_json(text, "metadata")?;
+        Self::from_value(&value, "metadata")
+    }
+
+    fn from_value(value: &Value, path: &str) -> Result<Self> {
+        let obj = value.as_object().ok_or_else(|| {
+            Error::invalid(format!(
+                "{path}: expected an object, got {}",
+                kind_of(value)
+            ))
+        })?;
+        let mut update = MetadataUpdate::default();
+        for (key, v) in obj {
+            let here = format!("{path}.{key}");
+            match key.as_str() {
+                "defer" => {
+                    update.defer = Some(v.as_bool().ok_or_else(|| {
+                        Error::invalid(format!("{here}: expected a boolean, got {}", kind_of(v)))
+                    })?)
+                }
+                "tags" => update.tags = Some(parse_tags(v, &here)?),
+                "search_hint" => update.search_hint = Some(optional_string(v, &here)?),
+                _ => {
+                    return Err(Error::invalid(format!(
+                        "{here}: unknown metadata field (expected defer, tags or search_hint)"
+                    )));
+                }
+            }
+        }
+        Ok(update)
+    }
+
+    /// Applies the given fields to `meta`.
+    pub fn apply_to(&self, meta: &mut ToolMetadata) {
+        if let Some(d) = self.defer {
+            meta.defer = d;
+        }
+        if let Some(t) = &self.tags {
+            meta.tags = t.clone();
+        }
+        if let Some(h) = &self.search_hint {
+            meta.search_hint = h.clone();
+        }
+    }
+}
+
+/// A validated tool definition, as the registry stores it.
+///
+/// The parameters schema is kept as compact JSON text rather than a parsed tree: it is only ever
+/// copied into output, and a `Value` per tool would cost several times the memory.
+#[derive(Debug, Clone)]
+pub struct Tool {
+    name: String,
+    namespace: Option<String>,
+    description: String,
+    parameters: Box<RawValue>,
+    param_names: Vec<String>,
+    metadata: ToolMetadata,
+}
+
+impl PartialEq for Tool {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+            && self.namespace == other.namespace
+            && self.description == other.description
+            && self.parameters.get() == other.parameters.get()
+            && self.metadata == other.metadata
+    }
+}
+
+impl Tool {
+    /// Builds a tool from its parts. `parameters` must be a JSON object (`None`: no parameters);
+    /// with a namespace the registered name becomes `namespace-name`.
+    pub fn new(
+        name: &str,
+        description: &str,
+        parameters: Option<Value>,
+        namespace: Option<&str>,
+        metadata: ToolMetadata,
+    ) -> Result<Self> {
+        let params = parameters.unwrap_or(Value::Null);
+        let mut tool = build(name, description, &params, namespace, "tool", "parameters")?;
+        tool.metadata = normalize_metadata(metadata);
+        Ok(tool)
+    }
+
+    /// Parses one tool object or an array of them, in any accepted shape.
+    pub fn parse_many(text: &str) -> Result<Vec<Tool>> {
+        let value = parse_json(text, "tools")?;
+        match &value {
+            Value::Array(items) => items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| Tool::from_value(v, &format!("tools[{i}]")))
+                .collect(),
+            Value::Object(_) => Ok(vec![Tool::from_value(&value, "tool")?]),
+            other => Err(Error::invalid(format!(
+                "tools: expected a tool object or an array of them, got {}",
+                kind_of(other)
+            ))),
+        }
+    }
+
+    /// Validates one tool definition object; `path` locates it in error messages.
+    pub fn from_value(value: &Value, path: &str) -> Result<Self> {
+        let obj = value.as_object().ok_or_else(|| {
+            Error::invalid(format!(
+                "{path}: expected an object, got {}",
+                kind_of(value)
+            ))
+        })?;
+        let namespace = match obj.get("namespace") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.as_str()),
+            Some(v) => {
+                return Err(Error::invalid(format!(
+                    "{path}.namespace: expected a string, got {}",
+                    kind_of(v)
+                )));
+            }
+        };
+        let metadata = match obj.get("metadata") {
+            None | Some(Value::Null) => ToolMetadata::default(),
+            Some(v) => {
+                let mut meta = ToolMetadata::default();
+                MetadataUpdate::from_value(v, &format!("{path}.metadata"))?.apply_to(&mut meta);
+                meta
+            }
+        };
+        // OpenAI chat nests the definition under "function".
+        let (def, def_path) = match obj.get("function") {
+            Some(Value::Object(inner)) => (inner, format!("{path}.function")),
+            Some(v) => {
+                return Err(Error::invalid(format!(
+                    "{path}.function: expected an object, got {}",
+                    kind_of(v)
+                )));
+            }
+            None => (obj, path.to_string()),
+        };
+        let name = match def.get("name") {
+            Some(Value::String(s)) => s.as_str(),
+            None | Some(Value::Null) => {
+                return Err(Error::invalid(format!(
+                    "{def_path}.name: missing; every tool needs a name"
+                )));
+            }
+            Some(v) => {
+                return Err(Error::invalid(format!(
+                    "{def_path}.name: expected a string, got {}",
+                    kind_of(v)
+                )));
+            }
+        };
+        let description = optional_string(
+            def.get("description").unwrap_or(&Value::Null),
+            &format!("{def_path}.description"),
+        )?;
+        let (params, params_key) = schema_of(def);
+        let mut tool = build(
+            name,
+            &description,
+            params.unwrap_or(&Value::Null),
+            namespace,
+            &def_path,
+            params_key,
+        )?;
+        tool.metadata = normalize_metadata(metadata);
+        Ok(tool)
+    }
+
+    /// The registered name (namespace-qualified when the tool has a namespace).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The namespace the tool was registered under, if any.
+    pub fn namespace(&self) -> Option<&str> {
+        self.namespace.as_deref()
+    }
+
+    /// The full description.
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+
+    /// The parameters JSON schema, as compact JSON text.
+    pub fn parameters_json(&self) -> &str {
+        self.parameters.get()
+    }
+
+    /// The top-level property names of the parameters schema, in schema order.
+    pub fn param_names(&self) -> &[String] {
+        &self.param_names
+    }
+
+    /// Search and presentation metadata.
+    pub fn metadata(&self) -> &ToolMetadata {
+        &self.metadata
+    }
+
+    pub(crate) fn metadata_mut(&mut self) -> &mut ToolMetadata {
+        &mut self.metadata
+    }
+
+    /// Whether the tool has any of `tags`.
+    pub fn has_any_tag(&self, tags: &[String]) -> bool {
+        self.metadata.tags.iter().any(|t| tags.contains(t))
+    }
+}
+
+/// Finds the parameters schema under whichever key the shape uses.
+fn schema_of(def: &Map<String, Value>) -> (Option<&Value>, &'static str) {
+    for key in ["parameters", "input_schema", "inputSchema"] {
+        if let Some(v) = def.get(key) {
+            return (Some(v), key);
+        }
+    }
+    (None, "parameters")
+}
+
+fn build(
+    name: &str,
+    description: &str,
+    params: &Value,
+    namespace: Option<&str>,
+    path: &str,
+    params_key: &str,
+) -> Result<Tool> {
+    validate_name(name, &format!("{path}.name"))?;
+    if let Some(ns) = namespace {
+        validate_name(ns, &format!("{path}.namespace"))?;
+    }
+    let params_path = format!("{path}.{params_key}");
+    let (parameters, param_names) = match params {
+        Value::Null => (
+            RawValue::from_string(r#"{"type":"object","properties":{}}"#.to_string())?,
+            Vec::new(),
+        ),
+        Value::Object(map) => {
+            let names = match map.get("properties") {
+                None | Some(Value::Null) => Vec::new(),
+                Some(Value::Object(props)) => props.keys().cloned().collect(),
+                Some(v) => {
+                    return Err(Error::invalid(format!(
+                        "{params_path}.properties: expected an object, got {}",
+                        kind_of(v)
+                    )));
+                }
+            };
+            (serde_json::value::to_raw_value(params)?, names)
+        }
+        other => {
+            return Err(Error::invalid(format!(
+                "{params_path}: expected a JSON schema object, got {}",
+                kind_of(other)
+            )));
+        }
+    };
+    let full_name = match namespace {
+        Some(ns) => format!("{ns}-{name}"),
+        None => name.to_string(),
+    };
+    if full_name.len() > MAX_NAME_BYTES {
+        return Err(Error::TooLarge(format!(
+            "{path}.name: {} bytes with its namespace; the limit is {MAX_NAME_BYTES}",
+            full_name.len()
+        )));
+    }
+    Ok(Tool {
+        name: full_name,
+        namespace: namespace.map(str::to_string),
+        description: description.to_string(),
+        parameters,
+        param_names,
+        metadata: ToolMetadata::default(),
+    })
+}
+
+/// Checks a tool name or namespace: non-empty, no whitespace or control characters, bounded length.
+pub fn validate_name(name: &str, what: &str) -> Result<()> {
+    if name.is_empty() {
+        return Err(Error::invalid(format!("{what}: must not be empty")));
+    }
+    if name.len() > MAX_NAME_BYTES {
+        return Err(Error::TooLarge(format!(
+            "{what}: {} bytes; the limit is {MAX_NAME_BYTES}",
+            name.len()
+        )));
+    }
+    if let Some(c) = name.chars().find(|c| c.is_whitespace() || c.is_control()) {
+        return Err(Error::invalid(format!(
+            "{what}: {name:?} contains {c:?}; whitespace and control characters are not allowed"
+        )));
+    }
+    Ok(())
+}
+
+fn optional_string(v: &Value, path: &str) -> Result<String> {
+    match v {
+        Value::Null => Ok(String::new()),
+        Value::String(s) => Ok(s.clone()),
+        other => Err(Error::invalid(format!(
+            "{path}: expected a string, got {}",
+            kind_of(other)
+        ))),
+    }
+}
+
+fn parse_tags(v: &Value, path: &str) -> Result<Vec<String>> {
+    let items = match v {
+        Value::Null => return Ok(Vec::new()),
+        Value::Array(items) => items,
+        other => {
+            return Err(Error::invalid(format!(
+                "{path}: expected an array of strings, got {}",
+                kind_of(other)
+            )));
+        }
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, t)| match t {
+            Value::String(s) => Ok(s.clone()),
+            other => Err(Error::invalid(format!(
+                "{path}[{i}]: expected a string, got {}",
+                kind_of(other)
+            ))),
+        })
+        .collect()
+}
+
+/// Drops duplicate tags: the reference keeps tags in a set, so a repeated tag counts once in search.
+fn normalize_metadata(mut meta: ToolMetadata) -> ToolMetadata {
+    let mut seen = std::collections::HashSet::new();
+    meta.tags.retain(|t| seen.insert(t.clone()));
+    meta
+}
+
+pub(crate) fn dedup_tags(tags: Vec<String>) -> Vec<String> {
+    normalize_metadata(ToolMetadata {
+        tags,
+        ..Default::default()
+    })
+    .tags
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(json: &str) -> Tool {
+        let mut v = Tool::parse_many(json).unwrap();
+        assert_eq!(v.len(), 1);
+        v.pop().unwrap()
+    }
+
+    #[test]
+    fn accepts_every_shape() {
+        let params = r#"{"type":"object","properties":{"path":{"type":"string"}}}"#;
+        let shapes = [
+            format!(r#"{{"name":"read","description":"d","parameters":{params}}}"#),
+            format!(
+                r#"{{"type":"function","function":{{"name":"read","description":"d","parameters":{params}}}}}"#
+            ),
+            format!(
+                r#"{{"type":"function","name":"read","description":"d","parameters":{params}}}"#
+            ),
+            format!(r#"{{"name":"read","description":"d","input_schema":{params}}}"#),
+            format!(r#"{{"name":"read","description":"d","inputSchema":{params}}}"#),
+        ];
+        for s in &shapes {
+            let t = one(s);
+            assert_eq!(t.name(), "read", "{s}");
+            assert_eq!(t.description(), "d");
+            assert_eq!(t.param_names(), ["path"]);
+            assert_eq!(t.parameters_json(), params);
+        }
+    }
+
+    #[test]
+    fn defaults_and_namespace() {
+        let t = one(
+            r#"{"name":"list_issues","namespace":"github","metadata":{"defer":true,"tags":["network","x","network"],"search_hint":"h"}}"#,
+        );
+        assert_eq!(t.name(), "github-list_issues");
+        assert_eq!(t.namespace(), Some("github"));
+        assert_eq!(t.description(), "");
+        assert_eq!(t.parameters_json(), r#"{"type":"object","properties":{}}"#);
+        assert_eq!(t.metadata().tags, ["network", "x"]);
+        assert!(t.metadata().defer);
+    }
+
+    #[test]
+    fn refuses_bad_definitions_with_a_path() {
+        let cases = [
+            (
+                r#"[{"name":"a"},{"description":"x"}]"#,
+                "tools[1].name: missing",
+            ),
+            (r#"{"name":""}"#, "must not be empty"),
+            (r#"{"name":"a b"}"#, "whitespace"),
+            (r#"{"name":5}"#, "name: expected a string"),
+            (
+                r#"{"name":"a","parameters":[]}"#,
+                "expected a JSON schema object",
+            ),
+            (
+                r#"{"name":"a","metadata":{"defer":"yes"}}"#,
+                "metadata.defer: expected a boolean",
+            ),
+            (r#"{"name":"a","metadata":{"tags":[1]}}"#, "tags[0]"),
+            (
+                r#"{"name":"a","metadata":{"color":1}}"#,
+                "unknown metadata field",
+            ),
+            (
+                r#"{"name":"a","parameters":{"properties":3}}"#,
+                "properties: expected an object",
+            ),
+            ("7", "expected a tool object"),
+        ];
+        for (json, want) in cases {
+            let err = Tool::parse_many(json).unwrap_err();
+            assert!(matches!(err, Error::InvalidArgument(_)), "{json}: {err}");
+            assert!(err.to_string().contains(want), "{json}: {err}");
+        }
+        assert!(matches!(Tool::parse_many("{"), Err(Error::InvalidJson(_))));
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let deep = "[".repeat(100_000) + &"]".repeat(100_000);
+        assert!(matches!(
+            Tool::parse_many(&deep),
+            Err(Error::InvalidJson(_))
+        ));
+    }
+}
