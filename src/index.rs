@@ -324,11 +324,12 @@ impl<const F: usize> Index<F> {
     ) -> f64 {
         let mut wtf = 0.0;
         let mut wdl = 0.0;
-        for f in 0..F {
-            wtf += p.weights[f] * f64::from(posting.tf[f]);
+        // Summed field by field in index order, as the reference does, so scores match to the last bit.
+        for (w, tf) in p.weights.iter().zip(posting.tf) {
+            wtf += w * f64::from(tf);
         }
-        for f in 0..F {
-            wdl += p.weights[f] * f64::from(lengths[f]);
+        for (w, len) in p.weights.iter().zip(lengths) {
+            wdl += w * f64::from(*len);
         }
         (wtf * (p.k1 + 1.0)) / (wtf + p.k1 * (1.0 - p.b + p.b * wdl / avgdl)) + p.delta
     }

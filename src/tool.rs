@@ -133,14 +133,41 @@ impl Tool {
 
     /// Parses one tool object or an array of them, in any accepted shape.
     pub fn parse_many(text: &str) -> Result<Vec<Tool>> {
-        let value = parse_json(text, "tools")?;
-        match &value {
+        Tool::parse_value(&parse_json(text, "tools")?)
+    }
+
+    /// Parses a whole catalog: a JSON array of tools in any accepted shape (an OpenAI `tools`
+    /// array is one), a single tool, an MCP `tools/list` result `{"tools": [...]}`, or the JSON-RPC
+    /// response around one `{"result": {"tools": [...]}}`.
+    pub fn parse_catalog(text: &str) -> Result<Vec<Tool>> {
+        let value = parse_json(text, "catalog")?;
+        let list = value
+            .get("result")
+            .and_then(|r| r.get("tools"))
+            .or_else(|| value.get("tools"))
+            .filter(|_| value.get("name").is_none());
+        match list {
+            Some(Value::Array(items)) => items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| Tool::from_value(v, &format!("tools[{i}]")))
+                .collect(),
+            Some(other) => Err(Error::invalid(format!(
+                "tools: expected an array, got {}",
+                kind_of(other)
+            ))),
+            None => Tool::parse_value(&value),
+        }
+    }
+
+    fn parse_value(value: &Value) -> Result<Vec<Tool>> {
+        match value {
             Value::Array(items) => items
                 .iter()
                 .enumerate()
                 .map(|(i, v)| Tool::from_value(v, &format!("tools[{i}]")))
                 .collect(),
-            Value::Object(_) => Ok(vec![Tool::from_value(&value, "tool")?]),
+            Value::Object(_) => Ok(vec![Tool::from_value(value, "tool")?]),
             other => Err(Error::invalid(format!(
                 "tools: expected a tool object or an array of them, got {}",
                 kind_of(other)
@@ -244,6 +271,12 @@ impl Tool {
     /// Search and presentation metadata.
     pub fn metadata(&self) -> &ToolMetadata {
         &self.metadata
+    }
+
+    /// The same tool with other metadata (duplicate tags dropped).
+    pub fn with_metadata(mut self, metadata: ToolMetadata) -> Self {
+        self.metadata = normalize_metadata(metadata);
+        self
     }
 
     pub(crate) fn metadata_mut(&mut self) -> &mut ToolMetadata {
@@ -474,6 +507,22 @@ mod tests {
             assert!(err.to_string().contains(want), "{json}: {err}");
         }
         assert!(matches!(Tool::parse_many("{"), Err(Error::InvalidJson(_))));
+    }
+
+    #[test]
+    fn catalogs_in_every_wrapper() {
+        let tool = r#"{"name":"a","description":"d"}"#;
+        for text in [
+            format!("[{tool}]"),
+            tool.to_string(),
+            format!(r#"{{"tools":[{tool}]}}"#),
+            format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"tools":[{tool}]}}}}"#),
+        ] {
+            let tools = Tool::parse_catalog(&text).unwrap();
+            assert_eq!(tools.len(), 1, "{text}");
+            assert_eq!(tools[0].name(), "a");
+        }
+        assert!(Tool::parse_catalog(r#"{"tools":5}"#).is_err());
     }
 
     #[test]

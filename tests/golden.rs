@@ -77,7 +77,7 @@ impl CEngine {
         let mut err: *mut c_char = ptr::null_mut();
         check(
             unsafe { tr_registry_new(ptr::null(), &mut r, &mut err) },
-            err,
+            &mut err,
         )
         .unwrap();
         CEngine {
@@ -109,7 +109,7 @@ impl Engine for CEngine {
                     &mut err,
                 )
             },
-            err,
+            &mut err,
         )
         .unwrap();
         take(names);
@@ -118,7 +118,7 @@ impl Engine for CEngine {
         let mut err = ptr::null_mut();
         check(
             unsafe { tr_registry_unregister(self.registry, cstr(name).as_ptr(), &mut err) },
-            err,
+            &mut err,
         )
         .unwrap();
     }
@@ -128,7 +128,7 @@ impl Engine for CEngine {
             unsafe {
                 tr_registry_set_enabled(self.registry, cstr(name).as_ptr(), enabled, &mut err)
             },
-            err,
+            &mut err,
         )
         .unwrap();
     }
@@ -142,14 +142,14 @@ impl Engine for CEngine {
                 &mut err,
             )
         };
-        check(status, err).unwrap();
+        check(status, &mut err).unwrap();
     }
     fn enable_discovery(&mut self, options_json: &str) {
         let options = cstr(options_json);
         let mut err = ptr::null_mut();
         check(
             unsafe { tr_registry_enable_discovery(self.registry, options.as_ptr(), &mut err) },
-            err,
+            &mut err,
         )
         .unwrap();
         unsafe { tr_discoverer_free(self.discoverer) };
@@ -163,7 +163,7 @@ impl Engine for CEngine {
                     &mut err,
                 )
             },
-            err,
+            &mut err,
         )
         .unwrap();
     }
@@ -179,7 +179,7 @@ impl Engine for CEngine {
                 &mut err,
             )
         };
-        let via_call = check(status, err).map(|()| take(out));
+        let via_call = check(status, &mut err).map(|()| take(out));
         let options = cstr(&json!({"top_k": top_k}).to_string());
         let (mut out, mut err) = (ptr::null_mut(), ptr::null_mut());
         let status = unsafe {
@@ -191,7 +191,7 @@ impl Engine for CEngine {
                 &mut err,
             )
         };
-        let via_discoverer = check(status, err).map(|()| take(out));
+        let via_discoverer = check(status, &mut err).map(|()| take(out));
         assert_eq!(
             via_call.as_ref().map_err(|e| &e.0),
             via_discoverer.as_ref().map_err(|e| &e.0),

@@ -27,6 +27,10 @@ unsafe fn discoverer_ref<'a>(d: *const tr_discoverer) -> Result<&'a Discoverer, 
 /// `options_json` may be NULL or discovery options as for `tr_registry_enable_discovery`.
 /// On success `*out` receives the handle; free it with `tr_discoverer_free`.
 /// Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT.
+///
+/// # Safety
+/// Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
+/// strings are NUL-terminated, output pointers are writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tr_discoverer_new(
     r: *mut tr_registry,
@@ -55,6 +59,10 @@ pub unsafe extern "C" fn tr_discoverer_new(
 /// "schema"?}]` (schema for an exact match and for deferred tools); free it with `tr_string_free`.
 /// Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (empty or whitespace-only
 /// query, top_k 0), TOO_LARGE (query over 64 KiB or 1,024 tokens).
+///
+/// # Safety
+/// Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
+/// strings are NUL-terminated, output pointers are writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tr_discoverer_discover(
     d: *const tr_discoverer,
@@ -78,6 +86,10 @@ pub unsafe extern "C" fn tr_discoverer_discover(
 /// Rebuilds the search index from the registry. Never required (the index is kept in step
 /// incrementally); safe at any time and changes no answer.
 /// Errors: NULL_ARGUMENT, INTERNAL.
+///
+/// # Safety
+/// Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
+/// strings are NUL-terminated, output pointers are writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tr_discoverer_rebuild_index(
     d: *mut tr_discoverer,
@@ -92,6 +104,10 @@ pub unsafe extern "C" fn tr_discoverer_rebuild_index(
 
 /// Frees a discoverer. NULL is a no-op. May be called before or after `tr_registry_free` of its
 /// registry. Do not use `d` afterwards, nor free it twice.
+///
+/// # Safety
+/// Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
+/// strings are NUL-terminated, output pointers are writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tr_discoverer_free(d: *mut tr_discoverer) {
     run_silently(|| {

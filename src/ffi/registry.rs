@@ -34,6 +34,10 @@ pub(crate) unsafe fn registry_ref<'a>(r: *const tr_registry) -> Result<&'a Regis
 /// `discover_tools` at once (see `tr_registry_enable_discovery`).
 /// On success `*out` receives the handle; free it with `tr_registry_free`.
 /// Errors: NULL_ARGUMENT (`out`), INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (unknown key, bad option).
+///
+/// # Safety
+/// Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
+/// strings are NUL-terminated, output pointers are writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tr_registry_new(
     options_json: *const c_char,
@@ -53,6 +57,10 @@ pub unsafe extern "C" fn tr_registry_new(
 
 /// Frees a registry handle. NULL is a no-op. Discoverers created from it stay valid (they share
 /// the state) and may be freed before or after. Do not use `r` afterwards, nor free it twice.
+///
+/// # Safety
+/// Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
+/// strings are NUL-terminated, output pointers are writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tr_registry_free(r: *mut tr_registry) {
     run_silently(|| {
@@ -76,6 +84,10 @@ pub unsafe extern "C" fn tr_registry_free(r: *mut tr_registry) {
 /// free it with `tr_string_free`.
 /// Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (with the JSON path of the
 /// offending field), TOO_LARGE (input over 64 MiB, name over 1 KiB). On error nothing is registered.
+///
+/// # Safety
+/// Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
+/// strings are NUL-terminated, output pointers are writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tr_registry_register(
     r: *mut tr_registry,
@@ -104,6 +116,10 @@ pub unsafe extern "C" fn tr_registry_register(
 
 /// Removes a tool by registered name. Unregistering `discover_tools` turns discovery off.
 /// Errors: NULL_ARGUMENT, INVALID_UTF8, NOT_FOUND (no such tool).
+///
+/// # Safety
+/// Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
+/// strings are NUL-terminated, output pointers are writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tr_registry_unregister(
     r: *mut tr_registry,
@@ -123,6 +139,10 @@ pub unsafe extern "C" fn tr_registry_unregister(
 /// `metadata_json`: `{"defer"?: bool, "tags"?: [str], "search_hint"?: str}`; unknown keys are refused.
 /// Example: `{"search_hint": "mail smtp"}`.
 /// Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT, NOT_FOUND.
+///
+/// # Safety
+/// Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
+/// strings are NUL-terminated, output pointers are writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tr_registry_set_metadata(
     r: *mut tr_registry,
@@ -143,6 +163,10 @@ pub unsafe extern "C" fn tr_registry_set_metadata(
 /// the same spelling). Disabled tools are left out of schemas, summaries and discovery, and keep
 /// their position for when they come back.
 /// Errors: NULL_ARGUMENT, INVALID_UTF8, NOT_FOUND (neither a tool nor a namespace).
+///
+/// # Safety
+/// Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
+/// strings are NUL-terminated, output pointers are writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tr_registry_set_enabled(
     r: *mut tr_registry,
@@ -166,6 +190,10 @@ pub unsafe extern "C" fn tr_registry_set_enabled(
 /// "exclude_tags"?: [str]}`. Example: `{"include_deferred": false, "api_format": "anthropic"}`.
 /// On success `*json_out` receives the array; free it with `tr_string_free`.
 /// Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT.
+///
+/// # Safety
+/// Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
+/// strings are NUL-terminated, output pointers are writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tr_registry_get_schemas(
     r: *const tr_registry,
@@ -189,6 +217,10 @@ pub unsafe extern "C" fn tr_registry_get_schemas(
 /// is the first sentence of the tool's description).
 /// On success `*json_out` receives the array; free it with `tr_string_free`.
 /// Errors: NULL_ARGUMENT.
+///
+/// # Safety
+/// Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
+/// strings are NUL-terminated, output pointers are writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tr_registry_deferred_summaries(
     r: *const tr_registry,
@@ -213,6 +245,10 @@ pub unsafe extern "C" fn tr_registry_deferred_summaries(
 /// "k1"?: 1.5, "b"?: 0.75, "delta"?: 1.0}`. Ratios and `b` must be in [0, 1]; weights, `k1` and
 /// `delta` finite and >= 0; unknown keys are refused.
 /// Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT.
+///
+/// # Safety
+/// Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
+/// strings are NUL-terminated, output pointers are writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tr_registry_enable_discovery(
     r: *mut tr_registry,
@@ -235,6 +271,10 @@ pub unsafe extern "C" fn tr_registry_enable_discovery(
 /// On success `*json_out` receives the result; free it with `tr_string_free`.
 /// Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (bad arguments, empty
 /// query), NOT_FOUND (unknown built-in, or discovery not enabled), TOO_LARGE.
+///
+/// # Safety
+/// Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
+/// strings are NUL-terminated, output pointers are writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tr_registry_call(
     r: *mut tr_registry,

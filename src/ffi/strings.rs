@@ -77,6 +77,10 @@ pub(crate) unsafe fn write_string(out: *mut *mut c_char, s: String) -> Result<()
 ///
 /// Every `char *` this library hands out (outputs and `err_out` messages) must be freed with this
 /// function exactly once, never with `free()`: it comes from Rust's allocator. Thread-safe.
+///
+/// # Safety
+/// Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
+/// strings are NUL-terminated, output pointers are writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tr_string_free(s: *mut c_char) {
     super::boundary::run_silently(|| {

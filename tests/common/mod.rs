@@ -167,8 +167,9 @@ pub fn take(p: *mut c_char) -> String {
     s
 }
 
-/// Turns a status and error string into Ok(()) or Err((status name, message)).
-pub fn check(status: tr_status, err: *mut c_char) -> Result<(), (String, String)> {
+/// Turns a status and error string into Ok(()) or Err((status name, message)). Resets `*err` to
+/// NULL after taking the message, so the next call can check that success leaves it alone.
+pub fn check(status: tr_status, err: &mut *mut c_char) -> Result<(), (String, String)> {
     if status == tr_status::TR_STATUS_OK {
         assert!(err.is_null(), "err_out written on success");
         return Ok(());
@@ -177,7 +178,7 @@ pub fn check(status: tr_status, err: *mut c_char) -> Result<(), (String, String)
         .to_str()
         .unwrap()
         .to_string();
-    let msg = take(err);
+    let msg = take(std::mem::replace(err, std::ptr::null_mut()));
     assert!(
         !msg.is_empty() && !msg.contains('\n'),
         "message must be one non-empty line: {msg:?}"

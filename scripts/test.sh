@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Runs every test of the project: the Rust crate (unit, golden vectors, C ABI, concurrency), then
+# each language part. Builds or installs what it needs; safe to run on a fresh machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+section() { printf '\n==> %s\n' "$*"; }
+
+section "Rust: cargo test (core, golden vectors, C ABI, header freshness)"
+cargo test --locked
+
+for part in scripts/test-parts/*.sh; do
+  [ -e "$part" ] || continue
+  section "$(basename "$part" .sh)"
+  bash "$part"
+done
+
+section "all tests passed"
