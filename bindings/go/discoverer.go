@@ -1,0 +1,92 @@
+package toolregistry
+
+import (
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"sync"
+)
+
+// Discoverer finds tools of a registry by exact name or natural-language query, with its own
+// ranking options. It sees every change to the registry at once, and keeps the registry's tools
+// alive after Registry.Close. All methods are safe for concurrent use; searches run in parallel.
+type Discoverer struct {
+	mu      sync.RWMutex // as in Registry: shared for calls, exclusive for Close
+	handle  discovererHandle
+	cleanup runtime.Cleanup
+}
+
+// Close frees the discoverer. It waits for calls in flight, is safe to call more than once, and
+// always returns nil.
+func (d *Discoverer) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.handle != nil {
+		d.cleanup.Stop()
+		nativeDiscovererFree(d.handle)
+		d.handle = nil
+	}
+	return nil
+}
+
+func (d *Discoverer) use(f func(h discovererHandle) error) error {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if d.handle == nil {
+		return ErrClosed
+	}
+	err := f(d.handle)
+	runtime.KeepAlive(d)
+	return err
+}
+
+// Discover returns up to topK tools for query, best first. A query equal to a tool's name
+// (ignoring case, with "-" and "/" read as "_") returns that tool alone with score 1.0 and its
+// schema. An empty query or topK < 1 is ErrInvalidArgument. Schemas come in the OpenAI chat
+// format; see DiscoverFormat.
+func (d *Discoverer) Discover(query string, topK int) ([]Result, error) {
+	return d.DiscoverFormat(query, topK, "")
+}
+
+// DiscoverFormat is Discover with the result schemas rendered in format.
+func (d *Discoverer) DiscoverFormat(query string, topK int, format APIFormat) ([]Result, error) {
+	out, err := d.discoverJSON(query, topK, format)
+	if err != nil {
+		return nil, err
+	}
+	var results []Result
+	if err := json.Unmarshal(out, &results); err != nil {
+		return nil, fmt.Errorf("toolregistry: decoding results: %w", err)
+	}
+	return results, nil
+}
+
+func (d *Discoverer) discoverJSON(query string, topK int, format APIFormat) ([]byte, error) {
+	q, err := cText("query", query)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := json.Marshal(struct {
+		TopK      int       `json:"top_k"`
+		APIFormat APIFormat `json:"api_format,omitempty"`
+	}{topK, format})
+	if err != nil {
+		return nil, fmt.Errorf("toolregistry: encoding discover options: %w", err)
+	}
+	opts, err := cJSON("options", doc)
+	if err != nil {
+		return nil, err
+	}
+	var out []byte
+	err = d.use(func(h discovererHandle) (err error) {
+		out, err = nativeDiscover(h, q, opts)
+		return err
+	})
+	return out, err
+}
+
+// RebuildIndex rebuilds the search index from the registry. It is never needed (the index is
+// kept up to date incrementally) and changes no answer.
+func (d *Discoverer) RebuildIndex() error {
+	return d.use(nativeRebuildIndex)
+}

@@ -1,0 +1,17 @@
+// Package toolregistry embeds the toolregistry engine (a tool registry and BM25F tool discovery
+// for LLM agents, written in Rust) through its C ABI.
+//
+// A Registry holds tool definitions with their metadata. Mark rarely used tools deferred, send
+// the model only the core schemas plus the built-in discover_tools (EnableDiscovery), list the
+// DeferredSummaries in the system prompt, and answer the model's discover_tools calls with Call.
+// A Discoverer searches the same registry directly, with its own ranking options.
+//
+// Every method is safe for concurrent use by many goroutines: searches run in parallel,
+// mutations are serialized by the engine. Close frees the C side and waits for calls in flight;
+// afterwards every method returns ErrClosed. A Registry or Discoverer that is never closed is
+// freed when the garbage collector finds it unreachable, but Close is the way to release it
+// promptly. A Discoverer keeps the registry's tools alive, so the two may be closed in any order.
+//
+// Failures from the engine are *Error values carrying the status Code and a one-line message;
+// test them with errors.Is against ErrNotFound, ErrInvalidArgument and the other sentinels.
+package toolregistry

@@ -1,0 +1,3 @@
+module github.com/toolregistry-rs/toolregistry-rs/bindings/go
+
+go 1.24
