@@ -1,0 +1,82 @@
+using System;
+using System.Collections.Generic;
+
+namespace ToolRegistry
+{
+    /// <summary>
+    /// Ranking options bound to a registry's live state: finds tools by exact name or by a
+    /// natural-language query. Wraps a native <c>tr_discoverer</c>; create with
+    /// <see cref="Registry.CreateDiscoverer"/>.
+    /// </summary>
+    /// <remarks>
+    /// Thread-safe: discoveries from many threads run in parallel. It follows every change to its
+    /// registry and keeps the registry's state alive, so it stays usable after the Registry object is
+    /// disposed. Dispose is idempotent and waits for calls in flight; later calls throw
+    /// <see cref="ObjectDisposedException"/>.
+    /// </remarks>
+    public sealed class Discoverer : IDisposable
+    {
+        private readonly DiscovererHandle handle;
+
+        internal Discoverer(Registry registry, DiscoveryOptions options)
+        {
+            var o = options == null ? null : Utf8.Encode(options.ToJson(), "options");
+            IntPtr err;
+            var status = Native.tr_discoverer_new(registry.NativeHandle, o, out handle, out err);
+            Native.Check(status, err);
+        }
+
+        private DiscovererHandle Handle
+        {
+            get
+            {
+                if (handle.IsClosed)
+                {
+                    throw new ObjectDisposedException(GetType().FullName);
+                }
+                return handle;
+            }
+        }
+
+        /// <summary>
+        /// Finds tools for <paramref name="query"/>, best first. A query equal to an enabled tool's name
+        /// returns that tool alone with score 1.0 and its schema.
+        /// </summary>
+        /// <param name="query">A tool name or natural-language text; not empty.</param>
+        /// <param name="topK">At most this many hits (at least 1).</param>
+        /// <param name="apiFormat">Format of returned schemas, an <see cref="ApiFormat"/> constant; null for openai-chat.</param>
+        /// <exception cref="InvalidInputException">Empty query, topK below 1, unknown format, query over 64 KiB.</exception>
+        public IReadOnlyList<DiscoverResult> Discover(string query, int topK = 10, string apiFormat = null)
+        {
+            return DiscoverResult.ParseList(DiscoverJson(query, topK, apiFormat));
+        }
+
+        /// <summary>Like <see cref="Discover"/>, as raw JSON: [{"name", "description", "score", "namespace", "deferred", "schema"?}].</summary>
+        public string DiscoverJson(string query, int topK = 10, string apiFormat = null)
+        {
+            var q = Utf8.EncodeRequired(query, "query");
+            var o = Utf8.Encode(new JsonObjectWriter().Add("top_k", (int?)topK).Add("api_format", apiFormat).ToString(), "options");
+            IntPtr json, err;
+            var status = Native.tr_discoverer_discover(Handle, q, o, out json, out err);
+            Native.Check(status, err);
+            return Utf8.Take(json);
+        }
+
+        /// <summary>
+        /// Rebuilds the search index from the registry. Never required (the index follows changes
+        /// incrementally); safe at any time and changes no answer.
+        /// </summary>
+        public void RebuildIndex()
+        {
+            IntPtr err;
+            var status = Native.tr_discoverer_rebuild_index(Handle, out err);
+            Native.Check(status, err);
+        }
+
+        /// <summary>Frees the native discoverer. Idempotent.</summary>
+        public void Dispose()
+        {
+            handle.Dispose();
+        }
+    }
+}

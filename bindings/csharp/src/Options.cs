@@ -1,0 +1,82 @@
+using System.Collections.Generic;
+
+namespace ToolRegistry
+{
+    /// <summary>The provider formats a tool schema can be rendered in.</summary>
+    public static class ApiFormat
+    {
+        /// <summary>OpenAI chat completions: {"type": "function", "function": {...}} (the default).</summary>
+        public const string OpenAIChat = "openai-chat";
+        /// <summary>OpenAI responses: {"type": "function", "name", ...}.</summary>
+        public const string OpenAIResponses = "openai-responses";
+        /// <summary>Anthropic: {"name", "description", "input_schema"}.</summary>
+        public const string Anthropic = "anthropic";
+        /// <summary>Gemini function declarations.</summary>
+        public const string Gemini = "gemini";
+    }
+
+    /// <summary>Ranking options for discovery; unset members keep the library's defaults.</summary>
+    public sealed class DiscoveryOptions
+    {
+        /// <summary>
+        /// Per-field weights, keys "name" (3.0), "description" (2.0), "search_hint" (2.0), "tags" (1.5),
+        /// "params" (1.0); fields left out keep their default; an unknown key is refused.
+        /// </summary>
+        public IDictionary<string, double> FieldWeights { get; set; }
+
+        /// <summary>Drop hits below this fraction of the best score (default 0.3; 0 disables).</summary>
+        public double? MinScoreRatio { get; set; }
+
+        /// <summary>Drop query tokens found in at least this fraction of the tools (default 0.5; 0 disables).</summary>
+        public double? MaxDfRatio { get; set; }
+
+        /// <summary>BM25 term-frequency saturation (default 1.5).</summary>
+        public double? K1 { get; set; }
+
+        /// <summary>BM25 length normalisation in [0, 1] (default 0.75).</summary>
+        public double? B { get; set; }
+
+        /// <summary>BM25+ lower bound per matched term (default 1.0).</summary>
+        public double? Delta { get; set; }
+
+        /// <summary>The options as the JSON object the C ABI takes.</summary>
+        public string ToJson()
+        {
+            return new JsonObjectWriter()
+                .Add("field_weights", FieldWeights)
+                .Add("min_score_ratio", MinScoreRatio)
+                .Add("max_df_ratio", MaxDfRatio)
+                .Add("k1", K1)
+                .Add("b", B)
+                .Add("delta", Delta)
+                .ToString();
+        }
+    }
+
+    /// <summary>Which schemas <see cref="Registry.GetSchemasJson"/> returns, and in which format.</summary>
+    public sealed class SchemaOptions
+    {
+        /// <summary>Include deferred tools (default true).</summary>
+        public bool? IncludeDeferred { get; set; }
+
+        /// <summary>One of the <see cref="ToolRegistry.ApiFormat"/> constants (default openai-chat).</summary>
+        public string ApiFormat { get; set; }
+
+        /// <summary>Keep only tools with any of these tags.</summary>
+        public IEnumerable<string> Tags { get; set; }
+
+        /// <summary>Leave out tools with any of these tags.</summary>
+        public IEnumerable<string> ExcludeTags { get; set; }
+
+        /// <summary>The options as the JSON object the C ABI takes.</summary>
+        public string ToJson()
+        {
+            return new JsonObjectWriter()
+                .Add("include_deferred", IncludeDeferred)
+                .Add("api_format", ApiFormat)
+                .Add("tags", Tags)
+                .Add("exclude_tags", ExcludeTags)
+                .ToString();
+        }
+    }
+}

@@ -1,0 +1,100 @@
+using System.Collections.Generic;
+using System.Globalization;
+using System.Runtime.Serialization;
+
+namespace ToolRegistry
+{
+    /// <summary>One hit of a discovery: a tool that matches the query, best first.</summary>
+    [DataContract]
+    public sealed class DiscoverResult
+    {
+        [DataMember(Name = "name")]
+        private string name;
+
+        [DataMember(Name = "description")]
+        private string description;
+
+        [DataMember(Name = "score")]
+        private double score;
+
+        [DataMember(Name = "namespace")]
+        private string @namespace;
+
+        [DataMember(Name = "deferred")]
+        private bool deferred;
+
+        private string schemaJson;
+
+        /// <summary>The registered name (namespace-qualified, e.g. "github-list_issues").</summary>
+        public string Name { get { return name; } }
+
+        /// <summary>The tool's full description.</summary>
+        public string Description { get { return description; } }
+
+        /// <summary>BM25F score; 1.0 for an exact-name match.</summary>
+        public double Score { get { return score; } }
+
+        /// <summary>The tool's namespace, or null.</summary>
+        public string Namespace { get { return @namespace; } }
+
+        /// <summary>Whether the tool is deferred (its schema is not sent up front).</summary>
+        public bool Deferred { get { return deferred; } }
+
+        /// <summary>
+        /// The tool's schema in the requested API format as raw JSON text, or null. Present for an exact
+        /// match and for deferred tools, so the model can call a tool it has just found.
+        /// </summary>
+        public string SchemaJson { get { return schemaJson; } }
+
+        internal static List<DiscoverResult> ParseList(string json)
+        {
+            var results = new List<DiscoverResult>(JsonReader.Deserialize<DiscoverResult[]>(json));
+            var schemas = JsonReader.RawMembers(json, "schema");
+            for (int i = 0; i < results.Count; i++)
+            {
+                results[i].schemaJson = schemas[i];
+            }
+            return results;
+        }
+
+        /// <summary>"name (score)", for logs.</summary>
+        public override string ToString()
+        {
+            return name + " (" + score.ToString("0.###", CultureInfo.InvariantCulture) + ")";
+        }
+    }
+
+    /// <summary>A one-line summary of a deferred tool, for a system prompt.</summary>
+    [DataContract]
+    public sealed class DeferredSummary
+    {
+        [DataMember(Name = "name")]
+        private string name;
+
+        [DataMember(Name = "description")]
+        private string description;
+
+        [DataMember(Name = "namespace")]
+        private string @namespace;
+
+        /// <summary>The registered name.</summary>
+        public string Name { get { return name; } }
+
+        /// <summary>The first sentence of the tool's description.</summary>
+        public string Description { get { return description; } }
+
+        /// <summary>The tool's namespace, or null.</summary>
+        public string Namespace { get { return @namespace; } }
+
+        internal static List<DeferredSummary> ParseList(string json)
+        {
+            return new List<DeferredSummary>(JsonReader.Deserialize<DeferredSummary[]>(json));
+        }
+
+        /// <summary>"- name: description", the line the built-in discover_tools lists.</summary>
+        public override string ToString()
+        {
+            return "- " + name + ": " + description;
+        }
+    }
+}
