@@ -40,6 +40,12 @@ func (d *Discoverer) use(f func(h discovererHandle) error) error {
 	return err
 }
 
+// cleanupDiscoverer frees a discoverer the program forgot to Close.
+func cleanupDiscoverer(h discovererHandle) {
+	nativeDiscovererFree(h)
+	freedByCleanup.Add(1)
+}
+
 // Discover returns up to topK tools for query, best first. A query equal to a tool's name
 // (ignoring case, with "-" and "/" read as "_") returns that tool alone with score 1.0 and its
 // schema. An empty query or topK < 1 is ErrInvalidArgument. Schemas come in the OpenAI chat

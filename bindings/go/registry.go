@@ -5,7 +5,12 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
+
+// freedByCleanup counts handles freed by the garbage collector's cleanup rather than Close, so
+// the tests can see the safety net work.
+var freedByCleanup atomic.Int64
 
 // Registry holds tool definitions, their metadata and enabled state, and the search index.
 //
@@ -51,7 +56,7 @@ func NewRegistry(opts ...Option) (*Registry, error) {
 		return nil, err
 	}
 	r := &Registry{handle: h}
-	r.cleanup = runtime.AddCleanup(r, nativeRegistryFree, h)
+	r.cleanup = runtime.AddCleanup(r, cleanupRegistry, h)
 	return r, nil
 }
 
@@ -252,8 +257,14 @@ func (r *Registry) NewDiscoverer(opts DiscoveryOptions) (*Discoverer, error) {
 		return nil, err
 	}
 	d := &Discoverer{handle: h}
-	d.cleanup = runtime.AddCleanup(d, nativeDiscovererFree, h)
+	d.cleanup = runtime.AddCleanup(d, cleanupDiscoverer, h)
 	return d, nil
+}
+
+// cleanupRegistry frees a registry the program forgot to Close.
+func cleanupRegistry(h registryHandle) {
+	nativeRegistryFree(h)
+	freedByCleanup.Add(1)
 }
 
 func discoveryOptionsJSON(opts DiscoveryOptions) ([]byte, error) {
