@@ -80,7 +80,7 @@ func check(status C.tr_status, errOut *C.char) error {
 		C.tr_string_free(errOut)
 		return nil
 	}
-	return &Error{Code: Code(status), Message: string(takeString(errOut))}
+	return statusError(Code(status), string(takeString(errOut)))
 }
 
 func nativeRegistryNew(options []byte) (registryHandle, error) {

@@ -59,3 +59,11 @@ var (
 
 // ErrClosed is returned by every method of a Registry or Discoverer after its Close.
 var ErrClosed = errors.New("toolregistry: use of closed registry or discoverer")
+
+// statusError is the error for a status and its message; nil for CodeOK.
+func statusError(code Code, message string) error {
+	if code == CodeOK {
+		return nil
+	}
+	return &Error{Code: code, Message: message}
+}
