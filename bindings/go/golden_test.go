@@ -43,13 +43,13 @@ type goldenHit struct {
 }
 
 type goldenStep struct {
-	Op       string          `json:"op"`
-	Tool     goldenTool      `json:"tool"`
-	Name     string          `json:"name"`
-	Metadata goldenMetadata  `json:"metadata"`
-	Query    string          `json:"query"`
-	TopK     int             `json:"top_k"`
-	Expect   *[]goldenHit    `json:"expect"`
+	Op       string         `json:"op"`
+	Tool     goldenTool     `json:"tool"`
+	Name     string         `json:"name"`
+	Metadata goldenMetadata `json:"metadata"`
+	Query    string         `json:"query"`
+	TopK     int            `json:"top_k"`
+	Expect   *[]goldenHit   `json:"expect"`
 }
 
 // The recorded answers of the Python reference, every scenario file replayed through this
