@@ -173,6 +173,45 @@ tr_status tr_discoverer_new(struct tr_registry *r, const char *options_json, str
 tr_status tr_discoverer_discover(const struct tr_discoverer *d, const char *query, const char *options_json, char **json_out, char **err_out);
 
 /**
+ * Explains how `query` ranks the tool `tool_name`: what a tool author needs to fix a
+ * description or search hint.
+ *
+ * Runs the discoverer's own analysis, filter and scoring (so it agrees with
+ * `tr_discoverer_discover`) and reports the analyzed query tokens with the filter's verdicts, the
+ * tool's score taken apart per token and per field, its rank, or why it is not in the answer.
+ * `options_json` may be NULL or `{"top_k"?: int >= 1 (default 10)}` as for discover
+ * (`api_format` is accepted and ignored). On success `*json_out` receives, for example:
+ *
+ * ```json
+ * {"query": "convert currency", "profile": "reference", "exact_match": null,
+ *  "tokens": [{"token": "convert", "df": 12, "df_ratio": 0.006, "kept": true, "reason": null},
+ *             {"token": "currency", "df": 9, "df_ratio": 0.0045, "kept": true, "reason": null}],
+ *  "scored_tokens": ["convert", "currency"], "top_k": 10, "best_score": 29.18,
+ *  "score_floor": 8.75, "result_count": 6,
+ *  "tool": {"name": "convert_currency", "outcome": "ranked", "reason": "ranked 2 of 6 in the answer",
+ *           "indexed": true, "score": 28.6, "rank": 2,
+ *           "terms": [{"token": "currency", "df": 9, "idf": 5.3, "weighted_tf": 7.0, "tf_norm": 2.7,
+ *                      "score": 14.3, "fields": [{"field": "name", "tf": 1, "weight": 3.0, "score": 6.1},
+ *                                                {"field": "description", "tf": 2, "weight": 2.0, "score": 8.2}]}]}}
+ * ```
+ *
+ * A dropped token has `"kept": false` and a `reason` (stopword, or filler with its df and
+ * ratio). `outcome` is one of `ranked`, `exact_match`, `other_exact_match` (the query is another
+ * tool's exact name), `disabled` (not indexed), `no_query_tokens` (the filter left nothing to
+ * score), `no_common_token`, `below_top_k` (`rank` says where it is) and `below_score_floor`
+ * (compare `score` with `score_floor`). A field's `score` is the token's score times that
+ * field's share of `weighted_tf`. Free `*json_out` with `tr_string_free`. Read-only and
+ * thread-safe like discover.
+ * Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (empty or whitespace-only
+ * query, top_k 0), NOT_FOUND (no tool named `tool_name` is registered), TOO_LARGE.
+ *
+ * # Safety
+ * Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
+ * strings are NUL-terminated, output pointers are writable.
+ */
+tr_status tr_discoverer_explain(const struct tr_discoverer *d, const char *query, const char *tool_name, const char *options_json, char **json_out, char **err_out);
+
+/**
  * Rebuilds the search index from the registry. Never required (the index is kept in step
  * incrementally); safe at any time and changes no answer.
  * Errors: NULL_ARGUMENT, INTERNAL.
@@ -306,10 +345,16 @@ tr_status tr_registry_deferred_summaries(const struct tr_registry *r, char **jso
  * Registers the built-in `discover_tools` (never deferred, never indexed itself) with ranking
  * options; calling it again replaces the options.
  *
- * `options_json` may be NULL (defaults) or `{"field_weights"?: {"name": 3.0, "description": 2.0,
- * "tags": 1.5, "params": 1.0, "search_hint": 2.0}, "min_score_ratio"?: 0.3, "max_df_ratio"?: 0.5,
- * "k1"?: 1.5, "b"?: 0.75, "delta"?: 1.0}`. Ratios and `b` must be in [0, 1]; weights, `k1` and
- * `delta` finite and >= 0; unknown keys are refused.
+ * `options_json` may be NULL (defaults) or `{"profile"?: "reference", "field_weights"?: {"name":
+ * 3.0, "description": 2.0, "tags": 1.5, "params": 1.0, "search_hint": 2.0}, "min_score_ratio"?:
+ * 0.3, "max_df_ratio"?: 0.5, "k1"?: 1.5, "b"?: 0.75, "delta"?: 1.0}`. Ratios and `b` must be in
+ * [0, 1]; weights, `k1` and `delta` finite and >= 0; unknown keys are refused.
+ *
+ * `profile` is `"reference"` (default: the reference engine's ranking, bit for bit) or
+ * `"enhanced"` (identifier splitting, stemming, NFKC, parameter descriptions as a sixth field
+ * `param_docs` (weight 1.0), English function words dropped from queries, and `delta` 0 by
+ * default); it sets the defaults of the other options. The enhanced profile keeps a second index,
+ * built the first time a registry uses that profile and kept in step from then on.
  * Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT.
  *
  * # Safety

@@ -69,6 +69,11 @@ pub fn tokenize(text: &str) -> Vec<String> {
     if text.is_ascii() {
         return tokens;
     }
+    append_cjk_bigrams(text, tokens)
+}
+
+/// Appends the character bigrams of every CJK run of `text` that are not already in `tokens`.
+fn append_cjk_bigrams(text: &str, mut tokens: Vec<String>) -> Vec<String> {
     let mut bigrams = Vec::new();
     let chars: Vec<char> = text.chars().collect();
     let mut i = 0;
@@ -134,6 +139,377 @@ pub fn reference_document(tool: &crate::tool::Tool) -> crate::index::FieldTokens
     ]
 }
 
+/// Switches of the enhanced profile's analysis. All on by default; they exist so that each
+/// change's contribution can be measured (`toolregistry eval --ablate`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EnhancedAnalysis {
+    /// NFKC-normalize text first, so full-width Latin and compatibility forms match their plain forms.
+    pub nfkc: bool,
+    /// Split identifiers at `_`, camelCase, acronym and letter/digit boundaries (keeping the whole
+    /// identifier as a token too).
+    pub split_identifiers: bool,
+    /// Reduce words to their Snowball English stem, on both sides.
+    pub stem: bool,
+    /// Index parameter descriptions and enum values as a sixth field.
+    pub param_docs: bool,
+    /// Drop English function words ("can", "you", "the", ...) from queries.
+    pub stopwords: bool,
+}
+
+impl Default for EnhancedAnalysis {
+    fn default() -> Self {
+        EnhancedAnalysis {
+            nfkc: true,
+            split_identifiers: true,
+            stem: true,
+            param_docs: true,
+            stopwords: true,
+        }
+    }
+}
+
+/// Fields of the enhanced profile's documents, in index order.
+pub const ENHANCED_FIELDS: [&str; 6] = [
+    "name",
+    "description",
+    "tags",
+    "params",
+    "search_hint",
+    "param_docs",
+];
+
+/// English function words: pronouns, auxiliaries, determiners, prepositions, conjunctions and
+/// request phrasing. A closed class of the language, not a list learned from any query set; they
+/// say nothing about which tool is wanted, yet are rare in tool documentation and so would get a
+/// high IDF.
+pub const ENGLISH_STOPWORDS: &[&str] = &[
+    "a",
+    "about",
+    "above",
+    "after",
+    "again",
+    "against",
+    "all",
+    "am",
+    "an",
+    "and",
+    "any",
+    "are",
+    "as",
+    "at",
+    "be",
+    "because",
+    "been",
+    "before",
+    "being",
+    "below",
+    "between",
+    "both",
+    "but",
+    "by",
+    "can",
+    "could",
+    "did",
+    "do",
+    "does",
+    "doing",
+    "during",
+    "each",
+    "few",
+    "for",
+    "from",
+    "further",
+    "had",
+    "has",
+    "have",
+    "having",
+    "he",
+    "her",
+    "here",
+    "hers",
+    "herself",
+    "him",
+    "himself",
+    "his",
+    "how",
+    "i",
+    "if",
+    "in",
+    "into",
+    "is",
+    "it",
+    "its",
+    "itself",
+    "just",
+    "let",
+    "me",
+    "might",
+    "more",
+    "most",
+    "must",
+    "my",
+    "myself",
+    "no",
+    "nor",
+    "not",
+    "now",
+    "of",
+    "off",
+    "on",
+    "once",
+    "only",
+    "or",
+    "other",
+    "our",
+    "ours",
+    "ourselves",
+    "out",
+    "own",
+    "please",
+    "same",
+    "shall",
+    "she",
+    "should",
+    "so",
+    "some",
+    "such",
+    "than",
+    "that",
+    "the",
+    "their",
+    "theirs",
+    "them",
+    "themselves",
+    "then",
+    "there",
+    "these",
+    "they",
+    "this",
+    "those",
+    "through",
+    "to",
+    "too",
+    "very",
+    "was",
+    "we",
+    "were",
+    "what",
+    "when",
+    "where",
+    "which",
+    "while",
+    "who",
+    "whom",
+    "why",
+    "will",
+    "with",
+    "would",
+    "you",
+    "your",
+    "yours",
+    "yourself",
+    "yourselves",
+];
+
+fn is_stopword(token: &str) -> bool {
+    ENGLISH_STOPWORDS.binary_search(&token).is_ok()
+}
+
+static STEMMER: once_cell::sync::Lazy<rust_stemmers::Stemmer> = once_cell::sync::Lazy::new(|| {
+    rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English)
+});
+
+/// Splits one `\w` run at `_`, lower-to-upper (`getUser`), acronym-to-word (`HTTPResponse`) and
+/// letter/digit boundaries. Returns the parts in their original case.
+pub fn split_identifier(run: &str) -> Vec<&str> {
+    #[derive(PartialEq, Clone, Copy)]
+    enum Kind {
+        Upper,
+        Lower,
+        Digit,
+        Other,
+    }
+    let kind = |c: char| {
+        if c.is_uppercase() {
+            Kind::Upper
+        } else if c.is_lowercase() {
+            Kind::Lower
+        } else if c.is_numeric() {
+            Kind::Digit
+        } else {
+            Kind::Other
+        }
+    };
+    let chars: Vec<(usize, char)> = run.char_indices().collect();
+    let mut parts = Vec::new();
+    let mut start: Option<usize> = None;
+    for (j, &(i, c)) in chars.iter().enumerate() {
+        if c == '_' {
+            if let Some(s) = start.take() {
+                parts.push(&run[s..i]);
+            }
+            continue;
+        }
+        let Some(s) = start else {
+            start = Some(i);
+            continue;
+        };
+        let prev = kind(chars[j - 1].1);
+        let here = kind(c);
+        let next = chars.get(j + 1).map(|&(_, n)| kind(n));
+        let boundary = match (prev, here) {
+            (Kind::Lower, Kind::Upper) => true,
+            (Kind::Upper, Kind::Upper) => next == Some(Kind::Lower),
+            (Kind::Digit, Kind::Upper | Kind::Lower | Kind::Other)
+            | (Kind::Upper | Kind::Lower | Kind::Other, Kind::Digit) => true,
+            _ => false,
+        };
+        if boundary {
+            parts.push(&run[s..i]);
+            start = Some(i);
+        }
+    }
+    if let Some(s) = start {
+        parts.push(&run[s..]);
+    }
+    parts
+}
+
+/// The enhanced profile's analyzer, for documents and queries alike: optional NFKC, the reference's
+/// `\w` runs, identifier splitting (the whole identifier kept as a token too), lowercasing, Snowball
+/// English stemming, then the reference's CJK bigrams.
+pub fn tokenize_enhanced(text: &str, cfg: &EnhancedAnalysis) -> Vec<String> {
+    let normalized;
+    let text = if cfg.nfkc && !text.is_ascii() {
+        use unicode_normalization::UnicodeNormalization;
+        normalized = text.nfkc().collect::<String>();
+        normalized.as_str()
+    } else {
+        text
+    };
+    let mut runs = Vec::new();
+    let mut start: Option<usize> = None;
+    for (i, c) in text.char_indices() {
+        match (is_word_char(c), start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                runs.push(&text[s..i]);
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        runs.push(&text[s..]);
+    }
+    let stem = |t: String| -> String {
+        if cfg.stem {
+            match STEMMER.stem(&t) {
+                std::borrow::Cow::Borrowed(_) => t,
+                std::borrow::Cow::Owned(s) => s,
+            }
+        } else {
+            t
+        }
+    };
+    let mut tokens = Vec::with_capacity(runs.len() + 4);
+    for run in runs {
+        if cfg.split_identifiers {
+            let parts = split_identifier(run);
+            if parts.len() > 1 {
+                for p in &parts {
+                    tokens.push(stem(lowercase(p)));
+                }
+                tokens.push(lowercase(&run.replace('_', "")));
+                continue;
+            }
+            if let Some(p) = parts.first() {
+                tokens.push(stem(lowercase(p)));
+            }
+        } else {
+            tokens.push(stem(lowercase(run)));
+        }
+    }
+    if text.is_ascii() {
+        return tokens;
+    }
+    append_cjk_bigrams(text, tokens)
+}
+
+/// Query tokens for the enhanced profile, each with whether it is an English function word that
+/// the analysis drops (only when `cfg.stopwords` is on and the query has other words).
+pub fn enhanced_query_tokens(query: &str, cfg: &EnhancedAnalysis) -> Vec<(String, bool)> {
+    let no_stem = EnhancedAnalysis {
+        stem: false,
+        ..*cfg
+    };
+    // Stopwords are recognized before stemming ("does" would stem to "doe").
+    let raw = tokenize_enhanced(query, &no_stem);
+    let stop: Vec<bool> = raw
+        .iter()
+        .map(|t| cfg.stopwords && is_stopword(t))
+        .collect();
+    let all_stop = stop.iter().all(|&s| s);
+    raw.into_iter()
+        .zip(stop)
+        .map(|(t, s)| {
+            let t = if cfg.stem && !t.is_empty() {
+                STEMMER.stem(&t).into_owned()
+            } else {
+                t
+            };
+            (t, s && !all_stop)
+        })
+        .collect()
+}
+
+/// The texts of the parameter descriptions and string enum values of a tool's top-level
+/// properties.
+pub fn param_docs(parameters_json: &str) -> Vec<String> {
+    let Ok(schema) = serde_json::from_str::<serde_json::Value>(parameters_json) else {
+        return Vec::new();
+    };
+    let Some(props) = schema.get("properties").and_then(|p| p.as_object()) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for prop in props.values() {
+        if let Some(d) = prop.get("description").and_then(|d| d.as_str()) {
+            out.push(d.to_string());
+        }
+        if let Some(values) = prop.get("enum").and_then(|e| e.as_array()) {
+            out.extend(values.iter().filter_map(|v| v.as_str()).map(str::to_string));
+        }
+    }
+    out
+}
+
+/// The enhanced profile's document for a tool (see [`ENHANCED_FIELDS`]).
+pub fn enhanced_document(
+    tool: &crate::tool::Tool,
+    cfg: &EnhancedAnalysis,
+) -> crate::index::FieldTokens<6> {
+    let meta = tool.metadata();
+    let name = if cfg.split_identifiers {
+        tokenize_enhanced(tool.name(), cfg)
+    } else {
+        tokenize_enhanced(&name_to_text(tool.name()), cfg)
+    };
+    let docs = if cfg.param_docs {
+        tokenize_enhanced(&param_docs(tool.parameters_json()).join(" "), cfg)
+    } else {
+        Vec::new()
+    };
+    [
+        name,
+        tokenize_enhanced(tool.description(), cfg),
+        tokenize_enhanced(&meta.tags.join(" "), cfg),
+        tokenize_enhanced(&tool.param_names().join(" "), cfg),
+        tokenize_enhanced(&meta.search_hint, cfg),
+        docs,
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,5 +554,82 @@ mod tests {
     #[test]
     fn final_sigma_lowercases_like_python() {
         assert_eq!(tokenize("ΟΔΟΣ"), ["\u{3bf}\u{3b4}\u{3bf}\u{3c2}"]);
+    }
+
+    #[test]
+    fn stopwords_are_sorted_for_binary_search() {
+        assert!(ENGLISH_STOPWORDS.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn identifiers_split_at_case_acronym_digit_and_underscore() {
+        assert_eq!(
+            split_identifier("getHTTPResponse"),
+            ["get", "HTTP", "Response"]
+        );
+        assert_eq!(
+            split_identifier("QueryHealthData"),
+            ["Query", "Health", "Data"]
+        );
+        assert_eq!(split_identifier("snake_case__x"), ["snake", "case", "x"]);
+        assert_eq!(split_identifier("base64Encode"), ["base", "64", "Encode"]);
+        assert_eq!(split_identifier("plain"), ["plain"]);
+        assert_eq!(split_identifier("_"), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn enhanced_tokens_keep_the_whole_identifier_and_stem() {
+        let cfg = EnhancedAnalysis::default();
+        assert_eq!(
+            tokenize_enhanced("QueryHealthData calculates", &cfg),
+            ["queri", "health", "data", "queryhealthdata", "calcul"]
+        );
+        assert_eq!(tokenize_enhanced("math.hypot", &cfg), ["math", "hypot"]);
+        // NFKC: full-width Latin becomes ASCII
+        assert_eq!(tokenize_enhanced("ＷＥＡＴＨＥＲ", &cfg), ["weather"]);
+        // CJK bigrams survive
+        assert_eq!(
+            tokenize_enhanced("天气查询", &cfg),
+            ["天气查询", "天气", "气查", "查询"]
+        );
+        let off = EnhancedAnalysis {
+            nfkc: false,
+            split_identifiers: false,
+            stem: false,
+            ..cfg
+        };
+        assert_eq!(
+            tokenize_enhanced("QueryHealthData", &off),
+            ["queryhealthdata"]
+        );
+    }
+
+    #[test]
+    fn query_stopwords_are_marked_unless_nothing_else_is_left() {
+        let cfg = EnhancedAnalysis::default();
+        let q = enhanced_query_tokens("Can you convert currencies?", &cfg);
+        assert_eq!(
+            q,
+            [
+                ("can".to_string(), true),
+                ("you".to_string(), true),
+                ("convert".to_string(), false),
+                ("currenc".to_string(), false)
+            ]
+        );
+        assert!(
+            enhanced_query_tokens("what is this", &cfg)
+                .iter()
+                .all(|(_, s)| !s)
+        );
+    }
+
+    #[test]
+    fn param_docs_take_descriptions_and_enum_values() {
+        let docs = param_docs(
+            r#"{"type":"object","properties":{"unit":{"type":"string","description":"Temperature unit","enum":["celsius","fahrenheit"]},"x":{}}}"#,
+        );
+        assert_eq!(docs, ["Temperature unit", "celsius", "fahrenheit"]);
+        assert!(param_docs("{}").is_empty());
     }
 }

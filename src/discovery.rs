@@ -3,10 +3,10 @@
 //! The scoring itself lives in [`crate::index`]; this module decides which tokens are scored and
 //! turns scored documents into [`Hit`]s.
 
-use crate::analyzer::{REFERENCE_FIELDS, tokenize};
+use crate::analyzer::{ENHANCED_FIELDS, REFERENCE_FIELDS, enhanced_query_tokens, tokenize};
 use crate::error::{Error, Result};
 use crate::format::{ApiFormat, into_string, write_f64, write_opt_str, write_schema, write_str};
-use crate::index::Bm25Params;
+use crate::index::{Bm25Params, Index};
 use crate::limits::{MAX_QUERY_BYTES, MAX_QUERY_TOKENS, kind_of, parse_json};
 use crate::registry::{Shared, State};
 use serde_json::{Map, Value};
@@ -35,6 +35,8 @@ pub struct FieldWeights {
     pub params: f64,
     /// The author's search hint.
     pub search_hint: f64,
+    /// Parameter descriptions and enum values; searched by the enhanced profile only.
+    pub param_docs: f64,
 }
 
 impl Default for FieldWeights {
@@ -45,6 +47,7 @@ impl Default for FieldWeights {
             tags: 1.5,
             params: 1.0,
             search_hint: 2.0,
+            param_docs: 0.0,
         }
     }
 }
@@ -61,8 +64,30 @@ impl FieldWeights {
         ]
     }
 
+    /// The enhanced profile's weights in its index field order (see [`ENHANCED_FIELDS`]).
+    pub fn as_enhanced_array(&self) -> [f64; 6] {
+        [
+            self.name,
+            self.description,
+            self.tags,
+            self.params,
+            self.search_hint,
+            self.param_docs,
+        ]
+    }
+
+    /// The enhanced profile's defaults: the reference's weights plus parameter documentation,
+    /// weighted like parameter names (it describes the same parameters, in longer words).
+    pub fn enhanced() -> Self {
+        FieldWeights {
+            param_docs: 1.0,
+            ..Self::default()
+        }
+    }
+
     fn set(&mut self, field: &str, w: f64) -> bool {
         match field {
+            "param_docs" => self.param_docs = w,
             "name" => self.name = w,
             "description" => self.description = w,
             "tags" => self.tags = w,
@@ -74,9 +99,52 @@ impl FieldWeights {
     }
 }
 
+/// Which ranking a discoverer uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Profile {
+    /// Exactly the reference engine's ranking (`toolregistry` 0.19.0), as the golden vectors pin.
+    #[default]
+    Reference,
+    /// Better retrieval on real tool catalogs: identifier splitting, stemming, NFKC, parameter
+    /// descriptions, English function words dropped from queries, plain BM25 (no BM25+ floor).
+    /// See EVALUATION.md for what each change contributes.
+    Enhanced,
+}
+
+impl Profile {
+    /// Parses `reference` or `enhanced`.
+    pub fn parse(name: &str) -> Result<Self> {
+        match name {
+            "reference" => Ok(Profile::Reference),
+            "enhanced" => Ok(Profile::Enhanced),
+            _ => Err(Error::invalid(format!(
+                "profile: unknown profile {name:?} (expected reference or enhanced)"
+            ))),
+        }
+    }
+
+    /// The profile's name as it appears in JSON options.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Profile::Reference => "reference",
+            Profile::Enhanced => "enhanced",
+        }
+    }
+
+    /// The names of the fields this profile indexes, in index order.
+    pub fn fields(self) -> &'static [&'static str] {
+        match self {
+            Profile::Reference => &REFERENCE_FIELDS,
+            Profile::Enhanced => &ENHANCED_FIELDS,
+        }
+    }
+}
+
 /// How a discoverer ranks. Every field has a default; see [`DiscoveryOptions::from_json`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DiscoveryOptions {
+    /// The ranking profile; it also sets the defaults of the other options.
+    pub profile: Profile,
     /// Field weights; fields not given keep their defaults.
     pub field_weights: FieldWeights,
     /// Relative score floor in `[0, 1]`; 0 disables it.
@@ -94,6 +162,7 @@ pub struct DiscoveryOptions {
 impl Default for DiscoveryOptions {
     fn default() -> Self {
         DiscoveryOptions {
+            profile: Profile::Reference,
             field_weights: FieldWeights::default(),
             min_score_ratio: DEFAULT_MIN_SCORE_RATIO,
             max_df_ratio: DEFAULT_MAX_DF_RATIO,
@@ -105,9 +174,30 @@ impl Default for DiscoveryOptions {
 }
 
 impl DiscoveryOptions {
-    /// Parses `{"field_weights": {...}, "min_score_ratio", "max_df_ratio", "k1", "b", "delta"}`,
-    /// all optional; `None`, `null` or `{}` give the defaults. Unknown keys and out-of-range or
-    /// non-finite numbers are refused.
+    /// The defaults of `profile`: the reference's for [`Profile::Reference`]; for
+    /// [`Profile::Enhanced`] the same but for `delta` 0 (plain BM25: a matched word earns what its
+    /// frequency says, not at least its full IDF) and a parameter-documentation weight of 1.0.
+    pub fn for_profile(profile: Profile) -> Self {
+        match profile {
+            Profile::Reference => Self::default(),
+            Profile::Enhanced => DiscoveryOptions {
+                profile,
+                field_weights: FieldWeights::enhanced(),
+                delta: 0.0,
+                ..Self::default()
+            },
+        }
+    }
+
+    /// The enhanced profile's defaults (see [`for_profile`](Self::for_profile)).
+    pub fn enhanced() -> Self {
+        Self::for_profile(Profile::Enhanced)
+    }
+
+    /// Parses `{"profile", "field_weights": {...}, "min_score_ratio", "max_df_ratio", "k1", "b",
+    /// "delta"}`, all optional; `None`, `null` or `{}` give the defaults. `profile` (`reference`,
+    /// the default, or `enhanced`) picks the defaults of the others. Unknown keys and out-of-range
+    /// or non-finite numbers are refused.
     pub fn from_json(text: Option<&str>) -> Result<Self> {
         match text {
             None => Ok(Self::default()),
@@ -117,23 +207,41 @@ impl DiscoveryOptions {
 
     /// Like [`from_json`](Self::from_json), from a parsed value; `path` prefixes error messages.
     pub fn from_value(value: &Value, path: &str) -> Result<Self> {
-        let mut o = Self::default();
         let Some(obj) = object_or_null(value, path)? else {
-            return Ok(o);
+            return Ok(Self::default());
         };
+        let profile = match obj.get("profile") {
+            None | Some(Value::Null) => Profile::Reference,
+            Some(Value::String(name)) => Profile::parse(name).map_err(|_| {
+                Error::invalid(format!(
+                    "{path}.profile: unknown profile {name:?} (expected reference or enhanced)"
+                ))
+            })?,
+            Some(other) => {
+                return Err(Error::invalid(format!(
+                    "{path}.profile: expected a string, got {}",
+                    kind_of(other)
+                )));
+            }
+        };
+        let mut o = Self::for_profile(profile);
         for (key, v) in obj {
             let here = format!("{path}.{key}");
             match key.as_str() {
+                "profile" => {}
                 "field_weights" => {
                     let Some(weights) = object_or_null(v, &here)? else {
                         continue;
                     };
                     for (field, w) in weights {
                         let w = number_in(w, &format!("{here}.{field}"), 0.0, f64::MAX)?;
-                        if !o.field_weights.set(field, w) {
+                        if !profile.fields().contains(&field.as_str())
+                            || !o.field_weights.set(field, w)
+                        {
                             return Err(Error::invalid(format!(
-                                "{here}.{field}: unknown field (expected one of {})",
-                                REFERENCE_FIELDS.join(", ")
+                                "{here}.{field}: unknown field for the {} profile (expected one of {})",
+                                profile.as_str(),
+                                profile.fields().join(", ")
                             )));
                         }
                     }
@@ -145,7 +253,7 @@ impl DiscoveryOptions {
                 "delta" => o.delta = number_in(v, &here, 0.0, f64::MAX)?,
                 _ => {
                     return Err(Error::invalid(format!(
-                        "{here}: unknown option (expected field_weights, min_score_ratio, max_df_ratio, k1, b or delta)"
+                        "{here}: unknown option (expected profile, field_weights, min_score_ratio, max_df_ratio, k1, b or delta)"
                     )));
                 }
             }
@@ -153,9 +261,18 @@ impl DiscoveryOptions {
         Ok(o)
     }
 
-    fn bm25(&self) -> Bm25Params<5> {
+    pub(crate) fn bm25(&self) -> Bm25Params<5> {
         Bm25Params {
             weights: self.field_weights.as_array(),
+            k1: self.k1,
+            b: self.b,
+            delta: self.delta,
+        }
+    }
+
+    pub(crate) fn bm25_enhanced(&self) -> Bm25Params<6> {
+        Bm25Params {
+            weights: self.field_weights.as_enhanced_array(),
             k1: self.k1,
             b: self.b,
             delta: self.delta,
@@ -267,6 +384,13 @@ pub struct Discoverer {
 
 impl Discoverer {
     pub(crate) fn new(shared: Arc<Shared>, options: DiscoveryOptions) -> Self {
+        if options.profile == Profile::Enhanced {
+            // The first enhanced user builds the second index; from then on mutations keep it in
+            // step. A poisoned lock is reported by the first discover instead.
+            if let Ok(mut state) = shared.write() {
+                state.ensure_enhanced();
+            }
+        }
         Discoverer { shared, options }
     }
 
@@ -284,6 +408,30 @@ impl Discoverer {
     /// [`discover`](Self::discover), answered as JSON text.
     pub fn discover_json(&self, query: &str, request: &DiscoverRequest) -> Result<String> {
         Ok(hits_to_json(&self.discover(query, request)?))
+    }
+
+    /// Explains how `query` ranks the tool `tool_name` with this discoverer's options and
+    /// `request.top_k`: the analyzed query tokens and the filter's verdicts, the tool's score
+    /// taken apart per token and field, its rank, or why it is not in the answer. An unknown tool
+    /// is NOT_FOUND; query and `top_k` are checked as for [`discover`](Self::discover).
+    pub fn explain(
+        &self,
+        query: &str,
+        tool_name: &str,
+        request: &DiscoverRequest,
+    ) -> Result<crate::explain::Explanation> {
+        let state = self.shared.read()?;
+        crate::explain::explain(&state, &self.options, query, tool_name, request)
+    }
+
+    /// [`explain`](Self::explain), as JSON text.
+    pub fn explain_json(
+        &self,
+        query: &str,
+        tool_name: &str,
+        request: &DiscoverRequest,
+    ) -> Result<String> {
+        Ok(self.explain(query, tool_name, request)?.to_json())
     }
 
     /// Rebuilds the shared index from the registry. Never needed (upkeep is incremental) and
@@ -310,6 +458,174 @@ pub fn validate_query(query: &str) -> Result<()> {
     Ok(())
 }
 
+/// Why the query filter set a token aside.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dropped {
+    /// An English function word (enhanced profile only).
+    Stopword,
+    /// In at least [`MIN_DF_FOR_FILTER`] tools and in at least `max_df_ratio` of them.
+    Filler,
+}
+
+/// One analyzed query token and what the query filter did with it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueryToken {
+    /// The token as analyzed (lowercased; stemmed in the enhanced profile).
+    pub token: String,
+    /// Number of indexed tools containing it in any field.
+    pub df: usize,
+    /// `df` over the number of indexed tools (0 when there are none).
+    pub df_ratio: f64,
+    /// Why it is not scored, if it is not.
+    pub dropped: Option<Dropped>,
+    /// Every token was filler, and this one was kept as the rarest that names some tool.
+    pub rescued: bool,
+}
+
+/// The analyzed query, the filter's verdicts, and the tokens that are scored.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct QueryPlan {
+    pub tokens: Vec<QueryToken>,
+    /// What is scored, in order (duplicates count again).
+    pub scored: Vec<String>,
+}
+
+/// A query's ranking before the score floor: `plan`, and the best `top_k` documents.
+pub(crate) struct Ranking {
+    pub plan: QueryPlan,
+    pub hits: Vec<crate::index::ScoredDoc>,
+}
+
+/// Applies the query filter to analyzed tokens (`(token, is_stopword)`).
+///
+/// Stopwords go first. Then, with two or more tokens left and `max_df_ratio` > 0, every token
+/// found in at least [`MIN_DF_FOR_FILTER`] tools and in at least that fraction of them is filler;
+/// if all are, the rarest one that occurs in some tool's name is kept (first in query order on
+/// ties), else nothing. `reanalyze` runs the kept tokens, joined by spaces, through the reference
+/// analyzer again, as the reference does (it may bring back CJK bigrams).
+fn plan_query<const F: usize>(
+    index: &Index<F>,
+    max_df_ratio: f64,
+    tokens: Vec<(String, bool)>,
+    reanalyze: bool,
+) -> QueryPlan {
+    let n = index.doc_count();
+    let mut plan: Vec<QueryToken> = tokens
+        .into_iter()
+        .map(|(token, stop)| {
+            let df = index.doc_freq(&token);
+            QueryToken {
+                df_ratio: if n == 0 { 0.0 } else { df as f64 / n as f64 },
+                df,
+                token,
+                dropped: stop.then_some(Dropped::Stopword),
+                rescued: false,
+            }
+        })
+        .collect();
+    let candidates: Vec<usize> = (0..plan.len())
+        .filter(|&i| plan[i].dropped.is_none())
+        .collect();
+    if max_df_ratio > 0.0 && candidates.len() >= 2 {
+        for &i in &candidates {
+            let t = &plan[i];
+            if t.df >= MIN_DF_FOR_FILTER && t.df as f64 / n as f64 >= max_df_ratio {
+                plan[i].dropped = Some(Dropped::Filler);
+            }
+        }
+        if candidates.iter().all(|&i| plan[i].dropped.is_some()) {
+            let mut rarest: Option<(usize, usize)> = None;
+            for &i in &candidates {
+                if index.name_doc_freq(&plan[i].token) > 0
+                    && rarest.is_none_or(|(_, best)| plan[i].df < best)
+                {
+                    rarest = Some((i, plan[i].df));
+                }
+            }
+            if let Some((i, _)) = rarest {
+                plan[i].dropped = None;
+                plan[i].rescued = true;
+            }
+        }
+    }
+    let kept: Vec<&str> = plan
+        .iter()
+        .filter(|t| t.dropped.is_none())
+        .map(|t| t.token.as_str())
+        .collect();
+    let scored = if kept.is_empty() {
+        Vec::new()
+    } else if reanalyze {
+        tokenize(&kept.join(" "))
+    } else {
+        kept.iter().map(|t| t.to_string()).collect()
+    };
+    QueryPlan {
+        tokens: plan,
+        scored,
+    }
+}
+
+fn check_token_count(n: usize) -> Result<()> {
+    if n > MAX_QUERY_TOKENS {
+        return Err(Error::TooLarge(format!(
+            "query: {n} tokens; the limit is {MAX_QUERY_TOKENS}"
+        )));
+    }
+    Ok(())
+}
+
+/// Analyzes, filters and scores `query` in `options.profile`, keeping the best `top_k`
+/// (before the score floor and the zero-score cut).
+pub(crate) fn rank_query(
+    state: &State,
+    options: &DiscoveryOptions,
+    query: &str,
+    top_k: usize,
+) -> Result<Ranking> {
+    match options.profile {
+        Profile::Reference => {
+            let tokens = tokenize(query);
+            check_token_count(tokens.len())?;
+            let index = state.index();
+            let plan = plan_query(
+                index,
+                options.max_df_ratio,
+                tokens.into_iter().map(|t| (t, false)).collect(),
+                true,
+            );
+            let hits = if plan.scored.is_empty() {
+                Vec::new()
+            } else {
+                index.search(&plan.scored, &options.bm25(), top_k)
+            };
+            Ok(Ranking { plan, hits })
+        }
+        Profile::Enhanced => {
+            let (analysis, index) = state.enhanced().ok_or_else(|| {
+                Error::Internal("the enhanced index was not built for this registry".into())
+            })?;
+            let tokens = enhanced_query_tokens(query, analysis);
+            check_token_count(tokens.len())?;
+            let plan = plan_query(index, options.max_df_ratio, tokens, false);
+            let hits = if plan.scored.is_empty() {
+                Vec::new()
+            } else {
+                index.search(&plan.scored, &options.bm25_enhanced(), top_k)
+            };
+            Ok(Ranking { plan, hits })
+        }
+    }
+}
+
+/// The relative score floor: `min_score_ratio` times the best score, or `None` when disabled.
+pub(crate) fn score_floor(options: &DiscoveryOptions, best: Option<f64>) -> Option<f64> {
+    match best {
+        Some(best) if options.min_score_ratio > 0.0 => Some(best * options.min_score_ratio),
+        _ => None,
+    }
+}
+
 /// Answers one query against `state`: the exact-name shortcut, else the filtered BM25F ranking.
 pub(crate) fn discover(
     state: &State,
@@ -334,25 +650,9 @@ pub(crate) fn discover(
             schema: Some(into_string(schema)),
         }]);
     }
-    let tokens = tokenize(query);
-    if tokens.len() > MAX_QUERY_TOKENS {
-        return Err(Error::TooLarge(format!(
-            "query: {} tokens; the limit is {MAX_QUERY_TOKENS}",
-            tokens.len()
-        )));
-    }
-    let kept = filter_query_tokens(state, options, tokens);
-    if kept.is_empty() {
-        return Ok(Vec::new());
-    }
-    // The reference joins the kept tokens and analyzes them again, which may bring back CJK bigrams.
-    let tokens = tokenize(&kept.join(" "));
-    let mut scored = state
-        .index()
-        .search(&tokens, &options.bm25(), request.top_k);
+    let mut scored = rank_query(state, options, query, request.top_k)?.hits;
     scored.retain(|h| h.score > 0.0);
-    if let (Some(best), true) = (scored.first(), options.min_score_ratio > 0.0) {
-        let floor = best.score * options.min_score_ratio;
+    if let Some(floor) = score_floor(options, scored.first().map(|h| h.score)) {
         scored.retain(|h| h.score >= floor);
     }
     Ok(scored
@@ -375,36 +675,6 @@ pub(crate) fn discover(
             }
         })
         .collect())
-}
-
-/// Drops query tokens that occur in too many tools to carry signal (see the crate docs); when all
-/// would go, keeps the rarest one that names some tool, or nothing.
-pub(crate) fn filter_query_tokens(
-    state: &State,
-    options: &DiscoveryOptions,
-    tokens: Vec<String>,
-) -> Vec<String> {
-    if options.max_df_ratio <= 0.0 || tokens.len() < 2 {
-        return tokens;
-    }
-    let index = state.index();
-    let n = index.doc_count() as f64;
-    let ubiquitous = |t: &str| {
-        let df = index.doc_freq(t);
-        df >= MIN_DF_FOR_FILTER && df as f64 / n >= options.max_df_ratio
-    };
-    let kept: Vec<String> = tokens.iter().filter(|t| !ubiquitous(t)).cloned().collect();
-    if !kept.is_empty() {
-        return kept;
-    }
-    let mut rarest: Option<(&String, usize)> = None;
-    for t in tokens.iter().filter(|t| index.name_doc_freq(t) > 0) {
-        let df = index.doc_freq(t);
-        if rarest.is_none_or(|(_, best)| df < best) {
-            rarest = Some((t, df));
-        }
-    }
-    rarest.map(|(t, _)| vec![t.clone()]).unwrap_or_default()
 }
 
 /// The arguments of a `discover_tools` call: `{"query", "top_k"?, "api_format"?}`.

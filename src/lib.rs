@@ -29,6 +29,7 @@
 pub mod analyzer;
 pub mod discovery;
 pub mod error;
+pub mod explain;
 pub mod format;
 pub mod index;
 pub mod limits;
@@ -37,8 +38,12 @@ pub mod tool;
 
 pub mod ffi;
 
-pub use discovery::{DiscoverRequest, Discoverer, DiscoveryOptions, FieldWeights, Hit};
+pub use analyzer::EnhancedAnalysis;
+pub use discovery::{
+    DiscoverRequest, Discoverer, DiscoveryOptions, Dropped, FieldWeights, Hit, Profile, QueryToken,
+};
 pub use error::{Error, Result};
+pub use explain::{Explanation, Outcome};
 pub use format::ApiFormat;
 pub use registry::{Registry, SchemaOptions, Summary};
 pub use tool::{MetadataUpdate, Tool, ToolMetadata};

@@ -4,7 +4,7 @@
 //! Every mutation validates its whole input first and then commits under the write lock, so a
 //! failed call changes nothing. Discovers share the read lock and run in parallel.
 
-use crate::analyzer::reference_document;
+use crate::analyzer::{EnhancedAnalysis, enhanced_document, reference_document};
 use crate::discovery::{
     self, DiscoverRequest, Discoverer, DiscoveryOptions, Hit, hits_to_json,
     parse_discover_tools_args,
@@ -44,9 +44,19 @@ pub(crate) struct State {
     namespaces: HashMap<String, usize>,
     disabled_namespaces: HashSet<String>,
     index: Index<5>,
+    /// The enhanced profile's index: built the first time something ranks with that profile, kept
+    /// in step from then on, never paid for by a registry that does not use it.
+    enhanced: Option<EnhancedIndex>,
     /// Options of the `discover_tools` built-in, when discovery is enabled.
     discovery: Option<DiscoveryOptions>,
     live: usize,
+}
+
+/// The enhanced profile's index and the analysis its documents were built with.
+#[derive(Debug, Default)]
+struct EnhancedIndex {
+    analysis: EnhancedAnalysis,
+    index: Index<6>,
 }
 
 /// The lock around the state, shared by a registry and its discoverers.
@@ -83,6 +93,38 @@ pub fn normalize_name(name: &str) -> String {
 impl State {
     pub(crate) fn index(&self) -> &Index<5> {
         &self.index
+    }
+
+    /// The enhanced index and its analysis, if built.
+    pub(crate) fn enhanced(&self) -> Option<(&EnhancedAnalysis, &Index<6>)> {
+        self.enhanced.as_ref().map(|e| (&e.analysis, &e.index))
+    }
+
+    /// Builds the enhanced index if it does not exist yet.
+    pub(crate) fn ensure_enhanced(&mut self) {
+        if self.enhanced.is_none() {
+            self.build_enhanced(EnhancedAnalysis::default());
+        }
+    }
+
+    fn build_enhanced(&mut self, analysis: EnhancedAnalysis) {
+        let mut index = Index::new();
+        for (id, slot) in self.live_slots() {
+            if self.is_enabled(slot) {
+                index.add(id, &enhanced_document(&slot.tool, &analysis));
+            }
+        }
+        self.enhanced = Some(EnhancedIndex { analysis, index });
+    }
+
+    /// Whether `slot` is live and currently indexed (it is, exactly when it is enabled).
+    pub(crate) fn is_indexed(&self, slot: DocId) -> bool {
+        self.index.contains(slot)
+    }
+
+    /// The slot of a registered tool (enabled or not).
+    pub(crate) fn slot_of(&self, name: &str) -> Option<DocId> {
+        self.by_name.get(name).copied()
     }
 
     pub(crate) fn tool_at(&self, slot: DocId) -> &Tool {
@@ -132,7 +174,14 @@ impl State {
         };
         if self.is_enabled(slot) {
             let doc = reference_document(&slot.tool);
+            let enhanced = self
+                .enhanced
+                .as_ref()
+                .map(|e| enhanced_document(&slot.tool, &e.analysis));
             self.index.add(id, &doc);
+            if let (Some(e), Some(doc)) = (self.enhanced.as_mut(), enhanced) {
+                e.index.add(id, &doc);
+            }
         }
     }
 
@@ -142,7 +191,14 @@ impl State {
         };
         if self.index.contains(id) {
             let doc = reference_document(&slot.tool);
+            let enhanced = self
+                .enhanced
+                .as_ref()
+                .map(|e| enhanced_document(&slot.tool, &e.analysis));
             self.index.remove(id, &doc);
+            if let (Some(e), Some(doc)) = (self.enhanced.as_mut(), enhanced) {
+                e.index.remove(id, &doc);
+            }
         }
     }
 
@@ -223,6 +279,9 @@ impl State {
             }
         }
         self.index.renumber(&map);
+        if let Some(e) = self.enhanced.as_mut() {
+            e.index.renumber(&map);
+        }
     }
 
     fn slot_id(&self, name: &str) -> Result<DocId> {
@@ -234,9 +293,13 @@ impl State {
 
     pub(crate) fn rebuild_index(&mut self) {
         self.index = Index::new();
+        let enhanced = self.enhanced.take().map(|e| e.analysis);
         let ids: Vec<DocId> = self.live_slots().map(|(id, _)| id).collect();
         for id in ids {
             self.index_slot(id);
+        }
+        if let Some(analysis) = enhanced {
+            self.build_enhanced(analysis);
         }
     }
 
@@ -619,7 +682,19 @@ impl Registry {
 
     /// Registers the built-in `discover_tools` with these ranking options (again: replaces them).
     pub fn enable_discovery(&self, options: DiscoveryOptions) -> Result<()> {
-        self.shared.write()?.discovery = Some(options);
+        let mut state = self.shared.write()?;
+        if options.profile == crate::discovery::Profile::Enhanced {
+            state.ensure_enhanced();
+        }
+        state.discovery = Some(options);
+        Ok(())
+    }
+
+    /// Rebuilds the enhanced index with other analysis switches. Only for measuring what each
+    /// enhanced change contributes (`toolregistry eval --ablate`); not part of the stable API.
+    #[doc(hidden)]
+    pub fn set_enhanced_analysis(&self, analysis: EnhancedAnalysis) -> Result<()> {
+        self.shared.write()?.build_enhanced(analysis);
         Ok(())
     }
 
@@ -686,17 +761,30 @@ impl Registry {
         Ok(self.len()? == 0)
     }
 
-    /// Whether the incrementally kept index equals one rebuilt from scratch. For tests and
-    /// diagnostics; costs a full rebuild.
+    /// Whether the incrementally kept indexes (the reference one, and the enhanced one once
+    /// built) equal ones rebuilt from scratch. For tests and diagnostics; costs a full rebuild.
     pub fn verify_index(&self) -> Result<bool> {
         let state = self.shared.read()?;
         let mut fresh = Index::<5>::new();
+        let mut fresh_enhanced = Index::<6>::new();
         for (id, slot) in state.live_slots() {
             if state.is_enabled(slot) {
                 fresh.add(id, &reference_document(&slot.tool));
+                if let Some(e) = &state.enhanced {
+                    fresh_enhanced.add(id, &enhanced_document(&slot.tool, &e.analysis));
+                }
             }
         }
-        Ok(fresh.canonical() == state.index.canonical())
+        let enhanced_ok = state
+            .enhanced
+            .as_ref()
+            .is_none_or(|e| fresh_enhanced.canonical() == e.index.canonical());
+        Ok(enhanced_ok && fresh.canonical() == state.index.canonical())
+    }
+
+    /// Whether the enhanced index has been built (by an enhanced discoverer or `discover_tools`).
+    pub fn has_enhanced_index(&self) -> Result<bool> {
+        Ok(self.shared.read()?.enhanced.is_some())
     }
 }
 

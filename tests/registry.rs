@@ -66,7 +66,21 @@ fn incremental_index_equals_a_rebuild() {
             ..Default::default()
         };
         let discoverer = registry.discoverer(options);
+        // Half the seeds build the enhanced index at once, the other half midway, so both the
+        // lazy build and the incremental upkeep after it are checked against a rebuild.
+        let mut enhanced = (seed % 2 == 0).then(|| {
+            registry.discoverer(DiscoveryOptions {
+                min_score_ratio: 0.0,
+                ..DiscoveryOptions::enhanced()
+            })
+        });
         for step in 0..150 {
+            if step == 75 && enhanced.is_none() {
+                enhanced = Some(registry.discoverer(DiscoveryOptions {
+                    min_score_ratio: 0.0,
+                    ..DiscoveryOptions::enhanced()
+                }));
+            }
             let names = registry.names().unwrap();
             let existing = |rng: &mut Rng| names.get(rng.below(names.len().max(1))).cloned();
             match rng.below(6) {
@@ -107,12 +121,22 @@ fn incremental_index_equals_a_rebuild() {
                 ..Default::default()
             };
             let before = discoverer.discover(&query, &request).unwrap();
+            let before_enhanced = enhanced
+                .as_ref()
+                .map(|d| d.discover(&query, &request).unwrap());
             discoverer.rebuild_index().unwrap();
             assert_eq!(
                 before,
                 discoverer.discover(&query, &request).unwrap(),
                 "seed {seed} step {step}: rebuild changed an answer"
             );
+            if let (Some(d), Some(b)) = (&enhanced, before_enhanced) {
+                assert_eq!(
+                    b,
+                    d.discover(&query, &request).unwrap(),
+                    "seed {seed} step {step}: rebuild changed an enhanced answer"
+                );
+            }
         }
     }
 }

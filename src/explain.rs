@@ -1,0 +1,407 @@
+//! Explain: why a tool ranks where it does for a query, or why it is not in the answer.
+//!
+//! It runs the same analysis, filter and scoring as a discover (so it can never disagree with
+//! one) and then takes the named tool's score apart: per query token its IDF and normalized term
+//! frequency, and per field its term frequency and weight. This is what a tool author needs to
+//! fix a description or a search hint.
+
+use crate::discovery::{
+    DiscoverRequest, DiscoveryOptions, Dropped, Profile, QueryToken, rank_query, score_floor,
+    validate_query,
+};
+use crate::error::{Error, Result};
+use crate::index::{Bm25Params, DocId, Index};
+use crate::registry::State;
+use serde_json::{Value, json};
+
+/// Where the named tool ended up, and why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// In the answer, at [`ToolExplanation::rank`].
+    Ranked,
+    /// The query is this tool's exact name: it is the whole answer, with score 1.0.
+    ExactMatch,
+    /// The query is the exact name of another tool, so that tool alone is the answer.
+    OtherExactMatch,
+    /// The tool (or its namespace) is disabled, so it is not indexed.
+    Disabled,
+    /// The query filter left no token to score, so the answer is empty.
+    NoQueryTokens,
+    /// The tool shares no scored token with the query.
+    NoCommonToken,
+    /// It scored, but more than `top_k` tools scored higher or tied earlier.
+    BelowTopK,
+    /// It is within `top_k` but scores below `min_score_ratio` times the best score.
+    BelowScoreFloor,
+}
+
+impl Outcome {
+    /// The outcome's name in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Ranked => "ranked",
+            Outcome::ExactMatch => "exact_match",
+            Outcome::OtherExactMatch => "other_exact_match",
+            Outcome::Disabled => "disabled",
+            Outcome::NoQueryTokens => "no_query_tokens",
+            Outcome::NoCommonToken => "no_common_token",
+            Outcome::BelowTopK => "below_top_k",
+            Outcome::BelowScoreFloor => "below_score_floor",
+        }
+    }
+}
+
+/// One field's share of a token's contribution.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FieldContribution {
+    /// Field name (`name`, `description`, ...).
+    pub field: &'static str,
+    /// Occurrences of the token in this field of the tool.
+    pub tf: u32,
+    /// The field's weight.
+    pub weight: f64,
+    /// The token's contribution times this field's share of the weighted term frequency.
+    pub score: f64,
+}
+
+/// One scored query token's contribution to the tool's score.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TermContribution {
+    /// The token.
+    pub token: String,
+    /// Tools containing it.
+    pub df: usize,
+    /// Its inverse document frequency.
+    pub idf: f64,
+    /// Σ weight·tf over the tool's fields.
+    pub weighted_tf: f64,
+    /// The BM25(+) normalized frequency, delta included.
+    pub tf_norm: f64,
+    /// `idf * tf_norm`: what this token adds to the score.
+    pub score: f64,
+    /// The fields the token occurs in.
+    pub fields: Vec<FieldContribution>,
+}
+
+/// The named tool's side of an explanation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolExplanation {
+    /// The tool.
+    pub name: String,
+    /// Where it ended up.
+    pub outcome: Outcome,
+    /// A sentence saying why.
+    pub reason: String,
+    /// Whether it is in the index (it is when enabled).
+    pub indexed: bool,
+    /// Its score (1.0 for an exact match), when it scored.
+    pub score: Option<f64>,
+    /// Its position in the full ranking, 1-based, when it scored (may exceed `top_k`).
+    pub rank: Option<usize>,
+    /// Contributions of the scored tokens it contains, in query order.
+    pub terms: Vec<TermContribution>,
+}
+
+/// Why a query ranks a tool as it does. See [`crate::Discoverer::explain`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Explanation {
+    /// The query as given.
+    pub query: String,
+    /// The profile that ranked it.
+    pub profile: Profile,
+    /// The tool the query names exactly, if any (then no ranking happens).
+    pub exact_match: Option<String>,
+    /// Analyzed query tokens with the filter's verdicts.
+    pub tokens: Vec<QueryToken>,
+    /// The tokens that were scored.
+    pub scored_tokens: Vec<String>,
+    /// `top_k` of the request.
+    pub top_k: usize,
+    /// The best score in the answer.
+    pub best_score: Option<f64>,
+    /// The score floor (`min_score_ratio` × best), when enabled and something scored.
+    pub score_floor: Option<f64>,
+    /// Number of tools in the answer.
+    pub result_count: usize,
+    /// The named tool.
+    pub tool: ToolExplanation,
+}
+
+impl Explanation {
+    /// The explanation as JSON text (see `tr_discoverer_explain` for the shape).
+    pub fn to_json(&self) -> String {
+        self.to_value().to_string()
+    }
+
+    /// The explanation as a JSON value.
+    pub fn to_value(&self) -> Value {
+        let tokens: Vec<Value> = self
+            .tokens
+            .iter()
+            .map(|t| {
+                let (kept, reason) = match t.dropped {
+                    None if t.rescued => (
+                        true,
+                        Some(format!(
+                            "every token was filler; kept as the rarest one that occurs in a tool name (in {} tools)",
+                            t.df
+                        )),
+                    ),
+                    None => (true, None),
+                    Some(Dropped::Stopword) => (
+                        false,
+                        Some("stopword: an English function word, dropped from queries by the enhanced profile".to_string()),
+                    ),
+                    Some(Dropped::Filler) => (
+                        false,
+                        Some(format!(
+                            "filler: in {} tools ({:.1}% of them), at or above max_df_ratio",
+                            t.df,
+                            100.0 * t.df_ratio
+                        )),
+                    ),
+                };
+                json!({
+                    "token": t.token,
+                    "df": t.df,
+                    "df_ratio": t.df_ratio,
+                    "kept": kept,
+                    "reason": reason,
+                })
+            })
+            .collect();
+        let terms: Vec<Value> = self
+            .tool
+            .terms
+            .iter()
+            .map(|t| {
+                json!({
+                    "token": t.token,
+                    "df": t.df,
+                    "idf": t.idf,
+                    "weighted_tf": t.weighted_tf,
+                    "tf_norm": t.tf_norm,
+                    "score": t.score,
+                    "fields": t.fields.iter().map(|f| json!({
+                        "field": f.field, "tf": f.tf, "weight": f.weight, "score": f.score,
+                    })).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        json!({
+            "query": self.query,
+            "profile": self.profile.as_str(),
+            "exact_match": self.exact_match,
+            "tokens": tokens,
+            "scored_tokens": self.scored_tokens,
+            "top_k": self.top_k,
+            "best_score": self.best_score,
+            "score_floor": self.score_floor,
+            "result_count": self.result_count,
+            "tool": {
+                "name": self.tool.name,
+                "outcome": self.tool.outcome.as_str(),
+                "reason": self.tool.reason,
+                "indexed": self.tool.indexed,
+                "score": self.tool.score,
+                "rank": self.tool.rank,
+                "terms": terms,
+            },
+        })
+    }
+}
+
+/// Explains how `query` ranks `tool_name` under `options` (see [`crate::Discoverer::explain`]).
+pub(crate) fn explain(
+    state: &State,
+    options: &DiscoveryOptions,
+    query: &str,
+    tool_name: &str,
+    request: &DiscoverRequest,
+) -> Result<Explanation> {
+    validate_query(query)?;
+    if request.top_k < 1 {
+        return Err(Error::invalid("top_k: must be at least 1"));
+    }
+    let slot = state
+        .slot_of(tool_name)
+        .ok_or_else(|| Error::not_found(format!("no tool named {tool_name:?} is registered")))?;
+    let indexed = state.is_indexed(slot);
+    let mut tool = ToolExplanation {
+        name: tool_name.to_string(),
+        outcome: Outcome::Ranked,
+        reason: String::new(),
+        indexed,
+        score: None,
+        rank: None,
+        terms: Vec::new(),
+    };
+    let mut out = Explanation {
+        query: query.to_string(),
+        profile: options.profile,
+        exact_match: None,
+        tokens: Vec::new(),
+        scored_tokens: Vec::new(),
+        top_k: request.top_k,
+        best_score: None,
+        score_floor: None,
+        result_count: 0,
+        tool: tool.clone(),
+    };
+    if let Some(exact) = state.exact_match(query) {
+        let exact_name = state.tool_at(exact).name().to_string();
+        out.result_count = 1;
+        out.best_score = Some(1.0);
+        if exact == slot {
+            tool.outcome = Outcome::ExactMatch;
+            tool.reason =
+                "the query is this tool's name: it is returned alone with score 1.0 and its schema"
+                    .into();
+            tool.score = Some(1.0);
+            tool.rank = Some(1);
+        } else if !indexed {
+            tool.outcome = Outcome::Disabled;
+            tool.reason = "the tool or its namespace is disabled, so it is not indexed (and the query names another tool exactly)".into();
+        } else {
+            tool.outcome = Outcome::OtherExactMatch;
+            tool.reason =
+                format!("the query is the exact name of {exact_name:?}, which is returned alone");
+        }
+        out.exact_match = Some(exact_name);
+        out.tool = tool;
+        return Ok(out);
+    }
+    let ranking = rank_query(state, options, query, usize::MAX)?;
+    out.tokens = ranking.plan.tokens;
+    out.scored_tokens = ranking.plan.scored;
+    // The answer, exactly as discover computes it: top_k, positive scores, then the floor.
+    let mut answer: Vec<_> = ranking.hits.iter().take(request.top_k).copied().collect();
+    answer.retain(|h| h.score > 0.0);
+    out.best_score = answer.first().map(|h| h.score);
+    out.score_floor = score_floor(options, out.best_score);
+    if let Some(floor) = out.score_floor {
+        answer.retain(|h| h.score >= floor);
+    }
+    out.result_count = answer.len();
+    if !indexed {
+        tool.outcome = Outcome::Disabled;
+        tool.reason = "the tool or its namespace is disabled, so it is not indexed".into();
+        out.tool = tool;
+        return Ok(out);
+    }
+    tool.terms = match options.profile {
+        Profile::Reference => contributions(
+            state.index(),
+            &crate::analyzer::REFERENCE_FIELDS,
+            &options.bm25(),
+            &out.scored_tokens,
+            slot,
+        ),
+        Profile::Enhanced => {
+            let (_, index) = state.enhanced().ok_or_else(|| {
+                Error::Internal("the enhanced index was not built for this registry".into())
+            })?;
+            contributions(
+                index,
+                &crate::analyzer::ENHANCED_FIELDS,
+                &options.bm25_enhanced(),
+                &out.scored_tokens,
+                slot,
+            )
+        }
+    };
+    let position = ranking.hits.iter().position(|h| h.doc == slot);
+    if out.scored_tokens.is_empty() {
+        tool.outcome = Outcome::NoQueryTokens;
+        tool.reason =
+            "the query filter dropped every token (all filler, none in a tool name): the answer is empty".into();
+    } else if let Some(pos) = position {
+        let score = ranking.hits[pos].score;
+        tool.score = Some(score);
+        tool.rank = Some(pos + 1);
+        if pos >= request.top_k {
+            tool.outcome = Outcome::BelowTopK;
+            tool.reason = format!(
+                "ranked {} of {} scored tools, below top_k {}",
+                pos + 1,
+                ranking.hits.len(),
+                request.top_k
+            );
+        } else if answer.iter().any(|h| h.doc == slot) {
+            tool.outcome = Outcome::Ranked;
+            tool.reason = format!("ranked {} of {} in the answer", pos + 1, answer.len());
+        } else {
+            tool.outcome = Outcome::BelowScoreFloor;
+            tool.reason = match out.score_floor {
+                Some(floor) => format!(
+                    "score {score:.4} is below the floor {floor:.4} (min_score_ratio {} times the best score {:.4})",
+                    options.min_score_ratio,
+                    out.best_score.unwrap_or(0.0)
+                ),
+                None => format!("score {score:.4} is not positive"),
+            };
+        }
+    } else {
+        tool.outcome = Outcome::NoCommonToken;
+        tool.reason = "the tool shares no scored query token in any field".into();
+    }
+    out.tool = tool;
+    Ok(out)
+}
+
+/// Per-token, per-field contributions to `doc`'s score, in query order (each occurrence again).
+fn contributions<const F: usize>(
+    index: &Index<F>,
+    fields: &[&'static str; F],
+    params: &Bm25Params<F>,
+    tokens: &[String],
+    doc: DocId,
+) -> Vec<TermContribution> {
+    let Some(lengths) = index.doc_lengths(doc) else {
+        return Vec::new();
+    };
+    let avgdl = index.weighted_avgdl(&params.weights);
+    let mut out = Vec::new();
+    for token in tokens {
+        let postings = index.postings(token);
+        let Ok(at) = postings.binary_search_by_key(&doc, |p| p.doc) else {
+            continue;
+        };
+        let posting = &postings[at];
+        let idf = index.idf(postings.len());
+        let tf_norm = index.tf_norm(posting, &lengths, params, avgdl);
+        let score = idf * tf_norm;
+        let weighted_tf: f64 = params
+            .weights
+            .iter()
+            .zip(posting.tf)
+            .map(|(w, tf)| w * f64::from(tf))
+            .sum();
+        let field_list = (0..F)
+            .filter(|&f| posting.tf[f] > 0)
+            .map(|f| {
+                let share = if weighted_tf > 0.0 {
+                    params.weights[f] * f64::from(posting.tf[f]) / weighted_tf
+                } else {
+                    0.0
+                };
+                FieldContribution {
+                    field: fields[f],
+                    tf: posting.tf[f],
+                    weight: params.weights[f],
+                    score: score * share,
+                }
+            })
+            .collect();
+        out.push(TermContribution {
+            token: token.clone(),
+            df: postings.len(),
+            idf,
+            weighted_tf,
+            tf_norm,
+            score,
+            fields: field_list,
+        });
+    }
+    out
+}
