@@ -63,6 +63,30 @@ namespace ToolRegistry
         }
 
         /// <summary>
+        /// Explains how <paramref name="query"/> ranks the tool <paramref name="toolName"/>: the query
+        /// tokens the filter kept or dropped, the tool's score per token and field, its rank, or why it
+        /// is not in the answer. Runs the same analysis and scoring as <see cref="Discover"/>.
+        /// </summary>
+        /// <exception cref="NotFoundException">No tool named <paramref name="toolName"/> is registered.</exception>
+        /// <exception cref="InvalidInputException">Empty query or topK below 1.</exception>
+        public Explanation Explain(string query, string toolName, int topK = 10)
+        {
+            return Explanation.Parse(ExplainJson(query, toolName, topK));
+        }
+
+        /// <summary>Like <see cref="Explain"/>, as the library's raw JSON.</summary>
+        public string ExplainJson(string query, string toolName, int topK = 10)
+        {
+            var q = Utf8.EncodeRequired(query, "query");
+            var t = Utf8.EncodeRequired(toolName, "toolName");
+            var o = Utf8.Encode(new JsonObjectWriter().Add("top_k", (int?)topK).ToString(), "options");
+            IntPtr json, err;
+            var status = Native.tr_discoverer_explain(Handle, q, t, o, out json, out err);
+            Native.Check(status, err);
+            return Utf8.Take(json);
+        }
+
+        /// <summary>
         /// Rebuilds the search index from the registry. Never required (the index follows changes
         /// incrementally); safe at any time and changes no answer.
         /// </summary>

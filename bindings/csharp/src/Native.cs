@@ -63,6 +63,9 @@ namespace ToolRegistry
         internal static extern Status tr_discoverer_discover(DiscovererHandle discoverer, byte[] query, byte[] optionsJson, out IntPtr jsonOut, out IntPtr errOut);
 
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status tr_discoverer_explain(DiscovererHandle discoverer, byte[] query, byte[] toolName, byte[] optionsJson, out IntPtr jsonOut, out IntPtr errOut);
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
         internal static extern Status tr_discoverer_rebuild_index(DiscovererHandle discoverer, out IntPtr errOut);
 
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]

@@ -15,12 +15,28 @@ namespace ToolRegistry
         public const string Gemini = "gemini";
     }
 
+    /// <summary>The ranking profiles (<see cref="DiscoveryOptions.Profile"/>).</summary>
+    public static class DiscoveryProfile
+    {
+        /// <summary>The reference engine's ranking, bit for bit (the default).</summary>
+        public const string Reference = "reference";
+        /// <summary>Identifier splitting, stemming, NFKC, parameter descriptions, query stopwords, delta 0.</summary>
+        public const string Enhanced = "enhanced";
+    }
+
     /// <summary>Ranking options for discovery; unset members keep the library's defaults.</summary>
     public sealed class DiscoveryOptions
     {
         /// <summary>
+        /// A <see cref="DiscoveryProfile"/> constant; it sets the defaults of the other options
+        /// (null: reference).
+        /// </summary>
+        public string Profile { get; set; }
+
+        /// <summary>
         /// Per-field weights, keys "name" (3.0), "description" (2.0), "search_hint" (2.0), "tags" (1.5),
-        /// "params" (1.0); fields left out keep their default; an unknown key is refused.
+        /// "params" (1.0), and "param_docs" in the enhanced profile; fields left out keep their default; an unknown
+        /// key is refused.
         /// </summary>
         public IDictionary<string, double> FieldWeights { get; set; }
 
@@ -43,6 +59,7 @@ namespace ToolRegistry
         public string ToJson()
         {
             return new JsonObjectWriter()
+                .Add("profile", Profile)
                 .Add("field_weights", FieldWeights)
                 .Add("min_score_ratio", MinScoreRatio)
                 .Add("max_df_ratio", MaxDfRatio)

@@ -2,6 +2,10 @@ using System.Collections.Generic;
 using System.Globalization;
 using System.Runtime.Serialization;
 
+// The private [DataMember] fields are written by DataContractJsonSerializer through reflection,
+// which the compiler cannot see (CS0649 "never assigned").
+#pragma warning disable 0649
+
 namespace ToolRegistry
 {
     /// <summary>One hit of a discovery: a tool that matches the query, best first.</summary>

@@ -50,6 +50,8 @@ namespace ToolRegistry.Tests
             Test("discoverer: typed, raw, exact match, schemas, top_k", DiscovererBasics);
             Test("discoverer follows registry changes; rebuild changes nothing", DiscovererFollows);
             Test("discovery options change ranking and are validated", DiscoveryOptionsValidated);
+            Test("explain: outcomes, tokens, per-field scores agree with Discover", Explain);
+            Test("ranking profiles", Profiles);
             Test("non-ASCII text round-trips as UTF-8", Unicode);
             Test("status enum matches tr_status_name", StatusNames);
             Test("status NULL_ARGUMENT -> InvalidInputException", StatusNullArgument);
@@ -407,6 +409,90 @@ namespace ToolRegistry.Tests
             }
         }
 
+        private static void Close(double expected, double actual, string what)
+        {
+            if (Math.Abs(expected - actual) > 1e-9 * Math.Max(1.0, Math.Abs(expected)))
+            {
+                throw new AssertionFailed(what + ": expected " + expected.ToString("R") + ", got " + actual.ToString("R"));
+            }
+        }
+
+        private static void Explain()
+        {
+            using (var r = Sample())
+            using (var d = r.CreateDiscoverer())
+            {
+                const string query = "delete a file from disk";
+                var hits = d.Discover(query);
+                var ex = d.Explain(query, "delete_file");
+                Eq(query, ex.Query, "query");
+                Eq("reference", ex.Profile, "default profile");
+                Eq(null, ex.ExactMatch, "no exact match");
+                Eq(10, ex.TopK, "top_k");
+                Eq(hits.Count, ex.ResultCount, "result count agrees with Discover");
+                Close(hits[0].Score, ex.BestScore.Value, "best score agrees with Discover");
+                True(ex.ScoreFloor.HasValue && ex.ScoreFloor.Value < ex.BestScore.Value, "score floor below the best");
+                Seq(new[] { "delete", "a", "file", "from", "disk" }, ex.Tokens.Select(t => t.Token), "analyzed tokens");
+                Seq(ex.Tokens.Where(t => t.Kept).Select(t => t.Token), ex.ScoredTokens, "scored tokens are the kept ones");
+                True(ex.Tokens.All(t => t.Kept || t.Reason != null), "a dropped token says why");
+                var tool = ex.Tool;
+                Eq("delete_file", tool.Name, "tool name");
+                Eq(ExplainOutcome.Ranked, tool.Outcome, "outcome");
+                Eq(1, tool.Rank, "rank");
+                True(tool.Indexed, "indexed");
+                Close(hits[0].Score, tool.Score.Value, "score agrees with Discover");
+                Close(tool.Score.Value, tool.Terms.Sum(t => t.Score), "terms add up to the score");
+                foreach (var term in tool.Terms)
+                {
+                    Close(term.Score, term.Idf * term.TfNorm, "term score = idf * tf_norm for " + term.Token);
+                    Close(term.WeightedTf, term.Fields.Sum(f => f.Weight * f.Tf), "weighted tf of " + term.Token);
+                    Close(term.Score, term.Fields.Sum(f => f.Score), "fields add up for " + term.Token);
+                }
+                Eq("name", tool.Terms.First(t => t.Token == "delete").Fields.First().Field, "delete is in the name");
+                var raw = JsonNode.Parse(d.ExplainJson(query, "delete_file"));
+                Eq(tool.OutcomeName, raw["tool"]["outcome"].Str, "raw JSON agrees");
+                Eq(ex.Json, d.ExplainJson(query, "delete_file"), "Json keeps the raw text");
+
+                Eq(ExplainOutcome.ExactMatch, d.Explain("read_file", "read_file").Tool.Outcome, "exact match");
+                Eq(1.0, d.Explain("read_file", "read_file").Tool.Score, "exact match score");
+                var other = d.Explain("read_file", "delete_file");
+                Eq(ExplainOutcome.OtherExactMatch, other.Tool.Outcome, "another tool's name");
+                Eq("read_file", other.ExactMatch, "names the exact match");
+                Eq(ExplainOutcome.NoCommonToken, d.Explain("email", "read_file").Tool.Outcome, "no common token");
+                var below = d.Explain("file", "read_file", 1);
+                Eq(ExplainOutcome.BelowTopK, below.Tool.Outcome, "below top_k");
+                Eq(2, below.Tool.Rank, "rank beyond top_k");
+                r.SetEnabled("read_file", false);
+                var disabled = d.Explain("read file", "read_file");
+                Eq(ExplainOutcome.Disabled, disabled.Tool.Outcome, "disabled");
+                True(!disabled.Tool.Indexed && disabled.Tool.Score == null && disabled.Tool.Rank == null, "not indexed, no score");
+
+                Throws<NotFoundException>(() => d.Explain("file", "nope"), "unknown tool");
+                Eq(Status.InvalidArgument, Throws<InvalidInputException>(() => d.Explain(" ", "delete_file"), "blank query").Status, "blank query");
+                Eq(Status.InvalidArgument, Throws<InvalidInputException>(() => d.Explain("file", "delete_file", 0), "top_k 0").Status, "top_k 0");
+                Throws<ArgumentNullException>(() => d.Explain("file", null), "null tool name");
+            }
+        }
+
+        private static void Profiles()
+        {
+            using (var r = Sample())
+            using (var reference = r.CreateDiscoverer(new DiscoveryOptions { Profile = DiscoveryProfile.Reference }))
+            using (var enhanced = r.CreateDiscoverer(new DiscoveryOptions { Profile = DiscoveryProfile.Enhanced }))
+            {
+                Eq(0, reference.Discover("deleting files").Count, "reference: no stemming");
+                Eq("delete_file", enhanced.Discover("deleting files").First().Name, "enhanced: stems");
+                Eq("enhanced", enhanced.Explain("deleting files", "delete_file").Profile, "explain names the profile");
+                var e = Throws<InvalidInputException>(() => r.CreateDiscoverer(new DiscoveryOptions { Profile = "bogus" }), "unknown profile");
+                Eq(Status.InvalidArgument, e.Status, "unknown profile status");
+            }
+            using (var r = new Registry(new DiscoveryOptions { Profile = DiscoveryProfile.Enhanced }))
+            {
+                r.Register(Tools);
+                Eq("delete_file", r.DiscoverTools("deleting files").First().Name, "discover_tools with the enhanced profile");
+            }
+        }
+
         private static void Unicode()
         {
             using (var r = new Registry())
@@ -589,6 +675,8 @@ namespace ToolRegistry.Tests
             Throws<ObjectDisposedException>(() => d.Discover("file"), "Discoverer.Discover");
             Throws<ObjectDisposedException>(() => d.DiscoverJson("file"), "Discoverer.DiscoverJson");
             Throws<ObjectDisposedException>(() => d.RebuildIndex(), "Discoverer.RebuildIndex");
+            Throws<ObjectDisposedException>(() => d.Explain("file", "read_file"), "Discoverer.Explain");
+            Throws<ObjectDisposedException>(() => d.ExplainJson("file", "read_file"), "Discoverer.ExplainJson");
         }
 
         private static void DiscovererOutlivesRegistry()

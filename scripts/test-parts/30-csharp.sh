@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# C# binding (bindings/csharp): builds the library and the binding with Mono's mcs, then runs the
+# console test program with mono. Installs Mono from Debian packages when it is missing.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+# Mono: the compiler, the runtime, and System.Runtime.Serialization (DataContractJsonSerializer).
+packages=()
+command -v mcs >/dev/null 2>&1 || packages+=(mono-mcs)
+command -v mono >/dev/null 2>&1 || packages+=(mono-runtime)
+if ! ls /usr/lib/mono/4.5/System.Runtime.Serialization.dll >/dev/null 2>&1; then
+  packages+=(libmono-system-runtime-serialization4.0-cil)
+fi
+if [ ${#packages[@]} -gt 0 ]; then
+  echo "installing ${packages[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
+fi
+mono --version | head -n 1
+
+cargo build --release --lib --locked
+target="${CARGO_TARGET_DIR:-target}"
+out="$target/csharp"
+mkdir -p "$out"
+
+# C# 7.2 at most, so the same source builds with mcs and any .NET SDK (netstandard2.0).
+mcs -target:library -unsafe -langversion:7.2 -warn:4 -warnaserror -nologo \
+  -doc:"$out/ToolRegistry.xml" -out:"$out/ToolRegistry.dll" \
+  -r:System.Runtime.Serialization.dll -r:System.Xml.dll \
+  bindings/csharp/src/*.cs
+mcs -unsafe -langversion:7.2 -warn:4 -warnaserror -nologo \
+  -out:"$out/ToolRegistry.Tests.exe" -r:"$out/ToolRegistry.dll" -r:System.Runtime.Serialization.dll \
+  bindings/csharp/tests/*.cs
+
+# DllImport("toolregistry") resolves to libtoolregistry.so next to the assemblies.
+cp -L "$target/release/libtoolregistry.so" "$out/"
+LD_LIBRARY_PATH="$out${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+  mono --debug "$out/ToolRegistry.Tests.exe" "${TOOLREGISTRY_GOLDEN_DIR:-../shared/golden}"
