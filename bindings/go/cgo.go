@@ -151,6 +151,12 @@ func nativeDiscover(h discovererHandle, query, options []byte) ([]byte, error) {
 	return takeString(out), check(st, errOut)
 }
 
+func nativeExplain(h discovererHandle, query, toolName, options []byte) ([]byte, error) {
+	var out, errOut *C.char
+	st := C.tr_discoverer_explain(h, ptr(query), ptr(toolName), ptr(options), &out, &errOut)
+	return takeString(out), check(st, errOut)
+}
+
 func nativeRebuildIndex(h discovererHandle) error {
 	var errOut *C.char
 	return check(C.tr_discoverer_rebuild_index(h, &errOut), errOut)

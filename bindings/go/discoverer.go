@@ -72,14 +72,7 @@ func (d *Discoverer) discoverJSON(query string, topK int, format APIFormat) ([]b
 	if err != nil {
 		return nil, err
 	}
-	doc, err := json.Marshal(struct {
-		TopK      int       `json:"top_k"`
-		APIFormat APIFormat `json:"api_format,omitempty"`
-	}{topK, format})
-	if err != nil {
-		return nil, fmt.Errorf("toolregistry: encoding discover options: %w", err)
-	}
-	opts, err := cJSON("options", doc)
+	opts, err := discoverOptionsJSON(topK, format)
 	if err != nil {
 		return nil, err
 	}
@@ -89,6 +82,48 @@ func (d *Discoverer) discoverJSON(query string, topK int, format APIFormat) ([]b
 		return err
 	})
 	return out, err
+}
+
+// Explain tells how query ranks the tool toolName among the first topK hits, or why it is not
+// among them: the analyzed query tokens with the filter's verdicts, and the tool's score taken
+// apart per token and per field. It runs the same analysis and scoring as Discover, so the two
+// always agree. ErrNotFound when no tool of that name is registered.
+func (d *Discoverer) Explain(query, toolName string, topK int) (*Explanation, error) {
+	q, err := cText("query", query)
+	if err != nil {
+		return nil, err
+	}
+	n, err := cText("tool name", toolName)
+	if err != nil {
+		return nil, err
+	}
+	opts, err := discoverOptionsJSON(topK, "")
+	if err != nil {
+		return nil, err
+	}
+	var out []byte
+	if err := d.use(func(h discovererHandle) (err error) {
+		out, err = nativeExplain(h, q, n, opts)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	var e Explanation
+	if err := json.Unmarshal(out, &e); err != nil {
+		return nil, fmt.Errorf("toolregistry: decoding explanation: %w", err)
+	}
+	return &e, nil
+}
+
+func discoverOptionsJSON(topK int, format APIFormat) ([]byte, error) {
+	doc, err := json.Marshal(struct {
+		TopK      int       `json:"top_k"`
+		APIFormat APIFormat `json:"api_format,omitempty"`
+	}{topK, format})
+	if err != nil {
+		return nil, fmt.Errorf("toolregistry: encoding discover options: %w", err)
+	}
+	return cJSON("options", doc)
 }
 
 // RebuildIndex rebuilds the search index from the registry. It is never needed (the index is

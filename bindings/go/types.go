@@ -133,11 +133,26 @@ const (
 	FieldSearchHint  Field = "search_hint" // 2.0
 	FieldTags        Field = "tags"        // 1.5
 	FieldParams      Field = "params"      // 1.0; top-level parameter names
+	FieldParamDocs   Field = "param_docs"  // 1.0; parameter descriptions, ProfileEnhanced only
+)
+
+// Profile selects the ranking model and sets the defaults of the other DiscoveryOptions.
+type Profile string
+
+const (
+	// ProfileReference ranks exactly like the Python reference toolregistry 0.19.0 (the default).
+	ProfileReference Profile = "reference"
+	// ProfileEnhanced adds identifier splitting, stemming, NFKC normalization, parameter
+	// descriptions as a sixth field, drops English function words from queries, and defaults
+	// Delta to 0.
+	ProfileEnhanced Profile = "enhanced"
 )
 
 // DiscoveryOptions tunes ranking. The zero value means the defaults; nil pointers keep the
 // default of their field (use Ptr to set one, including to 0).
 type DiscoveryOptions struct {
+	// Profile is the ranking model; "" means ProfileReference.
+	Profile Profile `json:"profile,omitempty"`
 	// FieldWeights overrides the weights of the named fields; the others keep their defaults.
 	FieldWeights map[Field]float64 `json:"field_weights,omitempty"`
 	// MinScoreRatio drops hits scoring below this fraction of the best (default 0.3; 0 disables).
@@ -171,4 +186,88 @@ type Result struct {
 	// Schema is the tool's schema in the requested format, present for an exact-name match and
 	// for deferred tools (the model needs it to call them); nil otherwise.
 	Schema json.RawMessage `json:"schema,omitempty"`
+}
+
+// Explanation tells why a query ranks a tool where it does; see Discoverer.Explain.
+type Explanation struct {
+	Query   string  `json:"query"`
+	Profile Profile `json:"profile"`
+	// ExactMatch is the tool the query names exactly (then it is the whole answer), or "".
+	ExactMatch string `json:"exact_match"`
+	// Tokens are the analyzed query tokens with the filter's verdicts.
+	Tokens []QueryToken `json:"tokens"`
+	// ScoredTokens are the tokens that were scored.
+	ScoredTokens []string `json:"scored_tokens"`
+	TopK         int      `json:"top_k"`
+	// BestScore is the best score in the answer, 0 when it is empty.
+	BestScore float64 `json:"best_score"`
+	// ScoreFloor is MinScoreRatio times BestScore; 0 when the floor is off or nothing scored.
+	ScoreFloor float64 `json:"score_floor"`
+	// ResultCount is the number of tools in the answer.
+	ResultCount int             `json:"result_count"`
+	Tool        ToolExplanation `json:"tool"`
+}
+
+// QueryToken is one analyzed query token and whether the query filter kept it.
+type QueryToken struct {
+	Token string `json:"token"`
+	// DF is the number of tools containing the token; DFRatio the fraction of all tools.
+	DF      int     `json:"df"`
+	DFRatio float64 `json:"df_ratio"`
+	Kept    bool    `json:"kept"`
+	// Reason says why a token was dropped (or rescued), "" otherwise.
+	Reason string `json:"reason"`
+}
+
+// Outcome is where the explained tool ended up.
+type Outcome string
+
+// The outcomes of Explain.
+const (
+	OutcomeRanked          Outcome = "ranked"            // in the answer, at Rank
+	OutcomeExactMatch      Outcome = "exact_match"       // the query is its name
+	OutcomeOtherExactMatch Outcome = "other_exact_match" // the query is another tool's name
+	OutcomeDisabled        Outcome = "disabled"          // disabled, so not indexed
+	OutcomeNoQueryTokens   Outcome = "no_query_tokens"   // the filter left nothing to score
+	OutcomeNoCommonToken   Outcome = "no_common_token"   // shares no scored token with the query
+	OutcomeBelowTopK       Outcome = "below_top_k"       // scored, but ranked after top_k
+	OutcomeBelowScoreFloor Outcome = "below_score_floor" // within top_k, under the score floor
+)
+
+// ToolExplanation is the explained tool's side of an Explanation.
+type ToolExplanation struct {
+	Name    string  `json:"name"`
+	Outcome Outcome `json:"outcome"`
+	// Reason is a sentence saying why.
+	Reason  string `json:"reason"`
+	Indexed bool   `json:"indexed"`
+	// Score is the tool's score (1.0 for an exact match), 0 when it did not score.
+	Score float64 `json:"score"`
+	// Rank is its 1-based place in the full ranking (it may exceed TopK), 0 when it did not score.
+	Rank int `json:"rank"`
+	// Terms are the contributions of the scored tokens it contains, in query order.
+	Terms []TermContribution `json:"terms"`
+}
+
+// TermContribution is what one query token adds to the tool's score.
+type TermContribution struct {
+	Token string  `json:"token"`
+	DF    int     `json:"df"`
+	IDF   float64 `json:"idf"`
+	// WeightedTF is the sum of weight times term frequency over the tool's fields.
+	WeightedTF float64 `json:"weighted_tf"`
+	// TFNorm is the BM25+ normalized frequency, delta included.
+	TFNorm float64 `json:"tf_norm"`
+	// Score is IDF times TFNorm.
+	Score  float64             `json:"score"`
+	Fields []FieldContribution `json:"fields"`
+}
+
+// FieldContribution is one field's share of a token's contribution.
+type FieldContribution struct {
+	Field  Field   `json:"field"`
+	TF     int     `json:"tf"`
+	Weight float64 `json:"weight"`
+	// Score is the token's score times this field's share of WeightedTF.
+	Score float64 `json:"score"`
 }
