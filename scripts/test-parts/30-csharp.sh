@@ -38,3 +38,12 @@ mcs -unsafe -langversion:7.2 -warn:4 -warnaserror -nologo \
 cp -L "$target/release/libtoolregistry.so" "$out/"
 LD_LIBRARY_PATH="$out${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
   mono --debug "$out/ToolRegistry.Tests.exe" "${TOOLREGISTRY_GOLDEN_DIR:-../shared/golden}"
+
+# The README's quickstart (bindings/csharp/examples/Quickstart.cs) must keep compiling and working.
+mcs -langversion:7.2 -nologo -out:"$out/Quickstart.exe" -r:"$out/ToolRegistry.dll" bindings/csharp/examples/Quickstart.cs
+quickstart="$(mono "$out/Quickstart.exe")"
+echo "$quickstart"
+grep -qx -- '- send_email: Send an email.' <<<"$quickstart"
+grep -q '^send_email [0-9.]* {"type":"function"' <<<"$quickstart"
+grep -q '^NotFound: ' <<<"$quickstart"
+echo "quickstart ok"
