@@ -18,8 +18,9 @@ const (
 	CodePanic           Code = 8
 )
 
-// Error is a failure reported by the library: the status and its one-line message, e.g.
-// `toolregistry: TR_STATUS_NOT_FOUND: no tool or namespace named "nope"`.
+// Error is a failure reported by the library: the status and its one-line message. It prints as
+// `toolregistry: not found: no tool named "nope" is registered` (the engine's message names
+// the kind of failure); a sentinel prints as `toolregistry: TR_STATUS_NOT_FOUND`.
 //
 // Compare with the sentinels using errors.Is, which matches on Code alone:
 //
@@ -35,7 +36,7 @@ func (e *Error) Error() string {
 	if e.Message == "" {
 		return "toolregistry: " + e.Code.String()
 	}
-	return "toolregistry: " + e.Code.String() + ": " + e.Message
+	return "toolregistry: " + e.Message
 }
 
 // Is reports whether target is the sentinel for e's code, so that errors.Is(err, ErrNotFound)

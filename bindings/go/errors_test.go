@@ -41,9 +41,11 @@ func TestEveryStatusMapsToItsSentinel(t *testing.T) {
 		if !errors.Is(wrapped, sentinel) {
 			t.Errorf("wrapped %v error must still match its sentinel", code)
 		}
-		want := "toolregistry: " + code.String() + ": what went wrong"
-		if err.Error() != want {
+		if want := "toolregistry: what went wrong"; err.Error() != want {
 			t.Errorf("Error() = %q, want %q", err.Error(), want)
+		}
+		if want := "toolregistry: " + code.String(); sentinel.Error() != want {
+			t.Errorf("sentinel Error() = %q, want %q", sentinel.Error(), want)
 		}
 		if !strings.HasPrefix(code.String(), "TR_STATUS_") || code.String() == "TR_STATUS_UNKNOWN" {
 			t.Errorf("%d has no C name: %q", int32(code), code.String())
