@@ -47,3 +47,12 @@ grep -qx -- '- send_email: Send an email.' <<<"$quickstart"
 grep -q '^send_email [0-9.]* {"type":"function"' <<<"$quickstart"
 grep -q '^NotFound: ' <<<"$quickstart"
 echo "quickstart ok"
+
+# DiscoverCli prints one answer as rank/name/score lines for the cross-language comparison.
+mcs -langversion:7.2 -nologo -out:"$out/DiscoverCli.exe" -r:"$out/ToolRegistry.dll" bindings/csharp/examples/DiscoverCli.cs
+catalog="$(dirname "${TOOLREGISTRY_GOLDEN_DIR:-../shared/golden}")/eval/bfcl/catalog.json"
+if [ -f "$catalog" ]; then
+  answer="$(mono "$out/DiscoverCli.exe" "$catalog" "convert currency" 5)"
+  echo "$answer"
+  [ "$(wc -l <<<"$answer")" -eq 5 ]
+fi
