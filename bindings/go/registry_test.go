@@ -502,3 +502,38 @@ func TestDiscovererOptionsDiffer(t *testing.T) {
 		t.Fatalf("search_hint weight 0 should lower the score: %+v vs %+v", w, p)
 	}
 }
+
+// Parameters given as nothing, a nil map or an empty RawMessage all mean the empty schema.
+func TestToolWithoutParameters(t *testing.T) {
+	r := newTestRegistry(t)
+	var nilMap map[string]any
+	if _, err := r.Register(
+		Tool{Name: "no_params"},
+		Tool{Name: "nil_map", Parameters: nilMap},
+		Tool{Name: "empty_raw", Parameters: json.RawMessage(nil)},
+	); err != nil {
+		t.Fatal(err)
+	}
+	schemas, err := r.Schemas(SchemaOptions{APIFormat: OpenAIResponses})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range schemas {
+		var v struct {
+			Parameters struct {
+				Type       string         `json:"type"`
+				Properties map[string]any `json:"properties"`
+			} `json:"parameters"`
+		}
+		if err := json.Unmarshal(s, &v); err != nil {
+			t.Fatal(err)
+		}
+		if v.Parameters.Type != "object" || v.Parameters.Properties == nil || len(v.Parameters.Properties) != 0 {
+			t.Errorf("want the empty object schema: %s", s)
+		}
+	}
+	_, err = r.Register(Tool{Name: "bad_params", Parameters: make(chan int)})
+	if err == nil || errors.As(err, new(*Error)) {
+		t.Fatalf("unencodable parameters are an encoding error: %v", err)
+	}
+}

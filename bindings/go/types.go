@@ -59,9 +59,16 @@ type toolJSON struct {
 // MarshalJSON writes the flat registration shape: {"name", "description", "parameters",
 // "namespace"?, "metadata"?}.
 func (t Tool) MarshalJSON() ([]byte, error) {
-	out := toolJSON{Name: t.Name, Description: t.Description, Parameters: t.Parameters, Namespace: t.Namespace}
-	if raw, ok := t.Parameters.(json.RawMessage); ok && len(raw) == 0 {
-		out.Parameters = nil
+	out := toolJSON{Name: t.Name, Description: t.Description, Namespace: t.Namespace}
+	if t.Parameters != nil {
+		params, err := json.Marshal(t.Parameters)
+		if err != nil {
+			return nil, err
+		}
+		// A nil map or an empty RawMessage means "no parameters", not a null schema.
+		if s := string(params); s != "null" && s != "" {
+			out.Parameters = json.RawMessage(params)
+		}
 	}
 	m := t.Metadata
 	if m.Defer || len(m.Tags) > 0 || m.SearchHint != "" {

@@ -14,6 +14,11 @@ fi
 
 cargo build --release --lib
 
+# Without HOME (some CI containers) Go has no build cache and refuses to build: keep one in target/.
+if [ "$(go env GOCACHE)" = off ]; then
+  export GOCACHE="$PWD/target/go-build"
+fi
+
 cd bindings/go
 unformatted=$(gofmt -l .)
 if [ -n "$unformatted" ]; then
