@@ -1,0 +1,516 @@
+#!/usr/bin/env python3
+"""Side-by-side benchmark: the reference engine, tantivy and this library, on the same workload.
+
+    python3 bench/compare.py [--sizes 100,1000,10000,100000] [--no-bfcl] [--out FILE]
+
+Creates its own virtualenv (bench/.venv) with toolregistry==0.19.0 (the reference) and tantivy from
+PyPI, builds the library and the workload generator (`cargo build --release`), writes the generated
+catalogs to build/bench/ (`bench_gen`, fixed seed), then measures, for each catalog:
+
+  - discover latency p50/p95/p99 with top_k 10, after a warm-up pass;
+  - build: register every tool and enable discovery (for tantivy: add, commit, reload);
+  - register one new tool, then one discover (median);
+  - peak RSS (VmHWM) after build;
+  - discover throughput with 1 and 2 threads.
+
+Each engine runs in its own worker process (so peak RSS is its own), one after another in this run.
+This library is measured through its C ABI via ctypes on target/release/libtoolregistry.so: JSON
+arguments in (`tr_registry_call(r, "discover_tools", {"query", "top_k": 10})`), JSON text out. Its peak
+RSS is also measured by the native program `bench_mem`, without a Python interpreter around it.
+
+Prints one markdown table per measure, with ratios (other engine / this library: above 1 means this
+library is faster or smaller). Slow engines get fewer samples at large N; the tables say how many.
+"""
+
+import argparse
+import ctypes
+import json
+import math
+import os
+import re
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV = ROOT / "bench" / ".venv"
+DATA = ROOT / "build" / "bench"
+BFCL = ROOT.parent / "shared" / "eval" / "bfcl"
+PACKAGES = ["toolregistry==0.19.0", "tantivy==0.27.0"]
+FIELDS = ["name", "description", "tags", "params", "search_hint"]
+BOOSTS = {"name": 3.0, "description": 2.0, "tags": 1.5, "params": 1.0, "search_hint": 2.0}
+ENGINES = ["reference", "tantivy", "ours"]
+
+
+# ---------------------------------------------------------------------------------------------
+# setup (parent process)
+
+
+def ensure_venv():
+    """Re-executes this script inside bench/.venv, creating it first if needed."""
+    python = VENV / "bin" / "python"
+    if Path(sys.prefix).resolve() == VENV.resolve():
+        return
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", *PACKAGES], check=True)
+    os.execv(str(python), [str(python), *sys.argv])
+
+
+def build_and_generate(sizes):
+    subprocess.run(
+        ["cargo", "build", "--release", "--lib", "--example", "bench_gen", "--example", "bench_mem"],
+        cwd=ROOT,
+        check=True,
+    )
+    missing = [n for n in sizes if not (DATA / f"catalog_{n}.json").exists()]
+    if missing:
+        subprocess.run(
+            [str(ROOT / "target/release/examples/bench_gen"), str(DATA), *map(str, missing)],
+            cwd=ROOT,
+            check=True,
+        )
+
+
+def machine():
+    cpu = "?"
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            cpu = line.split(":", 1)[1].strip()
+            break
+    mem_kb = int(re.search(r"MemTotal:\s+(\d+)", Path("/proc/meminfo").read_text()).group(1))
+    kernel = os.uname().release
+    return f"{os.cpu_count()} CPUs ({cpu}), {mem_kb / 1048576:.1f} GiB RAM, Linux {kernel}, Python {sys.version.split()[0]}"
+
+
+# ---------------------------------------------------------------------------------------------
+# measurement helpers (worker process)
+
+
+def status_bytes(key):
+    text = Path("/proc/self/status").read_text()
+    return int(re.search(rf"{key}:\s+(\d+) kB", text).group(1)) * 1024
+
+
+def percentile(sorted_xs, p):
+    return sorted_xs[round(p / 100 * (len(sorted_xs) - 1))]
+
+
+def latencies(run, queries, passes, warmup):
+    for q in queries[:warmup]:
+        run(q)
+    out = []
+    for _ in range(passes):
+        for q in queries:
+            t = time.perf_counter()
+            run(q)
+            out.append((time.perf_counter() - t) * 1e6)
+    out.sort()
+    return out
+
+
+def throughput(run, queries, threads, seconds):
+    """Discovers per second with `threads` threads, each cycling through the queries until the deadline."""
+    counts = [0] * threads
+    deadline = time.perf_counter() + seconds
+
+    def worker(k):
+        i = k * 97
+        while time.perf_counter() < deadline:
+            run(queries[i % len(queries)])
+            i += 1
+            counts[k] += 1
+
+    t = time.perf_counter()
+    ts = [threading.Thread(target=worker, args=(k,)) for k in range(threads)]
+    for th in ts:
+        th.start()
+    for th in ts:
+        th.join()
+    return sum(counts) / (time.perf_counter() - t)
+
+
+def registered_name(tool):
+    ns = tool.get("namespace")
+    return f"{ns}-{tool['name']}" if ns else tool["name"]
+
+
+def tool_parts(tool):
+    """(name, description, parameters, namespace, defer, tags, search_hint) of a flat or OpenAI tool."""
+    d = tool.get("function", tool)
+    meta = tool.get("metadata") or {}
+    params = d.get("parameters") or d.get("input_schema") or d.get("inputSchema") or {"type": "object", "properties": {}}
+    return (
+        d["name"],
+        d.get("description") or "",
+        params,
+        tool.get("namespace"),
+        bool(meta.get("defer", False)),
+        list(meta.get("tags") or []),
+        meta.get("search_hint") or "",
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# engines: each has build(), discover(q), register_one(tool, query) -> elapsed seconds
+
+
+class Reference:
+    """toolregistry 0.19.0: ToolRegistry + enable_tool_discovery() + ToolDiscoveryTool.discover()."""
+
+    def __init__(self, catalog_text):
+        from toolregistry import ToolRegistry  # noqa: F401  (import cost outside the timings)
+
+        self.catalog = json.loads(catalog_text)
+
+    def _tool(self, tool):
+        from toolregistry.tool import Tool, ToolMetadata, ToolTag
+
+        name, desc, params, ns, defer, tags, hint = tool_parts(tool)
+        predefined = {t.value for t in ToolTag}
+        meta = ToolMetadata(
+            defer=defer,
+            tags={ToolTag(t) for t in tags if t in predefined},
+            custom_tags={t for t in tags if t not in predefined},
+            search_hint=hint,
+        )
+        return Tool(name=name, description=desc, parameters=params, callable=lambda **kw: None, metadata=meta), ns
+
+    def build(self):
+        import warnings
+
+        from toolregistry import ToolRegistry
+
+        warnings.simplefilter("ignore")
+        self.reg = ToolRegistry()
+        for t in self.catalog:
+            tool, ns = self._tool(t)
+            self.reg.register(tool, namespace=ns)
+        self.disc = self.reg.enable_tool_discovery()
+        if self.disc._index_dirty:
+            self.disc.rebuild_index()
+
+    def discover(self, q):
+        return self.disc.discover(q, top_k=10)
+
+    def register_one(self, tool, query):
+        t = time.perf_counter()
+        obj, ns = self._tool(tool)
+        self.reg.register(obj, namespace=ns)
+        self.discover(query)
+        elapsed = time.perf_counter() - t
+        self.reg._unregister(registered_name(tool))
+        return elapsed
+
+
+class Tantivy:
+    """tantivy (Python binding): five text fields, query-time boosts as the reference's weights."""
+
+    def __init__(self, catalog_text):
+        import tantivy  # noqa: F401
+
+        self.catalog = json.loads(catalog_text)
+
+    @staticmethod
+    def _doc(tool):
+        import tantivy
+
+        name, desc, params, ns, defer, tags, hint = tool_parts(tool)
+        full = f"{ns}-{name}" if ns else name
+        props = params.get("properties") or {} if isinstance(params, dict) else {}
+        return tantivy.Document(
+            id=full,
+            name=re.sub(r"[_-]+", " ", full),
+            description=desc,
+            tags=" ".join(tags),
+            params=" ".join(props.keys()),
+            search_hint=hint,
+        )
+
+    def build(self):
+        import tantivy
+
+        sb = tantivy.SchemaBuilder()
+        sb.add_text_field("id", stored=True, tokenizer_name="raw")
+        for f in FIELDS:
+            sb.add_text_field(f, stored=False)
+        self.index = tantivy.Index(sb.build())
+        self.writer = self.index.writer(heap_size=50_000_000, num_threads=1)
+        for t in self.catalog:
+            self.writer.add_document(self._doc(t))
+        self.writer.commit()
+        self.index.reload()
+        self.searcher = self.index.searcher()
+
+    def discover(self, q):
+        text = " ".join(re.findall(r"\w+", q))
+        if not text:
+            return []
+        query = self.index.parse_query(text, FIELDS, field_boosts=BOOSTS)
+        hits = self.searcher.search(query, 10).hits
+        return [self.searcher.doc(addr)["id"][0] for _, addr in hits]
+
+    def register_one(self, tool, query):
+        t = time.perf_counter()
+        self.writer.add_document(self._doc(tool))
+        self.writer.commit()
+        self.index.reload()
+        self.searcher = self.index.searcher()
+        self.discover(query)
+        elapsed = time.perf_counter() - t
+        self.writer.delete_documents_by_term("id", registered_name(tool))
+        self.writer.commit()
+        self.index.reload()
+        self.searcher = self.index.searcher()
+        return elapsed
+
+
+class Ours:
+    """This library through its C ABI (ctypes): JSON in, JSON text out."""
+
+    def __init__(self, catalog_text):
+        lib = ctypes.CDLL(str(ROOT / "target" / "release" / "libtoolregistry.so"))
+        P, S = ctypes.c_void_p, ctypes.c_char_p
+        PP = ctypes.POINTER(ctypes.c_void_p)
+        lib.tr_registry_new.argtypes = [S, PP, PP]
+        lib.tr_registry_register.argtypes = [P, S, PP, PP]
+        lib.tr_registry_unregister.argtypes = [P, S, PP]
+        lib.tr_registry_enable_discovery.argtypes = [P, S, PP]
+        lib.tr_registry_call.argtypes = [P, S, S, PP, PP]
+        lib.tr_registry_free.argtypes = [P]
+        lib.tr_string_free.argtypes = [P]
+        for f in ("tr_registry_new", "tr_registry_register", "tr_registry_unregister",
+                  "tr_registry_enable_discovery", "tr_registry_call"):
+            getattr(lib, f).restype = ctypes.c_int32
+        self.lib = lib
+        self.catalog = catalog_text.encode()
+        self.reg = None
+
+    def _check(self, status, err):
+        if status != 0:
+            msg = ctypes.string_at(err.value).decode() if err.value else ""
+            self.lib.tr_string_free(err)
+            raise RuntimeError(f"status {status}: {msg}")
+
+    def build(self):
+        lib, err, out = self.lib, ctypes.c_void_p(), ctypes.c_void_p()
+        if self.reg is not None:
+            lib.tr_registry_free(self.reg)
+        reg = ctypes.c_void_p()
+        self._check(lib.tr_registry_new(None, ctypes.byref(reg), ctypes.byref(err)), err)
+        self._check(lib.tr_registry_register(reg, self.catalog, ctypes.byref(out), ctypes.byref(err)), err)
+        lib.tr_string_free(out)
+        self._check(lib.tr_registry_enable_discovery(reg, None, ctypes.byref(err)), err)
+        self.reg = reg
+
+    def discover(self, q):
+        out, err = ctypes.c_void_p(), ctypes.c_void_p()
+        args = json.dumps({"query": q, "top_k": 10}).encode()
+        self._check(self.lib.tr_registry_call(self.reg, b"discover_tools", args, ctypes.byref(out), ctypes.byref(err)), err)
+        answer = ctypes.string_at(out.value)
+        self.lib.tr_string_free(out)
+        return answer
+
+    def register_one(self, tool, query):
+        out, err = ctypes.c_void_p(), ctypes.c_void_p()
+        t = time.perf_counter()
+        self._check(self.lib.tr_registry_register(self.reg, json.dumps(tool).encode(), ctypes.byref(out), ctypes.byref(err)), err)
+        self.lib.tr_string_free(out)
+        self.discover(query)
+        elapsed = time.perf_counter() - t
+        self._check(self.lib.tr_registry_unregister(self.reg, registered_name(tool).encode(), ctypes.byref(err)), err)
+        return elapsed
+
+
+def sampling(engine, n):
+    """(queries timed, passes, register-one samples, builds) per engine and size: the slow engines get fewer."""
+    if engine == "reference":
+        if n >= 100_000:
+            return 100, 1, 3, 1
+        if n >= 10_000:
+            return 500, 1, 5, 1
+        return 500, 1, 20, 3
+    passes = 3 if n >= 10_000 else 5
+    return 500, passes, 20, 3 if n >= 100_000 else 5
+
+
+def worker(args):
+    import logging
+
+    logging.disable(logging.CRITICAL)  # the reference logs a warning per empty answer
+    catalog_text = Path(args.catalog).read_text()
+    queries = json.loads(Path(args.queries).read_text())
+    extras = json.loads(Path(args.extras).read_text())
+    n = args.n
+    nq, passes, ninc, nbuild = sampling(args.worker, n)
+    baseline = status_bytes("VmRSS")
+    eng = {"reference": Reference, "tantivy": Tantivy, "ours": Ours}[args.worker](catalog_text)
+    del catalog_text
+    loaded = status_bytes("VmRSS")
+    builds = []
+    peak = None
+    for i in range(nbuild):
+        t = time.perf_counter()
+        eng.build()
+        builds.append(time.perf_counter() - t)
+        if i == 0:
+            peak = status_bytes("VmHWM")
+    qs = queries[:nq]
+    lat = latencies(eng.discover, qs, passes, warmup=min(len(qs), 50 if args.worker == "reference" else len(qs)))
+    inc = [eng.register_one(e["tool"], e["query"]) for e in extras[:ninc]]
+    tp_seconds = 3.0 if args.worker == "reference" and n >= 10_000 else 1.0
+    tp1 = throughput(eng.discover, queries, 1, tp_seconds)
+    tp2 = throughput(eng.discover, queries, 2, tp_seconds)
+    print(json.dumps({
+        "engine": args.worker, "n": n, "queries": len(qs), "passes": passes,
+        "p50": percentile(lat, 50), "p95": percentile(lat, 95), "p99": percentile(lat, 99),
+        "build_s": statistics.median(builds), "builds": nbuild,
+        "inc_us": statistics.median(inc) * 1e6, "inc_samples": len(inc),
+        "baseline_rss": baseline, "loaded_rss": loaded, "peak_rss": peak,
+        "tp1": tp1, "tp2": tp2,
+    }))
+
+
+# ---------------------------------------------------------------------------------------------
+# report (parent process)
+
+
+def run_worker(engine, label, n, catalog, queries, extras):
+    cmd = [sys.executable, __file__, "--worker", engine, "--n", str(n),
+           "--catalog", str(catalog), "--queries", str(queries), "--extras", str(extras)]
+    print(f"  {engine} N={label} ...", file=sys.stderr, flush=True)
+    out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True, cwd=ROOT).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def native_mem(catalog):
+    out = subprocess.run([str(ROOT / "target/release/examples/bench_mem"), str(catalog)],
+                         check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def fmt_us(x):
+    return f"{x:,.0f} µs" if x >= 100 else f"{x:.1f} µs"
+
+
+def fmt_ratio(other, ours):
+    return f"{other / ours:,.0f}×" if other / ours >= 10 else f"{other / ours:.2f}×"
+
+
+def fmt_s(s):
+    return f"{s:.2f} s" if s >= 1 else f"{s * 1e3:,.1f} ms"
+
+
+def exponent(points):
+    """Least-squares slope of log(latency) against log(N)."""
+    xs = [math.log(n) for n, _ in points]
+    ys = [math.log(y) for _, y in points]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+
+
+def report(results, mems, labels, out):
+    w = out.append
+    def r(engine, label):
+        return results[(engine, label)]
+
+    w("### Discover latency, top_k 10 (p50 / p95 / p99; ours through the C ABI with JSON in and out)\n")
+    w("| N | reference | tantivy | ours | reference / ours (p50) | tantivy / ours (p50) | queries timed (ref / tantivy / ours) |")
+    w("|---|---|---|---|---|---|---|")
+    for L in labels:
+        a, t, o = r("reference", L), r("tantivy", L), r("ours", L)
+        cell = lambda x: f"{fmt_us(x['p50'])} / {fmt_us(x['p95'])} / {fmt_us(x['p99'])}"
+        w(f"| {L} | {cell(a)} | {cell(t)} | {cell(o)} | **{fmt_ratio(a['p50'], o['p50'])}** | **{fmt_ratio(t['p50'], o['p50'])}** | "
+          f"{a['queries'] * a['passes']} / {t['queries'] * t['passes']} / {o['queries'] * o['passes']} |")
+    numeric = [L for L in labels if L.isdigit()]
+    if len(numeric) >= 2:
+        w("")
+        w("Growth of discover p50 with N (least-squares exponent of p50 ∝ N^k over N = "
+          + ", ".join(numeric) + "): "
+          + "; ".join(f"{e} k = {exponent([(int(L), r(e, L)['p50']) for L in numeric]):.2f}" for e in ENGINES) + ".")
+    w("\n### Build: register every tool and enable discovery (median)\n")
+    w("| N | reference | tantivy | ours | reference / ours | tantivy / ours |")
+    w("|---|---|---|---|---|---|")
+    for L in labels:
+        a, t, o = r("reference", L), r("tantivy", L), r("ours", L)
+        w(f"| {L} | {fmt_s(a['build_s'])} | {fmt_s(t['build_s'])} | {fmt_s(o['build_s'])} | **{fmt_ratio(a['build_s'], o['build_s'])}** | **{fmt_ratio(t['build_s'], o['build_s'])}** |")
+    w("\n### Register one new tool, then one discover (median)\n")
+    w("| N | reference (index rebuild) | tantivy (commit + reload) | ours (incremental) | reference / ours | tantivy / ours | samples (ref / tantivy / ours) |")
+    w("|---|---|---|---|---|---|---|")
+    for L in labels:
+        a, t, o = r("reference", L), r("tantivy", L), r("ours", L)
+        w(f"| {L} | {fmt_us(a['inc_us'])} | {fmt_us(t['inc_us'])} | {fmt_us(o['inc_us'])} | **{fmt_ratio(a['inc_us'], o['inc_us'])}** | **{fmt_ratio(t['inc_us'], o['inc_us'])}** | {a['inc_samples']} / {t['inc_samples']} / {o['inc_samples']} |")
+    w("\n### Peak RSS after build (VmHWM, MB = 10^6 bytes)\n")
+    w("Python workers include the interpreter and the loaded catalog (reference and tantivy hold it parsed, "
+      "ours holds the JSON text); `bench_mem` is the native program with nothing else in it.\n")
+    w("| N | catalog JSON | reference | tantivy | ours (ctypes worker) | ours (native `bench_mem`) | native / JSON | target 2.5 × JSON + 20 MB |")
+    w("|---|---|---|---|---|---|---|---|")
+    mb = lambda b: f"{b / 1e6:,.1f}"
+    for L in labels:
+        a, t, o, m = r("reference", L), r("tantivy", L), r("ours", L), mems[L]
+        target = 2.5 * m["json_bytes"] + 20e6
+        ok = "met" if m["peak_rss"] <= target else "missed"
+        w(f"| {L} | {mb(m['json_bytes'])} | {mb(a['peak_rss'])} | {mb(t['peak_rss'])} | {mb(o['peak_rss'])} | {mb(m['peak_rss'])} | "
+          f"{m['peak_rss'] / m['json_bytes']:.2f} | {mb(target)} ({ok}) |")
+    w("\n### Discover throughput (discovers per second; threads share one registry)\n")
+    w("| N | reference 1 / 2 threads | tantivy 1 / 2 threads | ours 1 / 2 threads | ours 2-thread scaling | ours / tantivy (2 threads) |")
+    w("|---|---|---|---|---|---|")
+    for L in labels:
+        a, t, o = r("reference", L), r("tantivy", L), r("ours", L)
+        w(f"| {L} | {a['tp1']:,.0f} / {a['tp2']:,.0f} | {t['tp1']:,.0f} / {t['tp2']:,.0f} | {o['tp1']:,.0f} / {o['tp2']:,.0f} | "
+          f"{o['tp2'] / o['tp1']:.2f}× | {fmt_ratio(o['tp2'], t['tp2'])} |")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", default="100,1000,10000,100000")
+    ap.add_argument("--no-bfcl", action="store_true", help="skip the real BFCL catalog")
+    ap.add_argument("--engines", default=",".join(ENGINES), help=argparse.SUPPRESS)
+    ap.add_argument("--out", help="also write the tables to this file")
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    ap.add_argument("--n", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--catalog", help=argparse.SUPPRESS)
+    ap.add_argument("--queries", help=argparse.SUPPRESS)
+    ap.add_argument("--extras", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.worker:
+        worker(args)
+        return
+    ensure_venv()
+    sizes = [int(s) for s in args.sizes.split(",") if s]
+    build_and_generate(sizes)
+    cases = [(str(n), n, DATA / f"catalog_{n}.json", DATA / f"queries_{n}.json", DATA / f"extras_{n}.json") for n in sizes]
+    if not args.no_bfcl and (BFCL / "catalog.json").exists():
+        qfile = DATA / "queries_bfcl.json"
+        qs = [json.loads(l)["query"] for l in (BFCL / "queries.jsonl").read_text().splitlines() if l.strip()]
+        qfile.write_text(json.dumps(qs))
+        if not (DATA / "extras_100.json").exists():
+            subprocess.run([str(ROOT / "target/release/examples/bench_gen"), str(DATA), "100"], check=True)
+        ncat = len(json.loads((BFCL / "catalog.json").read_text()))
+        cases.append(("bfcl", ncat, BFCL / "catalog.json", qfile, DATA / "extras_100.json"))
+    engines = args.engines.split(",")
+    results, mems = {}, {}
+    started = time.time()
+    print(f"machine: {machine()}", file=sys.stderr)
+    for label, n, cat, qs, ex in cases:
+        for e in engines:
+            results[(e, label)] = run_worker(e, label, n, cat, qs, ex)
+        mems[label] = native_mem(cat)
+    out = [
+        f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(started))} on {machine()}; "
+        f"command: `python3 bench/compare.py --sizes {args.sizes}{' --no-bfcl' if args.no_bfcl else ''}` "
+        f"({(time.time() - started) / 60:.1f} min). `bfcl` is the real catalog (N = {cases[-1][1] if cases[-1][0] == 'bfcl' else '-'}, its first 500 queries timed).\n"
+    ]
+    report(results, mems, [c[0] for c in cases], out)
+    text = "\n".join(out) + "\n"
+    print(text)
+    if args.out:
+        Path(args.out).write_text(text)
+    (DATA / "compare_results.json").write_text(json.dumps({f"{e}/{l}": v for (e, l), v in results.items()} | {f"mem/{l}": v for l, v in mems.items()}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
