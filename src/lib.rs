@@ -29,6 +29,7 @@
 pub mod analyzer;
 pub mod discovery;
 pub mod error;
+pub mod eval;
 pub mod explain;
 pub mod format;
 pub mod index;

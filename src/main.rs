@@ -6,7 +6,8 @@
 use clap::{Args, Parser, Subcommand};
 use std::process::ExitCode;
 use toolregistry::{
-    ApiFormat, DiscoverRequest, DiscoveryOptions, Hit, Registry, SchemaOptions, Tool, ToolMetadata,
+    ApiFormat, DiscoverRequest, DiscoveryOptions, Dropped, EnhancedAnalysis, Explanation, Hit,
+    Profile, Registry, SchemaOptions, Tool, ToolMetadata, eval,
 };
 
 /// The embedded default catalog (see data/bfcl/SOURCE.md for origin and licence).
@@ -37,12 +38,48 @@ enum Command {
         /// Schema format in the JSON answer.
         #[arg(long, default_value = "openai-chat")]
         api_format: String,
-        /// Discovery options as JSON, e.g. '{"min_score_ratio": 0}'.
-        #[arg(long)]
-        options: Option<String>,
+        #[command(flatten)]
+        ranking: RankingArgs,
         /// Print the JSON answer instead of a table.
         #[arg(long)]
         json: bool,
+    },
+    /// Explain how a query ranks one tool: token verdicts, score per token and field, rank or why not.
+    Explain {
+        /// The query.
+        query: String,
+        /// The tool to explain.
+        #[arg(long, value_name = "NAME")]
+        tool: String,
+        #[command(flatten)]
+        catalog: CatalogArg,
+        /// The answer size the rank is judged against.
+        #[arg(long, short = 'k', default_value_t = 10)]
+        top_k: usize,
+        #[command(flatten)]
+        ranking: RankingArgs,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Measure retrieval quality on a labelled set (DIR/catalog.json + DIR/queries.jsonl):
+    /// Recall@1/3/5/10, MRR@10, nDCG@10, zero-result share, latency.
+    Eval {
+        /// Directory with catalog.json and queries.jsonl (e.g. ../shared/eval/bfcl).
+        #[arg(long, value_name = "DIR")]
+        catalog: std::path::PathBuf,
+        #[command(flatten)]
+        ranking: RankingArgs,
+        /// Print the metrics as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Write {"id", "ranked": [names]} per query (JSON lines) to FILE.
+        #[arg(long, value_name = "FILE")]
+        rankings: Option<std::path::PathBuf>,
+        /// Turn enhanced analysis changes off, for ablation: comma-separated of nfkc, split,
+        /// stem, param_docs, stopwords.
+        #[arg(long, value_name = "LIST", hide = true)]
+        ablate: Option<String>,
     },
     /// One-line summaries of the deferred tools, as a system prompt would list them.
     Summaries {
@@ -63,6 +100,36 @@ enum Command {
         #[arg(long)]
         exclude_deferred: bool,
     },
+}
+
+#[derive(Args)]
+struct RankingArgs {
+    /// Ranking profile: reference (the reference engine's ranking) or enhanced.
+    #[arg(long, value_name = "PROFILE")]
+    profile: Option<String>,
+    /// Discovery options as JSON, e.g. '{"min_score_ratio": 0}'.
+    #[arg(long)]
+    options: Option<String>,
+}
+
+impl RankingArgs {
+    /// The options JSON with `--profile` folded in.
+    fn options(&self) -> Result<DiscoveryOptions, String> {
+        let mut value: serde_json::Value = match &self.options {
+            Some(text) => serde_json::from_str(text).map_err(|e| format!("--options: {e}"))?,
+            None => serde_json::json!({}),
+        };
+        if let Some(profile) = &self.profile {
+            Profile::parse(profile).map_err(|e| e.to_string())?;
+            match value.as_object_mut() {
+                Some(obj) => {
+                    obj.insert("profile".into(), profile.clone().into());
+                }
+                None => return Err("--options: expected a JSON object".into()),
+            }
+        }
+        DiscoveryOptions::from_value(&value, "options").map_err(|e| e.to_string())
+    }
 }
 
 #[derive(Args)]
@@ -132,11 +199,11 @@ fn run(cli: Cli, out: &mut String) -> Result<(), String> {
             catalog,
             top_k,
             api_format,
-            options,
+            ranking,
             json,
         } => {
             let registry = catalog.load()?;
-            let options = DiscoveryOptions::from_json(options.as_deref()).map_err(err)?;
+            let options = ranking.options()?;
             let request = DiscoverRequest {
                 top_k,
                 api_format: ApiFormat::parse(&api_format).map_err(err)?,
@@ -151,6 +218,60 @@ fn run(cli: Cli, out: &mut String) -> Result<(), String> {
             } else {
                 print_hits(out, &discoverer.discover(&query, &request).map_err(err)?);
             }
+        }
+        Command::Explain {
+            query,
+            tool,
+            catalog,
+            top_k,
+            ranking,
+            json,
+        } => {
+            let registry = catalog.load()?;
+            let discoverer = registry.discoverer(ranking.options()?);
+            let request = DiscoverRequest {
+                top_k,
+                ..Default::default()
+            };
+            let e = discoverer.explain(&query, &tool, &request).map_err(err)?;
+            if json {
+                let _ = writeln!(out, "{}", e.to_json());
+            } else {
+                print_explanation(out, &e);
+            }
+        }
+        Command::Eval {
+            catalog,
+            ranking,
+            json,
+            rankings,
+            ablate,
+        } => {
+            let read = |file: &str| {
+                let path = catalog.join(file);
+                std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))
+            };
+            let tools = eval::parse_catalog(&read("catalog.json")?).map_err(err)?;
+            let queries = eval::parse_queries(&read("queries.jsonl")?).map_err(err)?;
+            let registry = Registry::new();
+            registry.register(tools).map_err(err)?;
+            if let Some(list) = &ablate {
+                registry
+                    .set_enhanced_analysis(parse_ablation(list)?)
+                    .map_err(err)?;
+            }
+            let options = ranking.options()?;
+            let discoverer = registry.discoverer(options);
+            let (m, ranked) = eval::evaluate(&discoverer, &queries).map_err(err)?;
+            if let Some(path) = rankings {
+                let mut text = String::new();
+                for r in &ranked {
+                    let line = serde_json::json!({"id": r.id, "ranked": r.ranked});
+                    let _ = writeln!(text, "{line}");
+                }
+                std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+            }
+            print_metrics(out, &catalog, options.profile, &m, json);
         }
         Command::Summaries { catalog, json } => {
             let registry = catalog.load()?;
@@ -177,6 +298,137 @@ fn run(cli: Cli, out: &mut String) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+fn parse_ablation(list: &str) -> Result<EnhancedAnalysis, String> {
+    let mut a = EnhancedAnalysis::default();
+    for item in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        match item {
+            "nfkc" => a.nfkc = false,
+            "split" => a.split_identifiers = false,
+            "stem" => a.stem = false,
+            "param_docs" => a.param_docs = false,
+            "stopwords" => a.stopwords = false,
+            other => {
+                return Err(format!(
+                    "--ablate: unknown change {other:?} (expected nfkc, split, stem, param_docs or stopwords)"
+                ));
+            }
+        }
+    }
+    Ok(a)
+}
+
+fn print_metrics(
+    out: &mut String,
+    catalog: &std::path::Path,
+    profile: Profile,
+    m: &eval::Metrics,
+    json: bool,
+) {
+    use std::fmt::Write;
+    let set = catalog.file_name().map_or_else(
+        || catalog.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    if json {
+        let v = serde_json::json!({
+            "set": set,
+            "profile": profile.as_str(),
+            "queries": m.queries,
+            "judged": m.judged,
+            "recall@1": m.recall[0],
+            "recall@3": m.recall[1],
+            "recall@5": m.recall[2],
+            "recall@10": m.recall[3],
+            "mrr@10": m.mrr,
+            "ndcg@10": m.ndcg,
+            "zero_result_share": m.zero_result_share,
+            "latency_mean_ms": m.latency_mean_ms,
+            "latency_p50_ms": m.latency_p50_ms,
+            "latency_p95_ms": m.latency_p95_ms,
+        });
+        let _ = writeln!(out, "{v}");
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "set {set}, profile {}, {} queries ({} judged)",
+        profile.as_str(),
+        m.queries,
+        m.judged
+    );
+    let _ = writeln!(
+        out,
+        "| R@1 | R@3 | R@5 | R@10 | MRR@10 | nDCG@10 | zero-result | latency p50 / p95 (ms) |"
+    );
+    let _ = writeln!(
+        out,
+        "| {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.1}% | {:.3} / {:.3} |",
+        m.recall[0],
+        m.recall[1],
+        m.recall[2],
+        m.recall[3],
+        m.mrr,
+        m.ndcg,
+        100.0 * m.zero_result_share,
+        m.latency_p50_ms,
+        m.latency_p95_ms
+    );
+}
+
+fn print_explanation(out: &mut String, e: &Explanation) {
+    use std::fmt::Write;
+    let _ = writeln!(out, "query: {:?} (profile {})", e.query, e.profile.as_str());
+    if let Some(exact) = &e.exact_match {
+        let _ = writeln!(out, "exact name match: {exact}");
+    }
+    for t in &e.tokens {
+        let verdict = match (t.dropped, t.rescued) {
+            (None, true) => "kept (rarest name token; all were filler)".to_string(),
+            (None, false) => "kept".to_string(),
+            (Some(Dropped::Stopword), _) => "dropped: stopword".to_string(),
+            (Some(Dropped::Filler), _) => {
+                format!("dropped: filler ({:.1}% of tools)", 100.0 * t.df_ratio)
+            }
+        };
+        let _ = writeln!(out, "  token {:<20} df {:>5}  {verdict}", t.token, t.df);
+    }
+    let _ = writeln!(out, "scored tokens: {}", e.scored_tokens.join(" "));
+    let t = &e.tool;
+    let _ = writeln!(
+        out,
+        "tool {}: {} ({})",
+        t.name,
+        t.outcome.as_str(),
+        t.reason
+    );
+    if let (Some(score), Some(rank)) = (t.score, t.rank) {
+        let _ = writeln!(out, "  score {score:.4}, rank {rank}");
+    }
+    if let Some(floor) = e.score_floor {
+        let _ = writeln!(
+            out,
+            "  best score {:.4}, floor {floor:.4}, {} in the answer (top_k {})",
+            e.best_score.unwrap_or(0.0),
+            e.result_count,
+            e.top_k
+        );
+    }
+    for term in &t.terms {
+        let _ = writeln!(
+            out,
+            "  {:<20} +{:>8.4}  idf {:.4} x tf_norm {:.4} (df {})",
+            term.token, term.score, term.idf, term.tf_norm, term.df
+        );
+        for f in &term.fields {
+            let _ = writeln!(
+                out,
+                "      {:<12} tf {} x weight {} -> {:.4}",
+                f.field, f.tf, f.weight, f.score
+            );
+        }
+    }
 }
 
 fn print_hits(out: &mut String, hits: &[Hit]) {

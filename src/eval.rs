@@ -1,0 +1,304 @@
+//! Retrieval evaluation: run labelled queries against a catalog and score the rankings.
+//!
+//! The data format is that of `../shared/eval/<set>/`: `catalog.json` (an array of
+//! `{"name", "description", "parameters", ...}`) and `queries.jsonl` (one
+//! `{"id", "query", "relevant": [names]}` per line). Metrics use binary relevance, cut at 10, and
+//! are averaged over the queries with a non-empty relevant set, as the published baselines are.
+
+use crate::discovery::{DiscoverRequest, Discoverer};
+use crate::error::{Error, Result};
+use crate::limits::{kind_of, parse_json};
+use crate::tool::{Tool, ToolMetadata};
+use serde_json::Value;
+use std::collections::HashSet;
+use std::time::Instant;
+
+/// The cut-offs Recall is reported at.
+pub const RECALL_AT: [usize; 4] = [1, 3, 5, 10];
+/// The rank cut-off for MRR and nDCG, and the `top_k` every query runs with.
+pub const CUTOFF: usize = 10;
+
+/// One labelled query.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EvalQuery {
+    /// Identifier from the data set.
+    pub id: String,
+    /// The natural-language query.
+    pub query: String,
+    /// Names of the tools that answer it.
+    pub relevant: Vec<String>,
+}
+
+/// Parses `queries.jsonl`: one `{"id", "query", "relevant": [str]}` object per non-empty line.
+pub fn parse_queries(text: &str) -> Result<Vec<EvalQuery>> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let at = format!("queries line {}", i + 1);
+        let v = parse_json(line, &at)?;
+        let field = |key: &str| -> Result<&str> {
+            v.get(key)
+                .and_then(Value::as_str)
+                .ok_or_else(|| Error::invalid(format!("{at}: \"{key}\" must be a string")))
+        };
+        let relevant = match v.get("relevant") {
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|r| {
+                    r.as_str().map(str::to_string).ok_or_else(|| {
+                        Error::invalid(format!(
+                            "{at}: relevant: expected strings, got {}",
+                            kind_of(r)
+                        ))
+                    })
+                })
+                .collect::<Result<Vec<_>>>()?,
+            _ => {
+                return Err(Error::invalid(format!(
+                    "{at}: \"relevant\" must be an array of tool names"
+                )));
+            }
+        };
+        out.push(EvalQuery {
+            id: field("id")?.to_string(),
+            query: field("query")?.to_string(),
+            relevant,
+        });
+    }
+    Ok(out)
+}
+
+/// Parses an evaluation `catalog.json` the way the baselines registered it: every entry as a
+/// tool from its `name`, `description`, `parameters` and `tags` (as metadata tags). `namespace`
+/// is ignored: the names already carry it, and the labels use the bare names.
+pub fn parse_catalog(text: &str) -> Result<Vec<Tool>> {
+    let v = parse_json(text, "catalog")?;
+    let items = v.as_array().ok_or_else(|| {
+        Error::invalid(format!(
+            "catalog: expected an array of tools, got {}",
+            kind_of(&v)
+        ))
+    })?;
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let name = t.get("name").and_then(Value::as_str).ok_or_else(|| {
+                Error::invalid(format!("catalog[{i}].name: missing or not a string"))
+            })?;
+            let description = t.get("description").and_then(Value::as_str).unwrap_or("");
+            let tags = match t.get("tags") {
+                None | Some(Value::Null) => Vec::new(),
+                Some(Value::Array(items)) => items
+                    .iter()
+                    .filter_map(|x| x.as_str().map(str::to_string))
+                    .collect(),
+                Some(other) => {
+                    return Err(Error::invalid(format!(
+                        "catalog[{i}].tags: expected an array of strings, got {}",
+                        kind_of(other)
+                    )));
+                }
+            };
+            let meta = ToolMetadata {
+                tags,
+                ..Default::default()
+            };
+            Tool::new(name, description, t.get("parameters").cloned(), None, meta)
+                .map_err(|e| Error::invalid(format!("catalog[{i}]: {e}")))
+        })
+        .collect()
+}
+
+/// The scores of one ranking against its relevant set.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct QueryScores {
+    /// Recall at each of [`RECALL_AT`].
+    pub recall: [f64; 4],
+    /// Reciprocal rank of the first relevant tool within [`CUTOFF`], else 0.
+    pub rr: f64,
+    /// Binary-relevance nDCG at [`CUTOFF`].
+    pub ndcg: f64,
+}
+
+/// Scores `ranked` (best first) against `relevant`; `None` when `relevant` is empty.
+pub fn score_ranking(ranked: &[String], relevant: &[String]) -> Option<QueryScores> {
+    let relevant: HashSet<&str> = relevant.iter().map(String::as_str).collect();
+    if relevant.is_empty() {
+        return None;
+    }
+    let hit: Vec<bool> = ranked
+        .iter()
+        .take(CUTOFF)
+        .map(|n| relevant.contains(n.as_str()))
+        .collect();
+    let mut recall = [0.0; 4];
+    for (r, &k) in recall.iter_mut().zip(&RECALL_AT) {
+        let found = hit.iter().take(k).filter(|&&h| h).count();
+        *r = found as f64 / relevant.len() as f64;
+    }
+    let rr = hit
+        .iter()
+        .position(|&h| h)
+        .map_or(0.0, |p| 1.0 / (p as f64 + 1.0));
+    let gain = |i: usize| 1.0 / (i as f64 + 2.0).log2();
+    let dcg: f64 = (0..hit.len()).filter(|&i| hit[i]).map(gain).sum();
+    let idcg: f64 = (0..relevant.len().min(CUTOFF)).map(gain).sum();
+    Some(QueryScores {
+        recall,
+        rr,
+        ndcg: dcg / idcg,
+    })
+}
+
+/// Aggregate metrics of one run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Metrics {
+    /// Queries run.
+    pub queries: usize,
+    /// Queries with a non-empty relevant set (the ones averaged over).
+    pub judged: usize,
+    /// Mean Recall at each of [`RECALL_AT`].
+    pub recall: [f64; 4],
+    /// Mean reciprocal rank at [`CUTOFF`].
+    pub mrr: f64,
+    /// Mean nDCG at [`CUTOFF`].
+    pub ndcg: f64,
+    /// Share of queries whose answer was empty.
+    pub zero_result_share: f64,
+    /// Median discover latency, milliseconds.
+    pub latency_p50_ms: f64,
+    /// 95th-percentile discover latency, milliseconds.
+    pub latency_p95_ms: f64,
+    /// Mean discover latency, milliseconds.
+    pub latency_mean_ms: f64,
+}
+
+/// Averages per-query scores (judged queries only) and summarizes latencies.
+pub fn aggregate(
+    scores: &[Option<QueryScores>],
+    zero_results: usize,
+    latencies_ms: &[f64],
+) -> Metrics {
+    let judged: Vec<&QueryScores> = scores.iter().flatten().collect();
+    let n = judged.len().max(1) as f64;
+    let mut recall = [0.0; 4];
+    for (i, r) in recall.iter_mut().enumerate() {
+        *r = judged.iter().map(|s| s.recall[i]).sum::<f64>() / n;
+    }
+    let mut sorted = latencies_ms.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    Metrics {
+        queries: scores.len(),
+        judged: judged.len(),
+        recall,
+        mrr: judged.iter().map(|s| s.rr).sum::<f64>() / n,
+        ndcg: judged.iter().map(|s| s.ndcg).sum::<f64>() / n,
+        zero_result_share: zero_results as f64 / scores.len().max(1) as f64,
+        latency_p50_ms: percentile(&sorted, 0.50),
+        latency_p95_ms: percentile(&sorted, 0.95),
+        latency_mean_ms: sorted.iter().sum::<f64>() / sorted.len().max(1) as f64,
+    }
+}
+
+/// Linear-interpolated percentile of sorted values (NumPy's default), 0 for none.
+pub fn percentile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let pos = q * (sorted.len() - 1) as f64;
+    let lo = pos.floor() as usize;
+    let hi = pos.ceil() as usize;
+    sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64)
+}
+
+/// One query's ranking, for `--rankings`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ranked {
+    /// The query's id.
+    pub id: String,
+    /// Tool names, best first.
+    pub ranked: Vec<String>,
+}
+
+/// Runs every query through `discoverer` with `top_k` [`CUTOFF`] and scores the answers.
+pub fn evaluate(discoverer: &Discoverer, queries: &[EvalQuery]) -> Result<(Metrics, Vec<Ranked>)> {
+    let request = DiscoverRequest {
+        top_k: CUTOFF,
+        ..Default::default()
+    };
+    let mut scores = Vec::with_capacity(queries.len());
+    let mut latencies = Vec::with_capacity(queries.len());
+    let mut rankings = Vec::with_capacity(queries.len());
+    let mut zero = 0;
+    for q in queries {
+        let start = Instant::now();
+        let hits = discoverer.discover(&q.query, &request)?;
+        latencies.push(start.elapsed().as_secs_f64() * 1e3);
+        let ranked: Vec<String> = hits.into_iter().map(|h| h.name).collect();
+        if ranked.is_empty() {
+            zero += 1;
+        }
+        scores.push(score_ranking(&ranked, &q.relevant));
+        rankings.push(Ranked {
+            id: q.id.clone(),
+            ranked,
+        });
+    }
+    Ok((aggregate(&scores, zero, &latencies), rankings))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn metrics_of_one_ranking() {
+        let s = score_ranking(&names(&["x", "a", "y", "b"]), &names(&["a", "b"])).unwrap();
+        assert_eq!(s.recall, [0.0, 0.5, 1.0, 1.0]);
+        assert_eq!(s.rr, 0.5);
+        let dcg = 1.0 / 3f64.log2() + 1.0 / 5f64.log2();
+        let idcg = 1.0 + 1.0 / 3f64.log2();
+        assert!((s.ndcg - dcg / idcg).abs() < 1e-12);
+        // Perfect ranking.
+        let s = score_ranking(&names(&["a"]), &names(&["a"])).unwrap();
+        assert_eq!((s.rr, s.ndcg, s.recall), (1.0, 1.0, [1.0; 4]));
+        // Relevant only after the cut-off counts for nothing.
+        let long: Vec<String> = (0..12).map(|i| format!("t{i}")).collect();
+        let s = score_ranking(&long, &names(&["t10"])).unwrap();
+        assert_eq!((s.rr, s.ndcg, s.recall[3]), (0.0, 0.0, 0.0));
+        assert!(score_ranking(&long, &[]).is_none());
+    }
+
+    #[test]
+    fn aggregate_skips_unjudged_queries_and_counts_empty_answers() {
+        let a = score_ranking(&names(&["a"]), &names(&["a"]));
+        let b = score_ranking(&names(&[]), &names(&["b"]));
+        let m = aggregate(&[a, b, None], 1, &[1.0, 2.0, 3.0, 4.0]);
+        assert_eq!((m.queries, m.judged), (3, 2));
+        assert_eq!(m.mrr, 0.5);
+        assert!((m.zero_result_share - 1.0 / 3.0).abs() < 1e-12);
+        assert!((m.latency_p50_ms - 2.5).abs() < 1e-12);
+        assert!((m.latency_p95_ms - 3.85).abs() < 1e-12);
+    }
+
+    #[test]
+    fn parses_queries_and_catalogs() {
+        let q = parse_queries("{\"id\":\"1\",\"query\":\"q\",\"relevant\":[\"a\"]}\n\n").unwrap();
+        assert_eq!(q[0].relevant, ["a"]);
+        assert!(parse_queries("{\"id\":\"1\",\"query\":\"q\"}").is_err());
+        let c = parse_catalog(
+            r#"[{"name":"hf/x","description":"d","parameters":{"type":"object","properties":{}},"namespace":"Has Spaces","tags":["t"]}]"#,
+        )
+        .unwrap();
+        assert_eq!(c[0].name(), "hf/x");
+        assert_eq!(c[0].metadata().tags, ["t"]);
+        assert!(parse_catalog(r#"[{"name":"a","tags":"t"}]"#).is_err());
+    }
+}
