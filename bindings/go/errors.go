@@ -32,6 +32,7 @@ type Error struct {
 	Message string
 }
 
+// Error returns "toolregistry: " and the engine's message.
 func (e *Error) Error() string {
 	if e.Message == "" {
 		return "toolregistry: " + e.Code.String()

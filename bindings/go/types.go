@@ -121,6 +121,7 @@ type SchemaOptions struct {
 	ExcludeTags []string
 }
 
+// MarshalJSON writes the engine's schema options, include_deferred spelled out.
 func (o SchemaOptions) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		IncludeDeferred bool      `json:"include_deferred"`
