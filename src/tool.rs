@@ -6,7 +6,7 @@
 //! MCP `{name, description, inputSchema}`; each may carry a top-level `namespace` and `metadata`.
 
 use crate::error::{Error, Result};
-use crate::limits::{MAX_NAME_BYTES, kind_of, parse_json};
+use crate::limits::{MAX_NAME_BYTES, check_input_size, kind_of, parse_json};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
@@ -133,6 +133,22 @@ impl Tool {
 
     /// Parses one tool object or an array of them, in any accepted shape.
     pub fn parse_many(text: &str) -> Result<Vec<Tool>> {
+        if text.trim_start().starts_with('[') {
+            // One element at a time: a `Value` tree of a whole catalog costs several times its
+            // text, and building it dominated both the peak memory and the time of a bulk register.
+            check_input_size(text, "tools")?;
+            let items: Vec<&RawValue> = serde_json::from_str(text)
+                .map_err(|e| Error::InvalidJson(format!("tools: {e}")))?;
+            return items
+                .iter()
+                .enumerate()
+                .map(|(i, raw)| {
+                    let value: Value = serde_json::from_str(raw.get())
+                        .map_err(|e| Error::InvalidJson(format!("tools[{i}]: {e}")))?;
+                    Tool::from_value(&value, &format!("tools[{i}]"))
+                })
+                .collect();
+        }
         Tool::parse_value(&parse_json(text, "tools")?)
     }
 
