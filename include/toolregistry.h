@@ -53,6 +53,8 @@
 #define TR_MAX_QUERY_BYTES 65536
 /** Most tokens a query may have after analysis; more is TR_STATUS_TOO_LARGE. */
 #define TR_MAX_QUERY_TOKENS 1024
+/** Most searchable text per tool (description, search hint, tags, parameter names), in bytes; more is TR_STATUS_TOO_LARGE. */
+#define TR_MAX_TOOL_TEXT_BYTES 1048576
 
 
 /**
@@ -91,7 +93,7 @@ enum tr_status
   TR_STATUS_NOT_FOUND = 5,
   /**
    * An input over a documented size limit (64 MiB of JSON, 64 KiB or 1,024 tokens of query,
-   * 1 KiB of name).
+   * 1 KiB of name, 1 MiB of searchable text per tool).
    */
   TR_STATUS_TOO_LARGE = 6,
   /**
@@ -269,7 +271,8 @@ void tr_registry_free(struct tr_registry *r);
  * On success `*names_json_out` receives the registered names as a JSON array (`["read_file"]`);
  * free it with `tr_string_free`.
  * Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (with the JSON path of the
- * offending field), TOO_LARGE (input over 64 MiB, name over 1 KiB). On error nothing is registered.
+ * offending field), TOO_LARGE (input over 64 MiB, name over 1 KiB, a tool's description, search
+ * hint, tags and parameter names together over 1 MiB). On error nothing is registered.
  *
  * # Safety
  * Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
@@ -292,7 +295,8 @@ tr_status tr_registry_unregister(struct tr_registry *r, const char *name, char *
  *
  * `metadata_json`: `{"defer"?: bool, "tags"?: [str], "search_hint"?: str}`; unknown keys are refused.
  * Example: `{"search_hint": "mail smtp"}`.
- * Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT, NOT_FOUND.
+ * Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT, NOT_FOUND, TOO_LARGE (the
+ * tool's searchable text would exceed 1 MiB).
  *
  * # Safety
  * Every pointer argument is NULL or valid: handles come from this library and are not yet freed,

@@ -18,6 +18,25 @@ pub const MAX_QUERY_BYTES: usize = 64 * 1024;
 /// so this bounds the time of one discover.
 pub const MAX_QUERY_TOKENS: usize = 1024;
 
+/// Most searchable text one tool may carry, in bytes: its description, search hint, tags and
+/// parameter names together (the text the index tokenizes). Indexing takes about 12 bytes of
+/// transient memory and 30 ns per byte of it, paid again under the write lock whenever the tool is
+/// enabled, disabled or given new tags or hint; a 50 MB description cost 600 MB and over a second
+/// per mutation. Real descriptions are under 2 KB, so 1 MiB leaves ample room.
+pub const MAX_TOOL_TEXT_BYTES: usize = 1024 * 1024;
+
+/// Refuses `bytes` of searchable text for the tool `name` when over [`MAX_TOOL_TEXT_BYTES`].
+pub fn check_tool_text(name: &str, bytes: usize) -> Result<()> {
+    if bytes > MAX_TOOL_TEXT_BYTES {
+        return Err(Error::TooLarge(format!(
+            "tool {:?}: {bytes} bytes of searchable text (description, search hint, tags and \
+             parameter names together); the limit is {MAX_TOOL_TEXT_BYTES} bytes (1 MiB)",
+            name
+        )));
+    }
+    Ok(())
+}
+
 /// Parses untrusted JSON text, enforcing [`MAX_INPUT_BYTES`]; `what` names the input in messages.
 pub fn parse_json(text: &str, what: &str) -> Result<Value> {
     check_input_size(text, what)?;

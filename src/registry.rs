@@ -14,7 +14,7 @@ use crate::format::{
     ApiFormat, into_string, write_opt_str, write_schema, write_schema_parts, write_str,
 };
 use crate::index::{DocId, Index};
-use crate::limits::{kind_of, parse_json};
+use crate::limits::{check_tool_text, kind_of, parse_json};
 use crate::tool::{MetadataUpdate, Tool, dedup_tags};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -525,6 +525,9 @@ impl Registry {
                 t.name()
             )));
         }
+        for tool in &tools {
+            check_tool_text(tool.name(), tool.searchable_text_bytes())?;
+        }
         let names = tools.iter().map(|t| t.name().to_string()).collect();
         let mut state = self.shared.write()?;
         for tool in tools {
@@ -554,6 +557,18 @@ impl Registry {
     pub fn set_metadata(&self, name: &str, update: &MetadataUpdate) -> Result<()> {
         let mut state = self.shared.write()?;
         let id = state.slot_id(name)?;
+        let mut update = update.clone();
+        update.tags = update.tags.map(dedup_tags);
+        let (tool, meta) = (state.tool_at(id), state.tool_at(id).metadata());
+        let tag_bytes = |tags: &[String]| tags.iter().map(String::len).sum::<usize>();
+        let mut bytes = tool.searchable_text_bytes();
+        if let Some(tags) = &update.tags {
+            bytes = bytes - tag_bytes(&meta.tags) + tag_bytes(tags);
+        }
+        if let Some(hint) = &update.search_hint {
+            bytes = bytes - meta.search_hint.len() + hint.len();
+        }
+        check_tool_text(name, bytes)?;
         let reindex = update.tags.is_some() || update.search_hint.is_some();
         if reindex {
             state.unindex_slot(id);
@@ -561,8 +576,6 @@ impl Registry {
         let slot = state.slots[id as usize]
             .as_mut()
             .expect("named slot is live");
-        let mut update = update.clone();
-        update.tags = update.tags.map(dedup_tags);
         update.apply_to(slot.tool.metadata_mut());
         if reindex {
             state.index_slot(id);

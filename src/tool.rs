@@ -284,6 +284,16 @@ impl Tool {
         &self.param_names
     }
 
+    /// Bytes of text the search index tokenizes for this tool: description, search hint, tags
+    /// and parameter names (bounded by [`crate::limits::MAX_TOOL_TEXT_BYTES`]).
+    pub fn searchable_text_bytes(&self) -> usize {
+        let meta = &self.metadata;
+        self.description.len()
+            + meta.search_hint.len()
+            + meta.tags.iter().map(String::len).sum::<usize>()
+            + self.param_names.iter().map(String::len).sum::<usize>()
+    }
+
     /// Search and presentation metadata.
     pub fn metadata(&self) -> &ToolMetadata {
         &self.metadata

@@ -27,12 +27,15 @@ fn committed_header_is_up_to_date() {
          /** Longest query, in bytes; longer is TR_STATUS_TOO_LARGE. */\n\
          #define TR_MAX_QUERY_BYTES {}\n\
          /** Most tokens a query may have after analysis; more is TR_STATUS_TOO_LARGE. */\n\
-         #define TR_MAX_QUERY_TOKENS {}\n",
+         #define TR_MAX_QUERY_TOKENS {}\n\
+         /** Most searchable text per tool (description, search hint, tags, parameter names), in bytes; more is TR_STATUS_TOO_LARGE. */\n\
+         #define TR_MAX_TOOL_TEXT_BYTES {}\n",
         limits::MAX_INPUT_BYTES,
         limits::MAX_JSON_DEPTH,
         limits::MAX_NAME_BYTES,
         limits::MAX_QUERY_BYTES,
         limits::MAX_QUERY_TOKENS,
+        limits::MAX_TOOL_TEXT_BYTES,
     ));
     let mut generated = Vec::new();
     cbindgen::Builder::new()

@@ -83,7 +83,8 @@ pub unsafe extern "C" fn tr_registry_free(r: *mut tr_registry) {
 /// On success `*names_json_out` receives the registered names as a JSON array (`["read_file"]`);
 /// free it with `tr_string_free`.
 /// Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (with the JSON path of the
-/// offending field), TOO_LARGE (input over 64 MiB, name over 1 KiB). On error nothing is registered.
+/// offending field), TOO_LARGE (input over 64 MiB, name over 1 KiB, a tool's description, search
+/// hint, tags and parameter names together over 1 MiB). On error nothing is registered.
 ///
 /// # Safety
 /// Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
@@ -138,7 +139,8 @@ pub unsafe extern "C" fn tr_registry_unregister(
 ///
 /// `metadata_json`: `{"defer"?: bool, "tags"?: [str], "search_hint"?: str}`; unknown keys are refused.
 /// Example: `{"search_hint": "mail smtp"}`.
-/// Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT, NOT_FOUND.
+/// Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT, NOT_FOUND, TOO_LARGE (the
+/// tool's searchable text would exceed 1 MiB).
 ///
 /// # Safety
 /// Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
