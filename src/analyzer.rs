@@ -322,6 +322,10 @@ static STEMMER: once_cell::sync::Lazy<rust_stemmers::Stemmer> = once_cell::sync:
 /// Splits one `\w` run at `_`, lower-to-upper (`getUser`), acronym-to-word (`HTTPResponse`) and
 /// letter/digit boundaries. Returns the parts in their original case.
 pub fn split_identifier(run: &str) -> Vec<&str> {
+    // Most words are plain lowercase: nothing to split, no per-character work.
+    if run.bytes().all(|b| b.is_ascii_lowercase()) {
+        return vec![run];
+    }
     #[derive(PartialEq, Clone, Copy)]
     enum Kind {
         Upper,

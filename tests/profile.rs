@@ -1,0 +1,143 @@
+//! The `profile` option: parsing, defaults, the lazily built enhanced index, and what the
+//! enhanced analysis finds that the reference cannot.
+
+use toolregistry::{DiscoverRequest, DiscoveryOptions, MetadataUpdate, Profile, Registry};
+
+const TOOLS: &str = r#"[
+  {"name": "QueryHealthData", "description": "Returns records.", "parameters": {"type": "object", "properties": {"patientId": {"type": "string", "description": "Identifier of the patient"}}}},
+  {"name": "calculator", "description": "Evaluates arithmetic expressions."},
+  {"name": "weather_now", "description": "Current weather for a city.", "parameters": {"type": "object", "properties": {"unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}}}},
+  {"name": "you_can_play", "description": "A game you can play."}
+]"#;
+
+fn names(hits: &[toolregistry::Hit]) -> Vec<&str> {
+    hits.iter().map(|h| h.name.as_str()).collect()
+}
+
+#[test]
+fn options_parse_profile_and_its_defaults() {
+    let o = DiscoveryOptions::from_json(Some(r#"{"profile": "enhanced"}"#)).unwrap();
+    assert_eq!(o, DiscoveryOptions::enhanced());
+    assert_eq!(o.delta, 0.0);
+    assert_eq!(o.field_weights.param_docs, 1.0);
+    // Explicit values win over the profile's defaults, whatever the key order.
+    let o = DiscoveryOptions::from_json(Some(r#"{"delta": 0.5, "profile": "enhanced"}"#)).unwrap();
+    assert_eq!((o.profile, o.delta), (Profile::Enhanced, 0.5));
+    let o = DiscoveryOptions::from_json(Some(r#"{"profile": "reference"}"#)).unwrap();
+    assert_eq!(o, DiscoveryOptions::default());
+    for (bad, needle) in [
+        (r#"{"profile": "fast"}"#, "unknown profile"),
+        (r#"{"profile": 1}"#, "expected a string"),
+        (
+            r#"{"field_weights": {"param_docs": 1}}"#,
+            "reference profile",
+        ),
+    ] {
+        let e = DiscoveryOptions::from_json(Some(bad))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(needle), "{bad}: {e}");
+    }
+    let o = DiscoveryOptions::from_json(Some(
+        r#"{"profile": "enhanced", "field_weights": {"param_docs": 2}}"#,
+    ))
+    .unwrap();
+    assert_eq!(o.field_weights.param_docs, 2.0);
+}
+
+#[test]
+fn enhanced_index_is_built_only_when_used_and_then_kept_in_step() {
+    let r = Registry::new();
+    r.register_json(TOOLS).unwrap();
+    let reference = r.discoverer(DiscoveryOptions::default());
+    reference
+        .discover("weather", &DiscoverRequest::default())
+        .unwrap();
+    r.enable_discovery(DiscoveryOptions::default()).unwrap();
+    assert!(
+        !r.has_enhanced_index().unwrap(),
+        "a reference-only registry pays nothing"
+    );
+
+    let enhanced = r.discoverer(DiscoveryOptions::enhanced());
+    assert!(r.has_enhanced_index().unwrap());
+    r.register_json(r#"{"name": "getHTTPResponse", "description": "Fetch a URL."}"#)
+        .unwrap();
+    r.set_metadata(
+        "calculator",
+        &MetadataUpdate {
+            search_hint: Some("maths sums".into()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    r.set_enabled("weather_now", false).unwrap();
+    assert!(r.verify_index().unwrap());
+    let req = DiscoverRequest::default();
+    assert_eq!(
+        names(&enhanced.discover("http response", &req).unwrap()),
+        ["getHTTPResponse"]
+    );
+    assert_eq!(
+        names(&enhanced.discover("sum", &req).unwrap()),
+        ["calculator"]
+    );
+    assert!(enhanced.discover("celsius", &req).unwrap().is_empty());
+    r.set_enabled("weather_now", true).unwrap();
+    assert_eq!(
+        names(&enhanced.discover("celsius", &req).unwrap()),
+        ["weather_now"]
+    );
+
+    // discover_tools with the enhanced profile, on a fresh registry, builds it too.
+    let r2 =
+        Registry::from_options_json(Some(r#"{"discovery": {"profile": "enhanced"}}"#)).unwrap();
+    assert!(r2.has_enhanced_index().unwrap());
+    r2.register_json(TOOLS).unwrap();
+    let out = r2
+        .call_json("discover_tools", r#"{"query": "calculate"}"#)
+        .unwrap();
+    assert!(out.contains("\"calculator\""), "{out}");
+}
+
+#[test]
+fn enhanced_finds_what_the_reference_misses() {
+    let r = Registry::new();
+    r.register_json(TOOLS).unwrap();
+    let reference = r.discoverer(DiscoveryOptions::default());
+    let enhanced = r.discoverer(DiscoveryOptions::enhanced());
+    let req = DiscoverRequest::default();
+    // CamelCase names, parameter names and descriptions; stemming.
+    for (query, tool) in [
+        ("query health data", "QueryHealthData"),
+        ("patient records", "QueryHealthData"),
+        ("calculate", "calculator"),
+        ("temperature in fahrenheit", "weather_now"),
+    ] {
+        let got = enhanced.discover(query, &req).unwrap();
+        assert_eq!(got.first().map(|h| h.name.as_str()), Some(tool), "{query}");
+    }
+    assert!(reference.discover("calculate", &req).unwrap().is_empty());
+    // Function words do not pull up a tool that merely contains them.
+    assert_eq!(
+        names(
+            &reference
+                .discover("can you check the weather", &req)
+                .unwrap()
+        )[0],
+        "you_can_play"
+    );
+    assert_eq!(
+        names(
+            &enhanced
+                .discover("can you check the weather", &req)
+                .unwrap()
+        ),
+        ["weather_now"]
+    );
+    // Full-width Latin is NFKC-normalized.
+    assert_eq!(
+        names(&enhanced.discover("ｗｅａｔｈｅｒ", &req).unwrap()),
+        ["weather_now"]
+    );
+}
