@@ -7,6 +7,10 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
+/// foldhash instead of SipHash: term hashing was a fifth of a bulk build's instructions. It is
+/// seeded per process, so term names chosen by a third party still cannot be aimed at collisions.
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
 /// Identifies a document: the tool's registry slot.
 pub type DocId = u32;
 
@@ -54,7 +58,7 @@ pub struct ScoredDoc {
 /// An inverted index over documents with `F` fields. Field 0 is the name field.
 #[derive(Debug, Clone)]
 pub struct Index<const F: usize> {
-    term_ids: HashMap<Box<str>, u32>,
+    term_ids: FastMap<Box<str>, u32>,
     terms: Vec<TermEntry<F>>,
     free_term_ids: Vec<u32>,
     /// Field lengths per document slot; `None` for slots not indexed.
@@ -86,7 +90,7 @@ impl<const F: usize> Index<F> {
     /// An empty index.
     pub fn new() -> Self {
         Index {
-            term_ids: HashMap::new(),
+            term_ids: FastMap::default(),
             terms: Vec::new(),
             free_term_ids: Vec::new(),
             docs: Vec::new(),
@@ -177,7 +181,7 @@ impl<const F: usize> Index<F> {
             self.total_lengths[f] -= u64::from(*len);
         }
         for (term, tf) in term_frequencies(fields) {
-            let Some(&id) = self.term_ids.get(term.as_str()) else {
+            let Some(&id) = self.term_ids.get(term) else {
                 continue;
             };
             let entry = &mut self.terms[id as usize];
@@ -188,7 +192,7 @@ impl<const F: usize> Index<F> {
                 }
             }
             if entry.postings.is_empty() {
-                self.term_ids.remove(term.as_str());
+                self.term_ids.remove(term);
                 self.terms[id as usize] = TermEntry::default();
                 self.free_term_ids.push(id);
             }
@@ -198,8 +202,8 @@ impl<const F: usize> Index<F> {
         true
     }
 
-    fn term_id_or_insert(&mut self, term: String) -> u32 {
-        if let Some(&id) = self.term_ids.get(term.as_str()) {
+    fn term_id_or_insert(&mut self, term: &str) -> u32 {
+        if let Some(&id) = self.term_ids.get(term) {
             return id;
         }
         let id = match self.free_term_ids.pop() {
@@ -209,7 +213,7 @@ impl<const F: usize> Index<F> {
                 (self.terms.len() - 1) as u32
             }
         };
-        self.term_ids.insert(term.into_boxed_str(), id);
+        self.term_ids.insert(term.into(), id);
         id
     }
 
@@ -383,13 +387,13 @@ fn rank(hits: &mut Vec<(ScoredDoc, u32)>, top_k: usize) {
 }
 
 /// Term frequency per field for every distinct term of a document, in first-seen order.
-fn term_frequencies<const F: usize>(fields: &FieldTokens<F>) -> Vec<(String, [u32; F])> {
-    let mut positions: HashMap<&str, usize> = HashMap::new();
-    let mut out: Vec<(String, [u32; F])> = Vec::new();
+fn term_frequencies<const F: usize>(fields: &FieldTokens<F>) -> Vec<(&str, [u32; F])> {
+    let mut positions: FastMap<&str, usize> = FastMap::default();
+    let mut out: Vec<(&str, [u32; F])> = Vec::new();
     for (f, tokens) in fields.iter().enumerate() {
         for token in tokens {
             let at = *positions.entry(token.as_str()).or_insert_with(|| {
-                out.push((token.clone(), [0; F]));
+                out.push((token.as_str(), [0; F]));
                 out.len() - 1
             });
             out[at].1[f] = out[at].1[f].saturating_add(1);
