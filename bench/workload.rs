@@ -502,7 +502,7 @@ impl Workload {
     pub fn generate(vocab: &Vocabulary, n: usize) -> Self {
         let mut gen_ = ToolGen::new(vocab, SEED ^ (n as u64).wrapping_mul(0x9E37_79B9));
         let tools: Vec<GenTool> = (0..n).map(|_| gen_.tool()).collect();
-        let mut rng = Rng::new(SEED ^ 0x0051_E5 ^ n as u64);
+        let mut rng = Rng::new(SEED ^ 0x51E5 ^ n as u64);
         let mut queries = Vec::with_capacity(QUERY_COUNT);
         for _ in 0..QUERY_COUNT {
             let t = &tools[rng.range(0, n - 1)];
