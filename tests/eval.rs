@@ -88,3 +88,87 @@ fn enhanced_profile_beats_reference_and_bm25s_on_every_set() {
         );
     }
 }
+
+/// The CLI end to end on a tiny set: metrics as JSON, the rankings file, and errors.
+#[test]
+fn cli_eval_and_explain() {
+    let dir = std::env::temp_dir().join(format!("tr-eval-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("catalog.json"),
+        r#"[{"name": "getWeather", "description": "Weather forecast for a city.", "parameters": {"type": "object", "properties": {}}},
+            {"name": "send_mail", "description": "Send an email.", "parameters": {"type": "object", "properties": {}}}]"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("queries.jsonl"),
+        "{\"id\": \"q1\", \"query\": \"can you get the weather forecasts\", \"relevant\": [\"getWeather\"]}\n\
+         {\"id\": \"q2\", \"query\": \"mail someone\", \"relevant\": [\"send_mail\"]}\n",
+    )
+    .unwrap();
+    let bin = env!("CARGO_BIN_EXE_toolregistry");
+    let rankings = dir.join("rankings.jsonl");
+    let out = std::process::Command::new(bin)
+        .args(["eval", "--profile", "enhanced", "--json", "--catalog"])
+        .arg(&dir)
+        .arg("--rankings")
+        .arg(&rankings)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let m: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(m["profile"], "enhanced");
+    assert_eq!(m["queries"], 2);
+    assert_eq!(m["mrr@10"], 1.0);
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&rankings)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["id"], "q1");
+    assert_eq!(lines[0]["ranked"][0], "getWeather");
+
+    let out = std::process::Command::new(bin)
+        .args([
+            "explain",
+            "weather",
+            "--tool",
+            "send_mail",
+            "--json",
+            "--catalog",
+        ])
+        .arg(dir.join("catalog.json"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let e: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(e["tool"]["outcome"], "no_common_token");
+
+    for args in [
+        vec!["eval", "--profile", "fast", "--catalog"],
+        vec!["explain", "weather", "--tool", "nope", "--catalog"],
+    ] {
+        let target = if args[0] == "eval" {
+            dir.clone()
+        } else {
+            dir.join("catalog.json")
+        };
+        let out = std::process::Command::new(bin)
+            .args(&args)
+            .arg(target)
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
