@@ -21,6 +21,11 @@
 //! assert_eq!(hits[0].name, "send_email");
 //! ```
 //!
+//! Two ranking profiles: [`Profile::Reference`] (the default) reproduces the reference exactly;
+//! [`Profile::Enhanced`] finds the right tool more often on real catalogs (identifier splitting,
+//! stemming, parameter descriptions, query function words dropped; see EVALUATION.md).
+//! [`Discoverer::explain`] says why a tool ranks where it does, and [`eval`] measures a ranking.
+//!
 //! The C ABI lives in `src/ffi/` (header `include/toolregistry.h`); it is the only code with `unsafe`.
 
 #![deny(unsafe_code)]
