@@ -1,0 +1,701 @@
+// toolregistry.hpp: header-only C++17 wrapper over the toolregistry C ABI (toolregistry.h).
+//
+//   toolregistry::Registry registry;
+//   registry.register_tools(R"({"name": "send_email", "description": "Send an email.",
+//                               "metadata": {"defer": true}})");
+//   auto discoverer = registry.discoverer();
+//   for (const auto& hit : discoverer.discover("email someone", 5))
+//       std::cout << hit.name << ' ' << hit.score << '\n';
+//
+// Conventions:
+//  - Registry and Discoverer own their C handle (move-only; a moved-from object holds no handle,
+//    and calls on it throw Error with Status::NullArgument). A Discoverer shares the registry's
+//    state, so it may outlive the Registry it came from.
+//  - Every failure throws toolregistry::Error (a std::runtime_error) whose what() is the library's
+//    one-line message and whose status() is the C status. Strings the library returns are taken
+//    into a std::string (and freed with tr_string_free) before anything can throw.
+//  - Strings in are std::string_view (copied to add the NUL the C ABI needs; a view containing a
+//    NUL byte is refused with Status::InvalidArgument). For an optional JSON options argument an
+//    empty view means "defaults" (NULL in C). Strings out are std::string.
+//  - Threads: like the C handles, a Registry and a Discoverer may be used from many threads at
+//    once (discovers run in parallel); moving or destroying one while another thread uses it is
+//    not allowed.
+//  - No third-party JSON library: typed results (Hit, Summary, Explanation) come from a small
+//    parser in namespace detail; every call also has a raw-JSON form.
+#ifndef TOOLREGISTRY_HPP
+#define TOOLREGISTRY_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#if __has_include(<charconv>)
+#include <charconv>
+#endif
+#include <locale>
+#include <sstream>
+
+#include "toolregistry.h"
+
+namespace toolregistry {
+
+/// The outcome of a call, as the C ABI's tr_status (same numbers).
+enum class Status : std::int32_t {
+    Ok = TR_STATUS_OK,
+    NullArgument = TR_STATUS_NULL_ARGUMENT,
+    InvalidUtf8 = TR_STATUS_INVALID_UTF8,
+    InvalidJson = TR_STATUS_INVALID_JSON,
+    InvalidArgument = TR_STATUS_INVALID_ARGUMENT,
+    NotFound = TR_STATUS_NOT_FOUND,
+    TooLarge = TR_STATUS_TOO_LARGE,
+    Internal = TR_STATUS_INTERNAL,
+    Panic = TR_STATUS_PANIC,
+};
+
+/// The status's C name, e.g. "TR_STATUS_NOT_FOUND".
+[[nodiscard]] inline std::string_view status_name(Status status) noexcept {
+    return tr_status_name(static_cast<std::int32_t>(status));
+}
+
+/// The library's version, e.g. "0.1.0" (the shared library actually loaded, not the header's).
+[[nodiscard]] inline std::string_view version() noexcept { return tr_version(); }
+
+/// A failed call: what() is the library's one-line message, status() the C status.
+class Error : public std::runtime_error {
+public:
+    Error(Status status, const std::string& message) : std::runtime_error(message), status_(status) {}
+
+    [[nodiscard]] Status status() const noexcept { return status_; }
+
+private:
+    Status status_;
+};
+
+/// The provider format a tool schema is rendered in.
+enum class ApiFormat { OpenAiChat, OpenAiResponses, Anthropic, Gemini };
+
+/// The format's name in JSON options: "openai-chat", "openai-responses", "anthropic", "gemini".
+[[nodiscard]] inline std::string_view to_string(ApiFormat format) noexcept {
+    switch (format) {
+    case ApiFormat::OpenAiResponses: return "openai-responses";
+    case ApiFormat::Anthropic: return "anthropic";
+    case ApiFormat::Gemini: return "gemini";
+    case ApiFormat::OpenAiChat: break;
+    }
+    return "openai-chat";
+}
+
+/// One discover answer entry.
+struct Hit {
+    std::string name;
+    std::string description;
+    double score = 0.0;
+    /// The tool's namespace ("github" for "github-list_issues"), if it has one.
+    std::optional<std::string> namespace_name;
+    bool deferred = false;
+    /// The tool's schema as compact JSON in the requested format: present for an exact-name match
+    /// and for deferred tools.
+    std::optional<std::string> schema;
+};
+
+/// One line of the deferred tools' summary (for a system prompt).
+struct Summary {
+    std::string name;
+    /// The first sentence of the tool's description.
+    std::string description;
+    std::optional<std::string> namespace_name;
+};
+
+/// Why a query ranks a tool where it does (the main fields of tr_discoverer_explain's answer).
+struct Explanation {
+    /// "ranked", "exact_match", "other_exact_match", "disabled", "no_query_tokens",
+    /// "no_common_token", "below_top_k" or "below_score_floor".
+    std::string outcome;
+    /// A readable sentence saying the same.
+    std::string reason;
+    /// The tool's score, when it was scored.
+    std::optional<double> score;
+    /// Its 1-based rank among the scored tools, when it was ranked.
+    std::optional<std::size_t> rank;
+    /// The query tokens that were scored, after analysis and the query filter.
+    std::vector<std::string> scored_tokens;
+    /// The whole answer, including the per-token and per-field breakdown.
+    std::string json;
+};
+
+namespace detail {
+
+struct StringDeleter {
+    void operator()(char* s) const noexcept { tr_string_free(s); }
+};
+/// A library-owned C string; freed with tr_string_free.
+using OwnedString = std::unique_ptr<char, StringDeleter>;
+
+struct RegistryDeleter {
+    void operator()(tr_registry* r) const noexcept { tr_registry_free(r); }
+};
+struct DiscovererDeleter {
+    void operator()(tr_discoverer* d) const noexcept { tr_discoverer_free(d); }
+};
+
+[[nodiscard]] inline Status to_status(tr_status status) noexcept {
+    return static_cast<Status>(static_cast<std::int32_t>(status));
+}
+
+/// Throws Error for a failed call. Takes ownership of `err` first, so nothing leaks.
+inline void check(tr_status status, char* err) {
+    OwnedString message(err);
+    if (status == TR_STATUS_OK) return;
+    std::string text = message ? std::string(message.get())
+                               : std::string(tr_status_name(static_cast<std::int32_t>(status)));
+    throw Error(to_status(status), text);
+}
+
+/// Runs `call(&out, &err)`; returns *out as a std::string or throws. Both C strings are owned
+/// before anything else happens.
+template <typename Call>
+[[nodiscard]] inline std::string call_with_output(Call&& call) {
+    char* out = nullptr;
+    char* err = nullptr;
+    tr_status status = call(&out, &err);
+    OwnedString owned_out(out);
+    check(status, err);
+    if (!owned_out) throw Error(Status::Internal, "toolregistry: the library returned no output");
+    return std::string(owned_out.get());
+}
+
+/// Runs `call(&err)` and throws on failure.
+template <typename Call>
+inline void call_checked(Call&& call) {
+    char* err = nullptr;
+    tr_status status = call(&err);
+    check(status, err);
+}
+
+/// A NUL-terminated copy of `s` for the C ABI.
+[[nodiscard]] inline std::string c_string(std::string_view s, const char* what) {
+    if (s.find('\0') != std::string_view::npos)
+        throw Error(Status::InvalidArgument, std::string(what) + ": contains a NUL byte");
+    return std::string(s);
+}
+
+/// An optional JSON argument: NULL for an empty view, otherwise a NUL-terminated copy.
+class OptionalCString {
+public:
+    OptionalCString(std::string_view s, const char* what) : empty_(s.empty()), text_(c_string(s, what)) {}
+    [[nodiscard]] const char* get() const noexcept { return empty_ ? nullptr : text_.c_str(); }
+
+private:
+    bool empty_;
+    std::string text_;
+};
+
+/// `s` as a JSON string literal.
+[[nodiscard]] inline std::string json_quote(std::string_view s) {
+    static const char hex[] = "0123456789abcdef";
+    std::string out;
+    out.reserve(s.size() + 2);
+    out += '"';
+    for (char c : s) {
+        switch (c) {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\n': out += "\\n"; break;
+        case '\r': out += "\\r"; break;
+        case '\t': out += "\\t"; break;
+        default:
+            if (static_cast<unsigned char>(c) < 0x20) {
+                out += "\\u00";
+                out += hex[(static_cast<unsigned char>(c) >> 4) & 0xF];
+                out += hex[static_cast<unsigned char>(c) & 0xF];
+            } else {
+                out += c;
+            }
+        }
+    }
+    out += '"';
+    return out;
+}
+
+/// `{"top_k": N, "api_format": "..."}`
+[[nodiscard]] inline std::string discover_options(std::size_t top_k, ApiFormat format) {
+    std::string out = "{\"top_k\":" + std::to_string(top_k) + ",\"api_format\":";
+    out += json_quote(to_string(format));
+    out += '}';
+    return out;
+}
+
+/// A parsed JSON value; `raw` is its exact text in the parsed source (valid while it lives).
+struct JsonValue {
+    enum class Kind { Null, Bool, Number, String, Array, Object };
+    Kind kind = Kind::Null;
+    bool boolean = false;
+    double number = 0.0;
+    std::string string;
+    std::vector<JsonValue> items;   // array items, or object values
+    std::vector<std::string> keys;  // object keys, parallel to items
+    std::string_view raw;
+
+    [[nodiscard]] const JsonValue* find(std::string_view key) const noexcept {
+        if (kind != Kind::Object) return nullptr;
+        for (std::size_t i = 0; i < keys.size(); ++i)
+            if (keys[i] == key) return &items[i];
+        return nullptr;
+    }
+};
+
+/// A small strict JSON parser for the library's answers (which are always valid JSON; anything
+/// else is reported as Status::Internal).
+class JsonParser {
+public:
+    explicit JsonParser(std::string_view text) : text_(text) {}
+
+    [[nodiscard]] JsonValue parse() {
+        JsonValue value = parse_value(0);
+        skip_ws();
+        if (pos_ != text_.size()) fail("trailing characters");
+        return value;
+    }
+
+private:
+    std::string_view text_;
+    std::size_t pos_ = 0;
+
+    [[noreturn]] void fail(const char* what) const {
+        throw Error(Status::Internal, std::string("toolregistry: unexpected JSON from the library (") + what +
+                                          " at offset " + std::to_string(pos_) + ")");
+    }
+    [[nodiscard]] char peek() const noexcept { return pos_ < text_.size() ? text_[pos_] : '\0'; }
+    void skip_ws() noexcept {
+        while (pos_ < text_.size() &&
+               (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n' || text_[pos_] == '\r'))
+            ++pos_;
+    }
+    void expect_literal(std::string_view literal) {
+        if (text_.substr(pos_, literal.size()) != literal) fail("bad literal");
+        pos_ += literal.size();
+    }
+
+    [[nodiscard]] JsonValue parse_value(int depth) {
+        if (depth > 512) fail("nested too deeply");
+        skip_ws();
+        std::size_t start = pos_;
+        JsonValue v;
+        char c = peek();
+        if (c == '{' || c == '[') {
+            bool object = c == '{';
+            char close = object ? '}' : ']';
+            v.kind = object ? JsonValue::Kind::Object : JsonValue::Kind::Array;
+            ++pos_;
+            skip_ws();
+            if (peek() == close) {
+                ++pos_;
+            } else {
+                for (;;) {
+                    if (object) {
+                        skip_ws();
+                        if (peek() != '"') fail("expected a key");
+                        v.keys.push_back(parse_string());
+                        skip_ws();
+                        if (peek() != ':') fail("expected ':'");
+                        ++pos_;
+                    }
+                    v.items.push_back(parse_value(depth + 1));
+                    skip_ws();
+                    if (peek() == ',') { ++pos_; continue; }
+                    if (peek() == close) { ++pos_; break; }
+                    fail("expected ',' or the end of a container");
+                }
+            }
+        } else if (c == '"') {
+            v.kind = JsonValue::Kind::String;
+            v.string = parse_string();
+        } else if (c == 't' || c == 'f') {
+            v.kind = JsonValue::Kind::Bool;
+            v.boolean = c == 't';
+            expect_literal(v.boolean ? "true" : "false");
+        } else if (c == 'n') {
+            expect_literal("null");
+        } else if (c == '-' || (c >= '0' && c <= '9')) {
+            v.kind = JsonValue::Kind::Number;
+            v.number = parse_number();
+        } else {
+            fail("unexpected character");
+        }
+        v.raw = text_.substr(start, pos_ - start);
+        return v;
+    }
+
+    [[nodiscard]] double parse_number() {
+        std::size_t start = pos_;
+        while (pos_ < text_.size() && std::string_view("+-0123456789.eE").find(text_[pos_]) != std::string_view::npos)
+            ++pos_;
+        std::string_view digits = text_.substr(start, pos_ - start);
+        double value = 0.0;
+#if defined(__cpp_lib_to_chars) && __cpp_lib_to_chars >= 201611L
+        auto result = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+        if (result.ec != std::errc() || result.ptr != digits.data() + digits.size()) fail("bad number");
+#else
+        // Without floating-point from_chars: a stream in the classic locale (strtod would follow
+        // the program's LC_NUMERIC).
+        std::istringstream in{std::string(digits)};
+        in.imbue(std::locale::classic());
+        in >> value;
+        if (in.fail() || in.peek() != std::char_traits<char>::eof()) fail("bad number");
+#endif
+        return value;
+    }
+
+    [[nodiscard]] unsigned hex4() {
+        if (pos_ + 4 > text_.size()) fail("bad \\u escape");
+        unsigned v = 0;
+        for (int i = 0; i < 4; ++i) {
+            char c = text_[pos_++];
+            v <<= 4;
+            if (c >= '0' && c <= '9') v |= static_cast<unsigned>(c - '0');
+            else if (c >= 'a' && c <= 'f') v |= static_cast<unsigned>(c - 'a' + 10);
+            else if (c >= 'A' && c <= 'F') v |= static_cast<unsigned>(c - 'A' + 10);
+            else fail("bad \\u escape");
+        }
+        return v;
+    }
+
+    static void append_utf8(std::string& out, unsigned cp) {
+        if (cp < 0x80) {
+            out += static_cast<char>(cp);
+        } else if (cp < 0x800) {
+            out += static_cast<char>(0xC0 | (cp >> 6));
+            out += static_cast<char>(0x80 | (cp & 0x3F));
+        } else if (cp < 0x10000) {
+            out += static_cast<char>(0xE0 | (cp >> 12));
+            out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+            out += static_cast<char>(0x80 | (cp & 0x3F));
+        } else {
+            out += static_cast<char>(0xF0 | (cp >> 18));
+            out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+            out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+            out += static_cast<char>(0x80 | (cp & 0x3F));
+        }
+    }
+
+    [[nodiscard]] std::string parse_string() {
+        ++pos_;  // the opening quote
+        std::string out;
+        for (;;) {
+            if (pos_ >= text_.size()) fail("unterminated string");
+            char c = text_[pos_++];
+            if (c == '"') return out;
+            if (static_cast<unsigned char>(c) < 0x20) fail("control character in a string");
+            if (c != '\\') {
+                out += c;
+                continue;
+            }
+            if (pos_ >= text_.size()) fail("unterminated string");
+            char e = text_[pos_++];
+            switch (e) {
+            case '"': out += '"'; break;
+            case '\\': out += '\\'; break;
+            case '/': out += '/'; break;
+            case 'b': out += '\b'; break;
+            case 'f': out += '\f'; break;
+            case 'n': out += '\n'; break;
+            case 'r': out += '\r'; break;
+            case 't': out += '\t'; break;
+            case 'u': {
+                unsigned cp = hex4();
+                if (cp >= 0xD800 && cp <= 0xDBFF) {
+                    if (text_.substr(pos_, 2) != "\\u") fail("unpaired surrogate");
+                    pos_ += 2;
+                    unsigned low = hex4();
+                    if (low < 0xDC00 || low > 0xDFFF) fail("unpaired surrogate");
+                    cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+                } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+                    fail("unpaired surrogate");
+                }
+                append_utf8(out, cp);
+                break;
+            }
+            default: fail("bad escape");
+            }
+        }
+    }
+};
+
+[[nodiscard]] inline const JsonValue& member(const JsonValue& object, std::string_view key, JsonValue::Kind kind) {
+    const JsonValue* v = object.find(key);
+    if (!v || v->kind != kind)
+        throw Error(Status::Internal, "toolregistry: unexpected JSON from the library (field \"" + std::string(key) +
+                                          "\" missing or of the wrong type)");
+    return *v;
+}
+
+[[nodiscard]] inline std::optional<std::string> optional_string(const JsonValue& object, std::string_view key) {
+    const JsonValue* v = object.find(key);
+    if (!v || v->kind == JsonValue::Kind::Null) return std::nullopt;
+    return member(object, key, JsonValue::Kind::String).string;
+}
+
+[[nodiscard]] inline const JsonValue& expect_array(const JsonValue& v) {
+    if (v.kind != JsonValue::Kind::Array)
+        throw Error(Status::Internal, "toolregistry: unexpected JSON from the library (expected an array)");
+    return v;
+}
+
+[[nodiscard]] inline std::vector<Hit> parse_hits(std::string_view json) {
+    JsonValue doc = JsonParser(json).parse();
+    std::vector<Hit> hits;
+    hits.reserve(expect_array(doc).items.size());
+    for (const JsonValue& item : doc.items) {
+        Hit hit;
+        hit.name = member(item, "name", JsonValue::Kind::String).string;
+        hit.description = member(item, "description", JsonValue::Kind::String).string;
+        hit.score = member(item, "score", JsonValue::Kind::Number).number;
+        hit.namespace_name = optional_string(item, "namespace");
+        hit.deferred = member(item, "deferred", JsonValue::Kind::Bool).boolean;
+        if (const JsonValue* schema = item.find("schema")) hit.schema = std::string(schema->raw);
+        hits.push_back(std::move(hit));
+    }
+    return hits;
+}
+
+[[nodiscard]] inline std::vector<Summary> parse_summaries(std::string_view json) {
+    JsonValue doc = JsonParser(json).parse();
+    std::vector<Summary> summaries;
+    summaries.reserve(expect_array(doc).items.size());
+    for (const JsonValue& item : doc.items) {
+        Summary s;
+        s.name = member(item, "name", JsonValue::Kind::String).string;
+        s.description = member(item, "description", JsonValue::Kind::String).string;
+        s.namespace_name = optional_string(item, "namespace");
+        summaries.push_back(std::move(s));
+    }
+    return summaries;
+}
+
+[[nodiscard]] inline std::vector<std::string> parse_strings(std::string_view json) {
+    JsonValue doc = JsonParser(json).parse();
+    std::vector<std::string> out;
+    out.reserve(expect_array(doc).items.size());
+    for (const JsonValue& item : doc.items) {
+        if (item.kind != JsonValue::Kind::String)
+            throw Error(Status::Internal, "toolregistry: unexpected JSON from the library (expected strings)");
+        out.push_back(item.string);
+    }
+    return out;
+}
+
+[[nodiscard]] inline Explanation parse_explanation(std::string json) {
+    Explanation e;
+    {
+        JsonValue doc = JsonParser(json).parse();
+        const JsonValue& tool = member(doc, "tool", JsonValue::Kind::Object);
+        e.outcome = member(tool, "outcome", JsonValue::Kind::String).string;
+        e.reason = member(tool, "reason", JsonValue::Kind::String).string;
+        if (const JsonValue* score = tool.find("score"); score && score->kind == JsonValue::Kind::Number)
+            e.score = score->number;
+        if (const JsonValue* rank = tool.find("rank"); rank && rank->kind == JsonValue::Kind::Number)
+            e.rank = static_cast<std::size_t>(rank->number);
+        for (const JsonValue& token : expect_array(member(doc, "scored_tokens", JsonValue::Kind::Array)).items)
+            if (token.kind == JsonValue::Kind::String) e.scored_tokens.push_back(token.string);
+    }
+    e.json = std::move(json);
+    return e;
+}
+
+}  // namespace detail
+
+class Discoverer;
+
+/// A tool registry: the tools, their metadata and enabled state, and the search index.
+/// Move-only; thread-safe (see the header comment).
+class Registry {
+public:
+    /// An empty registry with default options.
+    Registry() : Registry(std::string_view{}) {}
+
+    /// An empty registry; `options_json` is empty (defaults) or `{"discovery": {...}}`, which
+    /// enables discover_tools at once.
+    explicit Registry(std::string_view options_json) {
+        detail::OptionalCString options(options_json, "options_json");
+        tr_registry* raw = nullptr;
+        detail::call_checked([&](char** err) { return tr_registry_new(options.get(), &raw, err); });
+        handle_.reset(raw);
+    }
+
+    Registry(Registry&&) noexcept = default;
+    Registry& operator=(Registry&&) noexcept = default;
+    Registry(const Registry&) = delete;
+    Registry& operator=(const Registry&) = delete;
+    ~Registry() = default;
+
+    /// Registers one tool or a JSON array of tools (all or nothing), in any accepted shape; a
+    /// name already registered is replaced in place. Returns the registered names.
+    std::vector<std::string> register_tools(std::string_view tools_json) {
+        std::string tools = detail::c_string(tools_json, "tools_json");
+        return detail::parse_strings(detail::call_with_output([&](char** out, char** err) {
+            return tr_registry_register(handle_.get(), tools.c_str(), out, err);
+        }));
+    }
+
+    /// Removes a tool (Status::NotFound if there is none by that name).
+    void unregister(std::string_view name) {
+        std::string n = detail::c_string(name, "name");
+        detail::call_checked([&](char** err) { return tr_registry_unregister(handle_.get(), n.c_str(), err); });
+    }
+
+    /// Replaces the given fields of a tool's metadata: `{"defer"?, "tags"?, "search_hint"?}`.
+    void set_metadata(std::string_view name, std::string_view metadata_json) {
+        std::string n = detail::c_string(name, "name");
+        std::string m = detail::c_string(metadata_json, "metadata_json");
+        detail::call_checked(
+            [&](char** err) { return tr_registry_set_metadata(handle_.get(), n.c_str(), m.c_str(), err); });
+    }
+
+    /// Enables or disables a tool, or every tool of a namespace.
+    void set_enabled(std::string_view name, bool enabled) {
+        std::string n = detail::c_string(name, "name");
+        detail::call_checked(
+            [&](char** err) { return tr_registry_set_enabled(handle_.get(), n.c_str(), enabled, err); });
+    }
+
+    /// The enabled tools' schemas as a JSON array, sorted by name. `options_json`: empty or
+    /// `{"include_deferred"?, "api_format"?, "tags"?, "exclude_tags"?}`.
+    [[nodiscard]] std::string schemas_json(std::string_view options_json = {}) const {
+        detail::OptionalCString options(options_json, "options_json");
+        return detail::call_with_output([&](char** out, char** err) {
+            return tr_registry_get_schemas(handle_.get(), options.get(), out, err);
+        });
+    }
+
+    /// The enabled deferred tools' one-line summaries as JSON, in registration order.
+    [[nodiscard]] std::string deferred_summaries_json() const {
+        return detail::call_with_output(
+            [&](char** out, char** err) { return tr_registry_deferred_summaries(handle_.get(), out, err); });
+    }
+
+    /// The enabled deferred tools' one-line summaries, in registration order.
+    [[nodiscard]] std::vector<Summary> deferred_summaries() const {
+        return detail::parse_summaries(deferred_summaries_json());
+    }
+
+    /// Registers the built-in discover_tools with ranking options (empty: defaults); again
+    /// replaces the options.
+    void enable_discovery(std::string_view options_json = {}) {
+        detail::OptionalCString options(options_json, "options_json");
+        detail::call_checked(
+            [&](char** err) { return tr_registry_enable_discovery(handle_.get(), options.get(), err); });
+    }
+
+    /// Runs a built-in tool (discover_tools) as a model's tool call would; returns its JSON answer.
+    [[nodiscard]] std::string call(std::string_view tool_name, std::string_view args_json) {
+        std::string name = detail::c_string(tool_name, "tool_name");
+        std::string args = detail::c_string(args_json, "args_json");
+        return detail::call_with_output([&](char** out, char** err) {
+            return tr_registry_call(handle_.get(), name.c_str(), args.c_str(), out, err);
+        });
+    }
+
+    /// discover_tools through call(): the ranking options given to enable_discovery apply.
+    [[nodiscard]] std::vector<Hit> discover_tools(std::string_view query, std::size_t top_k = 10,
+                                                  ApiFormat format = ApiFormat::OpenAiChat) {
+        std::string args = "{\"query\":" + detail::json_quote(detail::c_string(query, "query")) +
+                           ",\"top_k\":" + std::to_string(top_k) + ",\"api_format\":" +
+                           detail::json_quote(to_string(format)) + "}";
+        return detail::parse_hits(call("discover_tools", args));
+    }
+
+    /// A standalone discoverer with its own ranking options (empty: defaults).
+    [[nodiscard]] Discoverer discoverer(std::string_view options_json = {}) const;
+
+    /// The C handle, still owned by this object (nullptr after a move).
+    [[nodiscard]] tr_registry* native_handle() const noexcept { return handle_.get(); }
+
+    /// False after this object was moved from.
+    explicit operator bool() const noexcept { return static_cast<bool>(handle_); }
+
+private:
+    std::unique_ptr<tr_registry, detail::RegistryDeleter> handle_;
+};
+
+/// Ranking options bound to a registry's live state; follows the registry's changes by itself
+/// and may outlive the Registry it came from. Move-only; thread-safe.
+class Discoverer {
+public:
+    /// A discoverer on `registry` with its own ranking options (empty: defaults), e.g.
+    /// `{"min_score_ratio": 0, "field_weights": {"name": 4.0}}`.
+    explicit Discoverer(const Registry& registry, std::string_view options_json = {}) {
+        detail::OptionalCString options(options_json, "options_json");
+        tr_discoverer* raw = nullptr;
+        detail::call_checked([&](char** err) {
+            return tr_discoverer_new(registry.native_handle(), options.get(), &raw, err);
+        });
+        handle_.reset(raw);
+    }
+
+    Discoverer(Discoverer&&) noexcept = default;
+    Discoverer& operator=(Discoverer&&) noexcept = default;
+    Discoverer(const Discoverer&) = delete;
+    Discoverer& operator=(const Discoverer&) = delete;
+    ~Discoverer() = default;
+
+    /// Finds tools by exact name or natural-language query, best first.
+    [[nodiscard]] std::vector<Hit> discover(std::string_view query, std::size_t top_k = 10,
+                                            ApiFormat format = ApiFormat::OpenAiChat) const {
+        return detail::parse_hits(discover_json(query, detail::discover_options(top_k, format)));
+    }
+
+    /// discover() as raw JSON; `options_json`: empty or `{"top_k"?, "api_format"?}`.
+    [[nodiscard]] std::string discover_json(std::string_view query, std::string_view options_json = {}) const {
+        std::string q = detail::c_string(query, "query");
+        detail::OptionalCString options(options_json, "options_json");
+        return detail::call_with_output([&](char** out, char** err) {
+            return tr_discoverer_discover(handle_.get(), q.c_str(), options.get(), out, err);
+        });
+    }
+
+    /// How `query` ranks the tool `tool_name` (Status::NotFound if no such tool).
+    [[nodiscard]] Explanation explain(std::string_view query, std::string_view tool_name,
+                                      std::size_t top_k = 10) const {
+        return detail::parse_explanation(
+            explain_json(query, tool_name, "{\"top_k\":" + std::to_string(top_k) + "}"));
+    }
+
+    /// explain() as raw JSON, with the per-token and per-field breakdown; `options_json`: empty
+    /// or `{"top_k"?}`.
+    [[nodiscard]] std::string explain_json(std::string_view query, std::string_view tool_name,
+                                           std::string_view options_json = {}) const {
+        std::string q = detail::c_string(query, "query");
+        std::string name = detail::c_string(tool_name, "tool_name");
+        detail::OptionalCString options(options_json, "options_json");
+        return detail::call_with_output([&](char** out, char** err) {
+            return tr_discoverer_explain(handle_.get(), q.c_str(), name.c_str(), options.get(), out, err);
+        });
+    }
+
+    /// Rebuilds the index from the registry. Never required; changes no answer.
+    void rebuild_index() {
+        detail::call_checked([&](char** err) { return tr_discoverer_rebuild_index(handle_.get(), err); });
+    }
+
+    /// The C handle, still owned by this object (nullptr after a move).
+    [[nodiscard]] tr_discoverer* native_handle() const noexcept { return handle_.get(); }
+
+    /// False after this object was moved from.
+    explicit operator bool() const noexcept { return static_cast<bool>(handle_); }
+
+private:
+    std::unique_ptr<tr_discoverer, detail::DiscovererDeleter> handle_;
+};
+
+inline Discoverer Registry::discoverer(std::string_view options_json) const { return Discoverer(*this, options_json); }
+
+}  // namespace toolregistry
+
+#endif  // TOOLREGISTRY_HPP
