@@ -352,7 +352,7 @@ tr_status tr_registry_deferred_summaries(const struct tr_registry *r, char **jso
  * `options_json` may be NULL (defaults) or `{"profile"?: "reference", "field_weights"?: {"name":
  * 3.0, "description": 2.0, "tags": 1.5, "params": 1.0, "search_hint": 2.0}, "min_score_ratio"?:
  * 0.3, "max_df_ratio"?: 0.5, "k1"?: 1.5, "b"?: 0.75, "delta"?: 1.0}`. Ratios and `b` must be in
- * [0, 1]; weights, `k1` and `delta` finite and >= 0; unknown keys are refused.
+ * [0, 1]; weights, `k1` and `delta` in [0, 1e6]; unknown keys are refused.
  *
  * `profile` is `"reference"` (default: the reference engine's ranking, bit for bit) or
  * `"enhanced"` (identifier splitting, stemming, NFKC, parameter descriptions as a sixth field

@@ -7,7 +7,9 @@ use crate::analyzer::{ENHANCED_FIELDS, REFERENCE_FIELDS, enhanced_query_tokens, 
 use crate::error::{Error, Result};
 use crate::format::{ApiFormat, into_string, write_f64, write_opt_str, write_schema, write_str};
 use crate::index::{Bm25Params, Index};
-use crate::limits::{MAX_QUERY_BYTES, MAX_QUERY_TOKENS, kind_of, parse_json};
+use crate::limits::{
+    MAX_QUERY_BYTES, MAX_QUERY_TOKENS, MAX_RANKING_PARAMETER, kind_of, parse_json,
+};
 use crate::registry::{Shared, State};
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -234,7 +236,8 @@ impl DiscoveryOptions {
                         continue;
                     };
                     for (field, w) in weights {
-                        let w = number_in(w, &format!("{here}.{field}"), 0.0, f64::MAX)?;
+                        let w =
+                            number_in(w, &format!("{here}.{field}"), 0.0, MAX_RANKING_PARAMETER)?;
                         if !profile.fields().contains(&field.as_str())
                             || !o.field_weights.set(field, w)
                         {
@@ -248,9 +251,9 @@ impl DiscoveryOptions {
                 }
                 "min_score_ratio" => o.min_score_ratio = number_in(v, &here, 0.0, 1.0)?,
                 "max_df_ratio" => o.max_df_ratio = number_in(v, &here, 0.0, 1.0)?,
-                "k1" => o.k1 = number_in(v, &here, 0.0, f64::MAX)?,
+                "k1" => o.k1 = number_in(v, &here, 0.0, MAX_RANKING_PARAMETER)?,
                 "b" => o.b = number_in(v, &here, 0.0, 1.0)?,
-                "delta" => o.delta = number_in(v, &here, 0.0, f64::MAX)?,
+                "delta" => o.delta = number_in(v, &here, 0.0, MAX_RANKING_PARAMETER)?,
                 _ => {
                     return Err(Error::invalid(format!(
                         "{here}: unknown option (expected profile, field_weights, min_score_ratio, max_df_ratio, k1, b or delta)"

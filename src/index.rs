@@ -335,6 +335,11 @@ impl<const F: usize> Index<F> {
         for (w, len) in p.weights.iter().zip(lengths) {
             wdl += w * f64::from(*len);
         }
+        if wtf == 0.0 {
+            // The term occurs only in zero-weight fields. The formula gives 0 here whenever it is
+            // defined, but with k1 = 0 (or b = 1 and no weighted text) it would be 0/0 = NaN.
+            return p.delta;
+        }
         (wtf * (p.k1 + 1.0)) / (wtf + p.k1 * (1.0 - p.b + p.b * wdl / avgdl)) + p.delta
     }
 

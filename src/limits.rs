@@ -37,6 +37,11 @@ pub fn check_tool_text(name: &str, bytes: usize) -> Result<()> {
     Ok(())
 }
 
+/// Largest field weight, `k1` or `delta` a discoverer accepts. Larger finite values overflowed
+/// scores to infinity or NaN (a weight of 1e308 turned every score into NaN, a delta of 1e308 into
+/// infinity); with this bound every score stays finite. Useful values are below 10.
+pub const MAX_RANKING_PARAMETER: f64 = 1e6;
+
 /// Parses untrusted JSON text, enforcing [`MAX_INPUT_BYTES`]; `what` names the input in messages.
 pub fn parse_json(text: &str, what: &str) -> Result<Value> {
     check_input_size(text, what)?;
