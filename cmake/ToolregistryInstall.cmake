@@ -54,6 +54,7 @@ if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}" OR IS_ABSOLUTE "${CMAKE_INSTALL_INCLUDE
   message(FATAL_ERROR "toolregistry: CMAKE_INSTALL_LIBDIR and CMAKE_INSTALL_INCLUDEDIR must be relative")
 endif()
 file(RELATIVE_PATH _tr_pc_to_prefix "/prefix/${_tr_pc_dir}" "/prefix")
+string(REGEX REPLACE "/$" "" _tr_pc_to_prefix "${_tr_pc_to_prefix}")
 set(TOOLREGISTRY_PC_PREFIX "\${pcfiledir}/${_tr_pc_to_prefix}")
 configure_file("${PROJECT_SOURCE_DIR}/cmake/toolregistry.pc.in"
                "${PROJECT_BINARY_DIR}/toolregistry.pc" @ONLY)
