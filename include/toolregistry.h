@@ -186,23 +186,26 @@ tr_status tr_discoverer_discover(const struct tr_discoverer *d, const char *quer
  *
  * ```json
  * {"query": "convert currency", "profile": "reference", "exact_match": null,
- *  "tokens": [{"token": "convert", "df": 12, "df_ratio": 0.006, "kept": true, "reason": null},
- *             {"token": "currency", "df": 9, "df_ratio": 0.0045, "kept": true, "reason": null}],
+ *  "tokens": [{"token": "convert", "df": 17, "df_ratio": 0.0085, "kept": true, "reason": null},
+ *             {"token": "currency", "df": 16, "df_ratio": 0.0080, "kept": true, "reason": null}],
  *  "scored_tokens": ["convert", "currency"], "top_k": 10, "best_score": 29.18,
- *  "score_floor": 8.75, "result_count": 6,
- *  "tool": {"name": "convert_currency", "outcome": "ranked", "reason": "ranked 2 of 6 in the answer",
- *           "indexed": true, "score": 28.6, "rank": 2,
- *           "terms": [{"token": "currency", "df": 9, "idf": 5.3, "weighted_tf": 7.0, "tf_norm": 2.7,
- *                      "score": 14.3, "fields": [{"field": "name", "tf": 1, "weight": 3.0, "score": 6.1},
- *                                                {"field": "description", "tf": 2, "weight": 2.0, "score": 8.2}]}]}}
+ *  "score_floor": 8.76, "result_count": 10,
+ *  "tool": {"name": "convert_currency", "outcome": "ranked", "reason": "ranked 2 of 10 in the answer",
+ *           "indexed": true, "score": 28.60, "rank": 2,
+ *           "terms": [{"token": "convert", "df": 17, "idf": 4.74, "weighted_tf": 3.0, "tf_norm": 2.83,
+ *                      "score": 13.42, "fields": [{"field": "name", "tf": 1, "weight": 3.0, "score": 13.42}]},
+ *                     {"token": "currency", "df": 16, "idf": 4.80, "weighted_tf": 7.0, "tf_norm": 3.16,
+ *                      "score": 15.17, "fields": [{"field": "name", "tf": 1, "weight": 3.0, "score": 6.50},
+ *                                                 {"field": "description", "tf": 2, "weight": 2.0, "score": 8.67}]}]}}
  * ```
  *
- * A dropped token has `"kept": false` and a `reason` (stopword, or filler with its df and
- * ratio). `outcome` is one of `ranked`, `exact_match`, `other_exact_match` (the query is another
- * tool's exact name), `disabled` (not indexed), `no_query_tokens` (the filter left nothing to
- * score), `no_common_token`, `below_top_k` (`rank` says where it is) and `below_score_floor`
- * (compare `score` with `score_floor`). A field's `score` is the token's score times that
- * field's share of `weighted_tf`. Free `*json_out` with `tr_string_free`. Read-only and
+ * (the embedded BFCL catalog of the CLI, numbers shortened). A dropped token has `"kept": false`
+ * and a `reason` (stopword, or filler with its df and ratio). `outcome` is one of `ranked`,
+ * `exact_match`, `other_exact_match` (the query is another tool's exact name), `disabled` (not
+ * indexed), `no_query_tokens` (the filter left nothing to score), `no_common_token`,
+ * `below_top_k` (`rank` says where it is) and `below_score_floor` (compare `score` with
+ * `score_floor`). A field's `score` is the token's score times that field's share of
+ * `weighted_tf`. Free `*json_out` with `tr_string_free`. Read-only and
  * thread-safe like discover.
  * Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (empty or whitespace-only
  * query, top_k 0), NOT_FOUND (no tool named `tool_name` is registered), TOO_LARGE.
