@@ -24,9 +24,10 @@
  *    freed while another thread is still using it.
  *  - Panics never cross the boundary: a panic inside a call is reported as TR_STATUS_PANIC. If a panic
  *    ever left a lock poisoned, later calls on that registry fail with TR_STATUS_INTERNAL.
- *  - Limits. JSON inputs over 64 MiB are TR_STATUS_TOO_LARGE; JSON nested deeper than 128 levels is
- *    TR_STATUS_INVALID_JSON; names over 1 KiB, queries over 64 KiB or over 1,024 tokens are
- *    TR_STATUS_TOO_LARGE.
+ *  - Limits. JSON inputs over 64 MiB are TR_STATUS_TOO_LARGE; JSON nested 128 levels deep or more is
+ *    TR_STATUS_INVALID_JSON; names over 1 KiB, queries over 64 KiB or over 1,024 tokens, and over
+ *    1 MiB of searchable text (description, search hint, tags, parameter names) in one tool are
+ *    TR_STATUS_TOO_LARGE. Field weights, k1 and delta above 1e6 are TR_STATUS_INVALID_ARGUMENT.
  */
 
 #ifndef TOOLREGISTRY_H
@@ -45,7 +46,7 @@
 
 /** Largest JSON input accepted by any function, in bytes (64 MiB); larger is TR_STATUS_TOO_LARGE. */
 #define TR_MAX_INPUT_BYTES 67108864
-/** Deepest JSON nesting accepted; deeper is TR_STATUS_INVALID_JSON. */
+/** JSON nested this many levels deep or deeper is TR_STATUS_INVALID_JSON (127 levels are accepted). */
 #define TR_MAX_JSON_DEPTH 128
 /** Longest tool name or namespace, in bytes; longer is TR_STATUS_TOO_LARGE. */
 #define TR_MAX_NAME_BYTES 1024

@@ -8,7 +8,8 @@ use serde_json::Value;
 
 /// Largest JSON document accepted by any entry point (64 MiB).
 pub const MAX_INPUT_BYTES: usize = 64 * 1024 * 1024;
-/// Deepest JSON nesting accepted. serde_json enforces 128; deeper input is `InvalidJson`, not a stack overflow.
+/// JSON nesting limit, serde_json's: input nested this many levels deep or deeper is `InvalidJson`,
+/// never a stack overflow (127 levels are accepted).
 pub const MAX_JSON_DEPTH: usize = 128;
 /// Longest tool name or namespace, in bytes. Providers cap names near 64 characters; 1 KiB leaves room.
 pub const MAX_NAME_BYTES: usize = 1024;

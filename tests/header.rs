@@ -20,7 +20,7 @@ fn committed_header_is_up_to_date() {
          #define TOOLREGISTRY_VERSION_PATCH {patch}\n\n\
          /** Largest JSON input accepted by any function, in bytes (64 MiB); larger is TR_STATUS_TOO_LARGE. */\n\
          #define TR_MAX_INPUT_BYTES {}\n\
-         /** Deepest JSON nesting accepted; deeper is TR_STATUS_INVALID_JSON. */\n\
+         /** JSON nested this many levels deep or deeper is TR_STATUS_INVALID_JSON (127 levels are accepted). */\n\
          #define TR_MAX_JSON_DEPTH {}\n\
          /** Longest tool name or namespace, in bytes; longer is TR_STATUS_TOO_LARGE. */\n\
          #define TR_MAX_NAME_BYTES {}\n\
