@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The same queries through Rust, C, C++, Go and C#: same names, order and scores (issue 4).
+# Runs after the Go and C# parts, which installed and built what this needs.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+target="${CARGO_TARGET_DIR:-target}"
+mkdir -p "$target/cross"
+cargo build --release --locked
+cc -std=c99 -Wall -Wextra -Werror -Iinclude tests/cross/discover.c -o "$target/cross/discover_c" \
+  -L"$target/release" -l:libtoolregistry.a -lpthread -ldl -lm
+c++ -std=c++17 -Wall -Wextra -Werror -Iinclude -Ibindings/cpp/include tests/cross/discover.cpp \
+  -o "$target/cross/discover_cpp" -L"$target/release" -l:libtoolregistry.a -lpthread -ldl -lm
+(cd bindings/go && go build -o "../../$target/cross/trdiscover" ./cmd/trdiscover)
+if [ ! -f "$target/csharp/DiscoverCli.exe" ]; then
+  echo "the C# part (30-csharp.sh) must run first: $target/csharp/DiscoverCli.exe is missing" >&2
+  exit 1
+fi
+python3 scripts/cross_language.py data/bfcl/catalog.json
