@@ -269,6 +269,27 @@ impl<const F: usize> Index<F> {
         if self.doc_count == 0 || top_k == 0 {
             return Vec::new();
         }
+        let entries: Vec<&TermEntry<F>> = tokens
+            .iter()
+            .filter_map(|t| self.entry(t.as_ref()))
+            .collect();
+        if entries.len() >= 2 {
+            return self.search_pruned(&entries, p, top_k);
+        }
+        self.search_exhaustive(tokens, p, top_k)
+    }
+
+    /// Scores every document reached by any query token, term at a time. The plain form of
+    /// [`search`](Self::search), which answers exactly like it.
+    pub fn search_exhaustive<S: AsRef<str>>(
+        &self,
+        tokens: &[S],
+        p: &Bm25Params<F>,
+        top_k: usize,
+    ) -> Vec<ScoredDoc> {
+        if self.doc_count == 0 || top_k == 0 {
+            return Vec::new();
+        }
         let avgdl = self.weighted_avgdl(&p.weights);
         SCRATCH.with(|cell| {
             let mut s = cell.borrow_mut();
@@ -313,6 +334,121 @@ impl<const F: usize> Index<F> {
                 s.touch[doc as usize] = 0;
             }
             s.touched.clear();
+            rank(&mut hits, top_k);
+            hits.into_iter().map(|(h, _)| h).collect()
+        })
+    }
+
+    /// Top-k search that skips documents which cannot reach the top `top_k` (MaxScore).
+    ///
+    /// A token's contribution is below `idf * (k1 + 1 + delta)` (BM25's saturation bound), so once
+    /// `top_k` documents are scored, documents found only in tokens whose bounds sum below the
+    /// k-th best score are never scored. Terms are taken rarest first (highest bound); every
+    /// document reached is scored exactly, adding its contributions in query-token order as the
+    /// exhaustive search does, so scores agree to the bit, and ties are ordered by the same
+    /// first-touch key: the first query token containing the document, then registration order.
+    fn search_pruned(
+        &self,
+        entries: &[&TermEntry<F>],
+        p: &Bm25Params<F>,
+        top_k: usize,
+    ) -> Vec<ScoredDoc> {
+        let avgdl = self.weighted_avgdl(&p.weights);
+        // Distinct terms; `order` lists them per query token (duplicates count again).
+        let mut terms: Vec<(&TermEntry<F>, f64, f64)> = Vec::new(); // entry, idf, bound
+        let mut order: Vec<usize> = Vec::with_capacity(entries.len());
+        // Slack so rounding can never make a real contribution exceed its bound.
+        let unit = (p.k1 + 1.0 + p.delta) * (1.0 + 1e-9);
+        for e in entries {
+            let at = match terms.iter().position(|(t, _, _)| std::ptr::eq(*t, *e)) {
+                Some(at) => at,
+                None => {
+                    let idf = self.idf(e.postings.len());
+                    terms.push((e, idf, 0.0));
+                    terms.len() - 1
+                }
+            };
+            terms[at].2 += terms[at].1 * unit;
+            order.push(at);
+        }
+        let mut by_bound: Vec<usize> = (0..terms.len()).collect();
+        by_bound.sort_by(|&a, &b| terms[b].2.total_cmp(&terms[a].2));
+        // rest[j]: bound of a document found only in terms by_bound[j..].
+        let mut rest = vec![0.0; terms.len() + 1];
+        for j in (0..terms.len()).rev() {
+            rest[j] = (rest[j + 1] + terms[by_bound[j]].2) * (1.0 + 1e-9);
+        }
+        SCRATCH.with(|cell| {
+            let mut s = cell.borrow_mut();
+            let s = &mut *s;
+            if s.touch.len() < self.docs.len() {
+                s.scores.resize(self.docs.len(), 0.0);
+                s.touch.resize(self.docs.len(), 0);
+            }
+            // (doc, score, first query token containing it) of every document scored.
+            let mut scored: Vec<(ScoredDoc, u32)> = Vec::new();
+            // The best `top_k` scores so far, as bits (scores are >= 0, so bits order like values).
+            let mut best: std::collections::BinaryHeap<std::cmp::Reverse<u64>> =
+                std::collections::BinaryHeap::with_capacity(top_k + 1);
+            let mut cursors = vec![0usize; terms.len()];
+            for (j, &lead) in by_bound.iter().enumerate() {
+                if best.len() >= top_k {
+                    let kth = f64::from_bits(best.peek().expect("top_k >= 1").0);
+                    if rest[j] < kth {
+                        break;
+                    }
+                }
+                cursors.fill(0);
+                for posting in &terms[lead].0.postings {
+                    let d = posting.doc as usize;
+                    if s.touch[d] != 0 {
+                        continue;
+                    }
+                    s.touch[d] = 1;
+                    s.touched.push(posting.doc);
+                    let lengths = self.docs[d]
+                        .as_ref()
+                        .expect("postings point at indexed documents");
+                    let mut score = 0.0;
+                    let mut first = u32::MAX;
+                    for (qpos, &t) in order.iter().enumerate() {
+                        let found = if t == lead {
+                            Some(posting)
+                        } else {
+                            let list = &terms[t].0.postings;
+                            let at = seek(list, cursors[t], posting.doc);
+                            cursors[t] = at;
+                            list.get(at).filter(|q| q.doc == posting.doc)
+                        };
+                        if let Some(q) = found {
+                            score += terms[t].1 * self.tf_norm(q, lengths, p, avgdl);
+                            first = first.min(qpos as u32);
+                        }
+                    }
+                    best.push(std::cmp::Reverse(score.to_bits()));
+                    if best.len() > top_k {
+                        best.pop();
+                    }
+                    // Tie key: first token, then registration order (postings are sorted by doc).
+                    scored.push((
+                        ScoredDoc {
+                            doc: posting.doc,
+                            score,
+                        },
+                        first,
+                    ));
+                }
+            }
+            for &doc in &s.touched {
+                s.touch[doc as usize] = 0;
+            }
+            s.touched.clear();
+            scored.sort_by(|a, b| a.1.cmp(&b.1).then(a.0.doc.cmp(&b.0.doc)));
+            let mut hits: Vec<(ScoredDoc, u32)> = scored
+                .into_iter()
+                .enumerate()
+                .map(|(i, (h, _))| (h, i as u32))
+                .collect();
             rank(&mut hits, top_k);
             hits.into_iter().map(|(h, _)| h).collect()
         })
@@ -377,6 +513,19 @@ pub struct CanonicalIndex<const F: usize> {
     docs: Vec<(DocId, [u32; F])>,
     total_lengths: [u64; F],
     doc_count: usize,
+}
+
+/// The first position at or after `from` whose document is >= `doc` (galloping: cursors move
+/// forward through a list while documents are visited in increasing order).
+fn seek<const F: usize>(postings: &[Posting<F>], from: usize, doc: DocId) -> usize {
+    let rest = &postings[from.min(postings.len())..];
+    let mut bound = 1;
+    while bound < rest.len() && rest[bound].doc < doc {
+        bound *= 2;
+    }
+    let lo = bound / 2;
+    let hi = (bound + 1).min(rest.len());
+    from + lo + rest[lo.min(hi)..hi].partition_point(|p| p.doc < doc)
 }
 
 /// Sorts best first (score descending, then first touch) and keeps `top_k`.
@@ -451,6 +600,43 @@ mod tests {
             .collect();
         assert_eq!(hits[0], 1);
         assert_eq!(&hits[1..], &[0, 2]);
+    }
+
+    #[test]
+    fn pruned_search_answers_like_exhaustive() {
+        // Small vocabulary, Zipf-ish: common words, rare words, repeated tokens and many ties.
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut next = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let r = x % (n * n);
+            (r as f64).sqrt() as u64 // skewed toward large values, squared down below
+        };
+        let word = |i: u64| format!("w{}", 40 - i.min(40));
+        let mut idx = Index::<2>::new();
+        let mut docs = Vec::new();
+        for d in 0..600u32 {
+            let name: Vec<String> = (0..1 + next(3)).map(|_| word(next(40))).collect();
+            let desc: Vec<String> = (0..next(12)).map(|_| word(next(40))).collect();
+            idx.add(d, &[name.clone(), desc.clone()]);
+            docs.push([name, desc]);
+        }
+        for d in (0..600u32).step_by(7) {
+            assert!(idx.remove(d, &docs[d as usize]));
+        }
+        for q in 0..400 {
+            let tokens: Vec<String> = (0..2 + q % 5).map(|_| word(next(40))).collect();
+            for top_k in [1, 3, 10, 1000] {
+                let a = idx.search(&tokens, &P, top_k);
+                let b = idx.search_exhaustive(&tokens, &P, top_k);
+                assert_eq!(a.len(), b.len(), "{tokens:?} top_k {top_k}");
+                for (ha, hb) in a.iter().zip(&b) {
+                    assert_eq!(ha.doc, hb.doc, "{tokens:?} top_k {top_k}");
+                    assert_eq!(ha.score.to_bits(), hb.score.to_bits());
+                }
+            }
+        }
     }
 
     #[test]
