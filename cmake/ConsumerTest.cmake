@@ -74,7 +74,8 @@ if(STEP STREQUAL "install")
   endforeach()
 
 elseif(STEP STREQUAL "find_package_c")
-  build_consumer(c)
+  # The package defaults to the kind it was built with; ask for the shared library explicitly.
+  build_consumer(c -DTOOLREGISTRY_STATIC=OFF)
   check_needed("${build_dir}/consumer_c" TRUE)
   run_discover("${build_dir}/consumer_c")
 
@@ -84,7 +85,7 @@ elseif(STEP STREQUAL "find_package_c_static")
   run_discover("${build_dir}/consumer_c_static")
 
 elseif(STEP STREQUAL "find_package_cpp")
-  build_consumer(cpp)
+  build_consumer(cpp -DTOOLREGISTRY_STATIC=OFF)
   check_needed("${build_dir}/consumer_cpp" TRUE)
   run_discover("${build_dir}/consumer_cpp")
 
