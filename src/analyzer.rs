@@ -319,11 +319,41 @@ static STEMMER: once_cell::sync::Lazy<rust_stemmers::Stemmer> = once_cell::sync:
     rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English)
 });
 
+thread_local! {
+    /// Stems of words seen lately on this thread: catalogs and queries repeat their vocabulary,
+    /// and a lookup costs a fraction of running the stemmer.
+    static STEMS: std::cell::RefCell<StemCache> = std::cell::RefCell::new(StemCache::default());
+}
+
+type StemCache = std::collections::HashMap<String, String, foldhash::fast::RandomState>;
+
+/// Most words kept in a thread's stem cache before it starts over.
+const STEM_CACHE_WORDS: usize = 1 << 16;
+
+/// The Snowball English stem of a lowercased word.
+fn stem_word(word: String) -> String {
+    STEMS.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if let Some(stem) = cache.get(&word) {
+            return stem.clone();
+        }
+        let stem = STEMMER.stem(&word).into_owned();
+        if cache.len() >= STEM_CACHE_WORDS {
+            cache.clear();
+        }
+        cache.insert(word, stem.clone());
+        stem
+    })
+}
+
 /// Splits one `\w` run at `_`, lower-to-upper (`getUser`), acronym-to-word (`HTTPResponse`) and
 /// letter/digit boundaries. Returns the parts in their original case.
 pub fn split_identifier(run: &str) -> Vec<&str> {
-    // Most words are plain lowercase: nothing to split, no per-character work.
-    if run.bytes().all(|b| b.is_ascii_lowercase()) {
+    // Most words are plain lowercase or capitalized: nothing to split, no per-character work.
+    let mut bytes = run.bytes();
+    if bytes.next().is_some_and(|b| b.is_ascii_alphabetic())
+        && bytes.all(|b| b.is_ascii_lowercase())
+    {
         return vec![run];
     }
     #[derive(PartialEq, Clone, Copy)]
@@ -406,16 +436,7 @@ pub fn tokenize_enhanced(text: &str, cfg: &EnhancedAnalysis) -> Vec<String> {
     if let Some(s) = start {
         runs.push(&text[s..]);
     }
-    let stem = |t: String| -> String {
-        if cfg.stem {
-            match STEMMER.stem(&t) {
-                std::borrow::Cow::Borrowed(_) => t,
-                std::borrow::Cow::Owned(s) => s,
-            }
-        } else {
-            t
-        }
-    };
+    let stem = |t: String| -> String { if cfg.stem { stem_word(t) } else { t } };
     let mut tokens = Vec::with_capacity(runs.len() + 4);
     for run in runs {
         if cfg.split_identifiers {
@@ -457,12 +478,14 @@ pub fn enhanced_query_tokens(query: &str, cfg: &EnhancedAnalysis) -> Vec<(String
     raw.into_iter()
         .zip(stop)
         .map(|(t, s)| {
-            let t = if cfg.stem && !t.is_empty() {
-                STEMMER.stem(&t).into_owned()
+            let dropped = s && !all_stop;
+            // A dropped word is shown (by explain) as written; only scored words need stems.
+            let t = if cfg.stem && !dropped {
+                stem_word(t)
             } else {
                 t
             };
-            (t, s && !all_stop)
+            (t, dropped)
         })
         .collect()
 }

@@ -271,7 +271,9 @@ pub(crate) fn explain(
         out.tool = tool;
         return Ok(out);
     }
-    let ranking = rank_query(state, options, query, usize::MAX)?;
+    // The full ranking: every indexed tool fits in a top_k of the index size.
+    let everything = state.index().doc_count().max(1);
+    let ranking = rank_query(state, options, query, everything)?;
     out.tokens = ranking.plan.tokens;
     out.scored_tokens = ranking.plan.scored;
     // The answer, exactly as discover computes it: top_k, positive scores, then the floor.
