@@ -208,6 +208,20 @@ static void test_discover(tr_registry *r) {
     CHECK_STR_EQ(before, after);
     tr_string_free(before);
     tr_string_free(after);
+
+    /* explain: how a query ranks one tool, agreeing with discover. */
+    char *explained = NULL;
+    OK(tr_discoverer_explain(d, "weather forecast", "chat_weather", NULL, &explained, &err));
+    v = take_json(explained);
+    const json_value *tool = json_get(v, "tool");
+    CHECK_STR_EQ(json_str(json_get(tool, "outcome")), "ranked");
+    CHECK(json_get(tool, "rank") && json_get(tool, "rank")->number == 1.0);
+    json_free(v);
+    explained = NULL;
+    OK(tr_discoverer_explain(d, "weather forecast", "flat_add", NULL, &explained, &err));
+    v = take_json(explained);
+    CHECK_STR_EQ(json_str(json_get(json_get(v, "tool"), "outcome")), "no_common_token");
+    json_free(v);
     tr_discoverer_free(d);
 }
 

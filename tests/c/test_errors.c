@@ -164,6 +164,16 @@ static void test_not_found(tr_registry *r) {
     CHECK(out == SENTINEL);
 }
 
+static void test_explain_errors(tr_discoverer *d) {
+    char *out = SENTINEL;
+    EXPECT_ERR(TR_STATUS_NULL_ARGUMENT, NULL, tr_discoverer_explain(NULL, "file", "read_file", NULL, &out, &err));
+    EXPECT_ERR(TR_STATUS_NULL_ARGUMENT, NULL, tr_discoverer_explain(d, "file", NULL, NULL, &out, &err));
+    EXPECT_ERR(TR_STATUS_NOT_FOUND, "no_such_tool", tr_discoverer_explain(d, "file", "no_such_tool", NULL, &out, &err));
+    EXPECT_ERR(TR_STATUS_INVALID_ARGUMENT, NULL, tr_discoverer_explain(d, " ", "read_file", NULL, &out, &err));
+    EXPECT_ERR(TR_STATUS_INVALID_ARGUMENT, "top_k", tr_discoverer_explain(d, "file", "read_file", "{\"top_k\": 0}", &out, &err));
+    CHECK(out == SENTINEL);
+}
+
 static void test_not_found_before_discovery(void) {
     tr_registry *r = NULL;
     char *out = SENTINEL;
@@ -243,6 +253,7 @@ int main(void) {
     test_invalid_json(r, d);
     test_invalid_argument(r, d);
     test_not_found(r);
+    test_explain_errors(d);
     test_not_found_before_discovery();
     test_too_large(r, d);
     test_null_err_out(r);

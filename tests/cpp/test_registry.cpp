@@ -212,3 +212,18 @@ TEST(Discoverer, Explain) {
 
     EXPECT_NE(discoverer.explain_json("weather", "chat_weather").find("\"tool\""), std::string::npos);
 }
+
+TEST(Discoverer, ProfileOptionPassesThrough) {
+    Registry registry = fixtures::make_registry();
+    Discoverer enhanced = registry.discoverer(R"({"profile": "enhanced"})");
+    auto hits = enhanced.discover("emailing recipients");  // stemming finds "email" and "recipient"
+    ASSERT_FALSE(hits.empty());
+    EXPECT_EQ(hits[0].name, "anthropic_send_email");
+    EXPECT_EQ(enhanced.explain("emailing recipients", "anthropic_send_email").outcome, "ranked");
+    try {
+        (void)registry.discoverer(R"({"profile": "psychic"})");
+        FAIL() << "expected an exception";
+    } catch (const toolregistry::Error& e) {
+        EXPECT_EQ(e.status(), toolregistry::Status::InvalidArgument);
+    }
+}
