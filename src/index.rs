@@ -386,10 +386,10 @@ impl<const F: usize> Index<F> {
                 s.touch.resize(self.docs.len(), 0);
             }
             // (doc, score, first query token containing it) of every document scored.
-            let mut scored: Vec<(ScoredDoc, u32)> = Vec::new();
+            let mut scored: Vec<(ScoredDoc, u64)> = Vec::new();
             // The best `top_k` scores so far, as bits (scores are >= 0, so bits order like values).
             let mut best: std::collections::BinaryHeap<std::cmp::Reverse<u64>> =
-                std::collections::BinaryHeap::with_capacity(top_k + 1);
+                std::collections::BinaryHeap::with_capacity(top_k.min(self.doc_count) + 1);
             let mut cursors = vec![0usize; terms.len()];
             for (j, &lead) in by_bound.iter().enumerate() {
                 if best.len() >= top_k {
@@ -425,32 +425,28 @@ impl<const F: usize> Index<F> {
                             first = first.min(qpos as u32);
                         }
                     }
+                    if best.len() >= top_k {
+                        // Below the current k-th best: it cannot make the final top_k.
+                        if score < f64::from_bits(best.peek().expect("top_k >= 1").0) {
+                            continue;
+                        }
+                    }
                     best.push(std::cmp::Reverse(score.to_bits()));
                     if best.len() > top_k {
                         best.pop();
                     }
                     // Tie key: first token, then registration order (postings are sorted by doc).
-                    scored.push((
-                        ScoredDoc {
-                            doc: posting.doc,
-                            score,
-                        },
-                        first,
-                    ));
+                    let key = (u64::from(first) << 32) | u64::from(posting.doc);
+                    let doc = posting.doc;
+                    scored.push((ScoredDoc { doc, score }, key));
                 }
             }
             for &doc in &s.touched {
                 s.touch[doc as usize] = 0;
             }
             s.touched.clear();
-            scored.sort_by(|a, b| a.1.cmp(&b.1).then(a.0.doc.cmp(&b.0.doc)));
-            let mut hits: Vec<(ScoredDoc, u32)> = scored
-                .into_iter()
-                .enumerate()
-                .map(|(i, (h, _))| (h, i as u32))
-                .collect();
-            rank(&mut hits, top_k);
-            hits.into_iter().map(|(h, _)| h).collect()
+            rank(&mut scored, top_k);
+            scored.into_iter().map(|(h, _)| h).collect()
         })
     }
 
@@ -529,8 +525,8 @@ fn seek<const F: usize>(postings: &[Posting<F>], from: usize, doc: DocId) -> usi
 }
 
 /// Sorts best first (score descending, then first touch) and keeps `top_k`.
-fn rank(hits: &mut Vec<(ScoredDoc, u32)>, top_k: usize) {
-    let order = |a: &(ScoredDoc, u32), b: &(ScoredDoc, u32)| {
+fn rank<K: Ord>(hits: &mut Vec<(ScoredDoc, K)>, top_k: usize) {
+    let order = |a: &(ScoredDoc, K), b: &(ScoredDoc, K)| {
         b.0.score.total_cmp(&a.0.score).then(a.1.cmp(&b.1))
     };
     if hits.len() > top_k {
