@@ -86,8 +86,8 @@ function(toolregistry_add_cargo_library)
     INTERFACE_LINK_LIBRARIES "${TOOLREGISTRY_STATIC_SYSTEM_LIBS}")
   add_dependencies(toolregistry::toolregistry_static toolregistry_cargo)
 
-  # An imported target cannot be an ALIAS target's target before CMake 3.18 unless it is GLOBAL;
-  # defining toolregistry::toolregistry as its own imported target keeps 3.16 working.
+  # toolregistry::toolregistry is an imported target of the chosen kind in its own right (not an
+  # ALIAS), as in the installed package config, so both places define the same kinds of targets.
   if(TOOLREGISTRY_STATIC)
     add_library(toolregistry::toolregistry STATIC IMPORTED GLOBAL)
     set_target_properties(toolregistry::toolregistry PROPERTIES

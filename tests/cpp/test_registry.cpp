@@ -227,3 +227,22 @@ TEST(Discoverer, ProfileOptionPassesThrough) {
         EXPECT_EQ(e.status(), toolregistry::Status::InvalidArgument);
     }
 }
+
+TEST(DetailJson, ParsesEscapesNumbersAndKeepsRawText) {
+    using toolregistry::detail::JsonParser;
+    const std::string text = R"( {"s": "a\"b\\c\n\u00e9\ud83d\ude00", "n": [1.5, -2e-3, 0], "o": {"k": [true, null]}} )";
+    auto doc = JsonParser(text).parse();
+    EXPECT_EQ(doc.find("s")->string, "a\"b\\c\n\xc3\xa9\xf0\x9f\x98\x80");
+    EXPECT_EQ(doc.find("n")->items.at(0).number, 1.5);
+    EXPECT_EQ(doc.find("n")->items.at(1).number, -2e-3);
+    EXPECT_EQ(doc.find("o")->raw, R"({"k": [true, null]})");
+    EXPECT_EQ(toolregistry::detail::json_quote("q\"\\\n\x01"), "\"q\\\"\\\\\\n\\u0001\"");
+    for (const char* bad : {"[1,]", "{\"a\" 1}", "\"\\ud800\"", "[1.5.5]", "tru", "[] x", "\"\x01\""}) {
+        try {
+            (void)JsonParser(bad).parse();
+            ADD_FAILURE() << "accepted " << bad;
+        } catch (const toolregistry::Error& e) {
+            EXPECT_EQ(e.status(), toolregistry::Status::Internal);
+        }
+    }
+}

@@ -39,8 +39,10 @@
 #if __has_include(<charconv>)
 #include <charconv>
 #endif
+#if !defined(__cpp_lib_to_chars) || __cpp_lib_to_chars < 201611L
 #include <locale>
 #include <sstream>
+#endif
 
 #include "toolregistry.h"
 
