@@ -774,6 +774,15 @@ impl Registry {
         Ok(self.len()? == 0)
     }
 
+    /// Test hook: panics while holding the write lock, which poisons it. Only with the
+    /// `test-hooks` feature; see `tests/poison.rs`.
+    #[cfg(feature = "test-hooks")]
+    #[doc(hidden)]
+    pub fn test_panic_while_locked(&self) -> Result<()> {
+        let _guard = self.shared.write()?;
+        panic!("test hook: panic while holding the registry write lock");
+    }
+
     /// Whether the incrementally kept indexes (the reference one, and the enhanced one once
     /// built) equal ones rebuilt from scratch. For tests and diagnostics; costs a full rebuild.
     pub fn verify_index(&self) -> Result<bool> {

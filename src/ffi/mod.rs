@@ -16,11 +16,15 @@ mod discoverer;
 mod registry;
 mod status;
 mod strings;
+#[cfg(feature = "test-hooks")]
+mod test_hooks;
 
 pub use discoverer::*;
 pub use registry::*;
 pub use status::{tr_status, tr_status_name};
 pub use strings::tr_string_free;
+#[cfg(feature = "test-hooks")]
+pub use test_hooks::*;
 
 use std::ffi::c_char;
 

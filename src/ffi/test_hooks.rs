@@ -1,0 +1,27 @@
+//! Test-only exports (feature `test-hooks`), kept out of the header.
+
+use super::boundary::run;
+use super::registry::{registry_ref, tr_registry};
+use super::status::tr_status;
+use std::ffi::c_char;
+
+/// Panics inside the library while holding `r`'s write lock, poisoning it. Returns
+/// TR_STATUS_PANIC; every later call on the registry (and its discoverers) fails with
+/// TR_STATUS_INTERNAL.
+///
+/// cbindgen:ignore
+///
+/// # Safety
+/// `r` is NULL or a live handle; `err_out` is NULL or writable.
+#[doc(hidden)]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tr_test_panic_while_locked(
+    r: *mut tr_registry,
+    err_out: *mut *mut c_char,
+) -> tr_status {
+    run(err_out, || {
+        // SAFETY: caller passes NULL or a live handle.
+        let registry = unsafe { registry_ref(r) }?;
+        Ok(registry.test_panic_while_locked()?)
+    })
+}
