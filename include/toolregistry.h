@@ -115,11 +115,6 @@ typedef int32_t tr_status;
 #endif // __cplusplus
 
 /**
- * The provider format a tool schema is rendered in.
- */
-typedef struct ApiFormat ApiFormat;
-
-/**
  * A discoverer: ranking options bound to a registry's live state.
  *
  * Opaque. It follows every change to its registry by itself and keeps the registry state alive,

@@ -10,9 +10,9 @@
 
 #include "fixtures.hpp"
 
-// Not `using toolregistry::ApiFormat`: toolregistry.h declares an opaque global `ApiFormat` (a cbindgen
-// artifact), and the two names would clash.
-using Format = toolregistry::ApiFormat;
+// toolregistry.h declares no global ApiFormat, so the wrapper's name can be brought in whole.
+using toolregistry::ApiFormat;
+using Format = ApiFormat;
 using toolregistry::Discoverer;
 using toolregistry::Hit;
 using toolregistry::Registry;
