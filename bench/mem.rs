@@ -1,6 +1,6 @@
 //! Peak resident memory of building a registry from a catalog file.
 //!
-//! `cargo run --release --example bench_mem -- CATALOG.json [--chunk K]` reads the file, registers
+//! `cargo run --release --example bench_mem -- CATALOG.json [--chunk K] [--queries QUERIES.json]` reads the file, registers
 //! every tool (in one call, or K tools per call with `--chunk`), enables discovery, runs one
 //! discover so nothing is left lazy, and prints one JSON line: the catalog's size, the process's
 //! peak RSS (`VmHWM`) and RSS before and after, in bytes. Linux only (`/proc/self/status`). A
@@ -24,15 +24,30 @@ fn status_kb(key: &str) -> u64 {
         .unwrap_or(0)
 }
 
+#[inline(never)]
+fn profile_discover(registry: &Registry, query: &str) -> String {
+    toolregistry::discovery::hits_to_json(
+        &registry
+            .discover(query, &DiscoverRequest::default())
+            .expect("discover"),
+    )
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let path = args
         .next()
         .expect("usage: bench_mem CATALOG.json [--chunk K]");
-    let chunk: Option<usize> = match (args.next().as_deref(), args.next()) {
-        (Some("--chunk"), Some(k)) => Some(k.parse().expect("K must be a number")),
-        _ => None,
-    };
+    let mut chunk: Option<usize> = None;
+    let mut queries: Option<String> = None;
+    while let (Some(flag), Some(value)) = (args.next(), args.next()) {
+        match flag.as_str() {
+            "--chunk" => chunk = Some(value.parse().expect("K must be a number")),
+            // For profiling discover (e.g. under callgrind): run these queries once after the build.
+            "--queries" => queries = Some(value),
+            _ => panic!("unknown flag {flag}"),
+        }
+    }
     let baseline = status_kb("VmRSS:") * 1024;
     let text = std::fs::read_to_string(&path).expect("read catalog");
     let started = Instant::now();
@@ -60,6 +75,13 @@ fn main() {
         .discover("get data", &DiscoverRequest::default())
         .expect("discover")
         .len();
+    if let Some(path) = queries {
+        let text = std::fs::read_to_string(path).expect("read queries");
+        let queries: Vec<String> = serde_json::from_str(&text).expect("a JSON array of strings");
+        for q in &queries {
+            std::hint::black_box(profile_discover(&registry, q));
+        }
+    }
     let peak = status_kb("VmHWM:") * 1024;
     let rss = status_kb("VmRSS:") * 1024;
     println!(

@@ -373,6 +373,10 @@ impl<const F: usize> Index<F> {
         }
         let mut by_bound: Vec<usize> = (0..terms.len()).collect();
         by_bound.sort_by(|&a, &b| terms[b].2.total_cmp(&terms[a].2));
+        let mut rank_of = vec![0; terms.len()];
+        for (j, &t) in by_bound.iter().enumerate() {
+            rank_of[t] = j;
+        }
         // rest[j]: bound of a document found only in terms by_bound[j..].
         let mut rest = vec![0.0; terms.len() + 1];
         for j in (0..terms.len()).rev() {
@@ -414,6 +418,9 @@ impl<const F: usize> Index<F> {
                     for (qpos, &t) in order.iter().enumerate() {
                         let found = if t == lead {
                             Some(posting)
+                        } else if rank_of[t] < j {
+                            // Every document of an earlier lead term is already scored.
+                            None
                         } else {
                             let list = &terms[t].0.postings;
                             let at = seek(list, cursors[t], posting.doc);
