@@ -83,7 +83,9 @@ def machine():
             break
     mem_kb = int(re.search(r"MemTotal:\s+(\d+)", Path("/proc/meminfo").read_text()).group(1))
     kernel = os.uname().release
-    return f"{os.cpu_count()} CPUs ({cpu}), {mem_kb / 1048576:.1f} GiB RAM, Linux {kernel}, Python {sys.version.split()[0]}"
+    load = " / ".join(Path("/proc/loadavg").read_text().split()[:3])
+    return (f"{os.cpu_count()} CPUs ({cpu}), {mem_kb / 1048576:.1f} GiB RAM, Linux {kernel}, "
+            f"Python {sys.version.split()[0]}, load average {load}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -361,6 +363,7 @@ def worker(args):
     qs = queries[:nq]
     lat = latencies(eng.discover, qs, passes, warmup=min(len(qs), 50 if args.worker == "reference" else len(qs)))
     inc = [eng.register_one(e["tool"], e["query"]) for e in extras[:ninc]]
+    eng.discover(queries[0])  # the reference rebuilds its index here after the last unregister
     tp_seconds = 3.0 if args.worker == "reference" and n >= 10_000 else 1.0
     tp1 = throughput(eng.discover, queries, 1, tp_seconds)
     tp2 = throughput(eng.discover, queries, 2, tp_seconds)
@@ -494,13 +497,14 @@ def main():
     engines = args.engines.split(",")
     results, mems = {}, {}
     started = time.time()
-    print(f"machine: {machine()}", file=sys.stderr)
+    machine_at_start = machine()
+    print(f"machine: {machine_at_start}", file=sys.stderr)
     for label, n, cat, qs, ex in cases:
         for e in engines:
             results[(e, label)] = run_worker(e, label, n, cat, qs, ex)
         mems[label] = native_mem(cat)
     out = [
-        f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(started))} on {machine()}; "
+        f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(started))} on {machine_at_start} (at the end: {machine()}); "
         f"command: `python3 bench/compare.py --sizes {args.sizes}{' --no-bfcl' if args.no_bfcl else ''}` "
         f"({(time.time() - started) / 60:.1f} min). `bfcl` is the real catalog (N = {cases[-1][1] if cases[-1][0] == 'bfcl' else '-'}, its first 500 queries timed).\n"
     ]
