@@ -737,8 +737,9 @@ fn number_in(v: &Value, path: &str, min: f64, max: f64) -> Result<f64> {
         } else {
             format!("in [{min}, {max}]")
         };
+        // The JSON number as written: `{x}` would spell 1e308 with 309 digits.
         return Err(Error::invalid(format!(
-            "{path}: {x} is out of range (must be {range})"
+            "{path}: {v} is out of range (must be {range})"
         )));
     }
     Ok(x)

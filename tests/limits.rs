@@ -422,7 +422,7 @@ fn non_finite_negative_and_huge_ranking_parameters_are_refused() {
         (r#"{"max_df_ratio": 2}"#, "max_df_ratio"),
         (
             r#"{"field_weights": {"description": 1e308}}"#,
-            "must be in [0, 1000000]",
+            "1e+308 is out of range (must be in [0, 1000000])",
         ),
         (r#"{"k1": 1.7976931348623157e308}"#, "k1"),
         (r#"{"delta": 1e7}"#, "delta"),
