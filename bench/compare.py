@@ -339,6 +339,26 @@ def sampling(engine, n):
     return 500, passes, 20, 3 if n >= 100_000 else 5
 
 
+PARITY_QUERIES = 100
+
+
+def check_parity(reference, catalog_text, queries):
+    """[identical, compared]: queries whose answer (names in order, scores to 1e-9) is the reference's."""
+    ours = Ours(catalog_text)
+    ours.build()
+    same = 0
+    for q in queries:
+        want = reference.discover(q)
+        got = json.loads(ours.discover(q))
+        if [h["name"] for h in want] == [h["name"] for h in got] and all(
+            math.isclose(a["score"], b["score"], rel_tol=1e-9) for a, b in zip(want, got)
+        ):
+            same += 1
+        else:
+            print(f"parity: {q!r}: reference {[h['name'] for h in want]} ours {[h['name'] for h in got]}", file=sys.stderr)
+    return [same, len(queries)]
+
+
 def worker(args):
     import logging
 
@@ -367,8 +387,11 @@ def worker(args):
     tp_seconds = 3.0 if args.worker == "reference" and n >= 10_000 else 1.0
     tp1 = throughput(eng.discover, queries, 1, tp_seconds)
     tp2 = throughput(eng.discover, queries, 2, tp_seconds)
+    parity = None
+    if args.worker == "reference":
+        parity = check_parity(eng, Path(args.catalog).read_text(), queries[:PARITY_QUERIES])
     print(json.dumps({
-        "engine": args.worker, "n": n, "queries": len(qs), "passes": passes,
+        "engine": args.worker, "n": n, "queries": len(qs), "passes": passes, "parity": parity,
         "p50": percentile(lat, 50), "p95": percentile(lat, 95), "p99": percentile(lat, 99),
         "build_s": statistics.median(builds), "builds": nbuild,
         "inc_us": statistics.median(inc) * 1e6, "inc_samples": len(inc),
@@ -428,6 +451,10 @@ def report(results, mems, labels, out):
         cell = lambda x: f"{fmt_us(x['p50'])} / {fmt_us(x['p95'])} / {fmt_us(x['p99'])}"
         w(f"| {L} | {cell(a)} | {cell(t)} | {cell(o)} | **{fmt_ratio(a['p50'], o['p50'])}** | **{fmt_ratio(t['p50'], o['p50'])}** | "
           f"{a['queries'] * a['passes']} / {t['queries'] * t['passes']} / {o['queries'] * o['passes']} |")
+    w("")
+    w("Same answers as the reference (names in order, scores to 1e-9), first "
+      f"{PARITY_QUERIES} queries of each catalog: "
+      + ", ".join(f"{L}: {r('reference', L)['parity'][0]}/{r('reference', L)['parity'][1]}" for L in labels) + ".")
     numeric = [L for L in labels if L.isdigit()]
     if len(numeric) >= 2:
         w("")
