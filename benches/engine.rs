@@ -385,7 +385,11 @@ fn main() {
     let listing = args.iter().any(|a| a == "--list" || a == "--test");
     let report_only = std::env::var("TR_BENCH_REPORT_ONLY").is_ok_and(|v| v == "1");
     if !report_only {
-        let mut c = Criterion::default().configure_from_args();
+        // Short windows: 5 catalogs x 4 groups; command-line flags still override them.
+        let mut c = Criterion::default()
+            .warm_up_time(Duration::from_secs(1))
+            .measurement_time(Duration::from_secs(3))
+            .configure_from_args();
         bench(&mut c, &cases);
         c.final_summary();
     }
