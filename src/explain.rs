@@ -365,13 +365,12 @@ fn contributions<const F: usize>(
     let avgdl = index.weighted_avgdl(&params.weights);
     let mut out = Vec::new();
     for token in tokens {
-        let postings = index.postings(token);
-        let Ok(at) = postings.binary_search_by_key(&doc, |p| p.doc) else {
+        let Some(posting) = index.posting(token, doc) else {
             continue;
         };
-        let posting = &postings[at];
-        let idf = index.idf(postings.len());
-        let tf_norm = index.tf_norm(posting, &lengths, params, avgdl);
+        let df = index.doc_freq(token);
+        let idf = index.idf(df);
+        let tf_norm = index.tf_norm(&posting, &lengths, params, avgdl);
         let score = idf * tf_norm;
         let weighted_tf: f64 = params
             .weights
@@ -397,7 +396,7 @@ fn contributions<const F: usize>(
             .collect();
         out.push(TermContribution {
             token: token.clone(),
-            df: postings.len(),
+            df,
             idf,
             weighted_tf,
             tf_norm,

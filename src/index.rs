@@ -26,11 +26,59 @@ pub struct Posting<const F: usize> {
     pub tf: [u32; F],
 }
 
+/// A posting as stored: 4 + F bytes instead of 4 + 4F (postings are most of the index's memory).
+/// Frequencies of 255 and more are marked by [`WIDE`] in every field and kept in full in
+/// [`TermEntry::wide`]; a term repeated that often in one tool is rare.
+#[repr(C, packed)]
+#[derive(Debug, Clone, Copy)]
+struct Packed<const F: usize> {
+    doc: DocId,
+    tf: [u8; F],
+}
+
+/// The per-field frequency byte that sends a reader to [`TermEntry::wide`].
+const WIDE: u8 = u8::MAX;
+
+impl<const F: usize> Packed<F> {
+    fn doc(&self) -> DocId {
+        self.doc
+    }
+
+    fn is_wide(&self) -> bool {
+        self.tf[0] == WIDE
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 struct TermEntry<const F: usize> {
-    postings: Vec<Posting<F>>,
+    postings: Vec<Packed<F>>,
+    /// Full frequencies of the postings marked wide, sorted by document.
+    wide: Vec<Posting<F>>,
     /// Documents whose field 0 (the name) contains the term.
     name_df: u32,
+}
+
+impl<const F: usize> TermEntry<F> {
+    /// The full frequencies of a stored posting.
+    #[inline]
+    fn tf(&self, p: &Packed<F>) -> [u32; F] {
+        if p.is_wide() {
+            let doc = p.doc();
+            let at = self
+                .wide
+                .binary_search_by_key(&doc, |w| w.doc)
+                .expect("wide postings are kept in the side list");
+            return self.wide[at].tf;
+        }
+        p.tf.map(u32::from)
+    }
+
+    fn decode(&self, p: &Packed<F>) -> Posting<F> {
+        Posting {
+            doc: p.doc(),
+            tf: self.tf(p),
+        }
+    }
 }
 
 /// BM25F parameters: per-field weights and the BM25+ constants.
@@ -119,9 +167,18 @@ impl<const F: usize> Index<F> {
         self.entry(term).map_or(0, |e| e.name_df as usize)
     }
 
-    /// The postings of `term`, in registration order.
-    pub fn postings(&self, term: &str) -> &[Posting<F>] {
-        self.entry(term).map_or(&[], |e| &e.postings)
+    /// The postings of `term`, in registration order (decoded into a new list).
+    pub fn postings(&self, term: &str) -> Vec<Posting<F>> {
+        self.entry(term).map_or_else(Vec::new, |e| {
+            e.postings.iter().map(|p| e.decode(p)).collect()
+        })
+    }
+
+    /// The posting of `term` in `doc`, if the document contains the term.
+    pub fn posting(&self, term: &str, doc: DocId) -> Option<Posting<F>> {
+        let e = self.entry(term)?;
+        let at = e.postings.binary_search_by_key(&doc, Packed::doc).ok()?;
+        Some(e.decode(&e.postings[at]))
     }
 
     /// Field lengths of `doc`, if indexed.
@@ -151,13 +208,22 @@ impl<const F: usize> Index<F> {
         for (term, tf) in term_frequencies(fields) {
             let id = self.term_id_or_insert(term);
             let entry = &mut self.terms[id as usize];
-            let posting = Posting { doc, tf };
-            match entry.postings.last() {
-                Some(last) if last.doc > doc => {
-                    let at = entry.postings.partition_point(|p| p.doc < doc);
-                    entry.postings.insert(at, posting);
+            let packed = if tf.iter().all(|&t| t < u32::from(WIDE)) {
+                Packed {
+                    doc,
+                    tf: tf.map(|t| t as u8),
                 }
-                _ => entry.postings.push(posting),
+            } else {
+                let at = entry.wide.partition_point(|w| w.doc < doc);
+                entry.wide.insert(at, Posting { doc, tf });
+                Packed { doc, tf: [WIDE; F] }
+            };
+            match entry.postings.last() {
+                Some(last) if last.doc() > doc => {
+                    let at = entry.postings.partition_point(|p| p.doc() < doc);
+                    entry.postings.insert(at, packed);
+                }
+                _ => entry.postings.push(packed),
             }
             if tf[0] > 0 {
                 entry.name_df += 1;
@@ -185,8 +251,10 @@ impl<const F: usize> Index<F> {
                 continue;
             };
             let entry = &mut self.terms[id as usize];
-            if let Ok(at) = entry.postings.binary_search_by_key(&doc, |p| p.doc) {
-                entry.postings.remove(at);
+            if let Ok(at) = entry.postings.binary_search_by_key(&doc, Packed::doc) {
+                if entry.postings.remove(at).is_wide() {
+                    entry.wide.retain(|w| w.doc != doc);
+                }
                 if tf[0] > 0 {
                     entry.name_df -= 1;
                 }
@@ -222,7 +290,10 @@ impl<const F: usize> Index<F> {
     pub fn renumber(&mut self, map: &[Option<DocId>]) {
         for entry in &mut self.terms {
             for p in &mut entry.postings {
-                p.doc = map[p.doc as usize].expect("indexed documents survive compaction");
+                p.doc = map[p.doc() as usize].expect("indexed documents survive compaction");
+            }
+            for w in &mut entry.wide {
+                w.doc = map[w.doc as usize].expect("indexed documents survive compaction");
             }
         }
         let mut docs = Vec::new();
@@ -304,13 +375,13 @@ impl<const F: usize> Index<F> {
                 };
                 let idf = self.idf(entry.postings.len());
                 for posting in &entry.postings {
-                    let d = posting.doc as usize;
+                    let d = posting.doc() as usize;
                     let lengths = self.docs[d]
                         .as_ref()
                         .expect("postings point at indexed documents");
-                    let contribution = idf * self.tf_norm(posting, lengths, p, avgdl);
+                    let contribution = idf * tf_norm(entry.tf(posting), lengths, p, avgdl);
                     if s.touch[d] == 0 {
-                        s.touched.push(posting.doc);
+                        s.touched.push(posting.doc());
                         s.touch[d] = s.touched.len() as u32;
                     }
                     s.scores[d] += contribution;
@@ -404,12 +475,13 @@ impl<const F: usize> Index<F> {
                 }
                 cursors.fill(0);
                 for posting in &terms[lead].0.postings {
-                    let d = posting.doc as usize;
+                    let doc = posting.doc();
+                    let d = doc as usize;
                     if s.touch[d] != 0 {
                         continue;
                     }
                     s.touch[d] = 1;
-                    s.touched.push(posting.doc);
+                    s.touched.push(doc);
                     let lengths = self.docs[d]
                         .as_ref()
                         .expect("postings point at indexed documents");
@@ -423,12 +495,12 @@ impl<const F: usize> Index<F> {
                             None
                         } else {
                             let list = &terms[t].0.postings;
-                            let at = seek(list, cursors[t], posting.doc);
+                            let at = seek(list, cursors[t], doc);
                             cursors[t] = at;
-                            list.get(at).filter(|q| q.doc == posting.doc)
+                            list.get(at).filter(|q| q.doc() == doc)
                         };
                         if let Some(q) = found {
-                            score += terms[t].1 * self.tf_norm(q, lengths, p, avgdl);
+                            score += terms[t].1 * tf_norm(terms[t].0.tf(q), lengths, p, avgdl);
                             first = first.min(qpos as u32);
                         }
                     }
@@ -443,8 +515,7 @@ impl<const F: usize> Index<F> {
                         best.pop();
                     }
                     // Tie key: first token, then registration order (postings are sorted by doc).
-                    let key = (u64::from(first) << 32) | u64::from(posting.doc);
-                    let doc = posting.doc;
+                    let key = (u64::from(first) << 32) | u64::from(doc);
                     scored.push((ScoredDoc { doc, score }, key));
                 }
             }
@@ -465,21 +536,7 @@ impl<const F: usize> Index<F> {
         p: &Bm25Params<F>,
         avgdl: f64,
     ) -> f64 {
-        let mut wtf = 0.0;
-        let mut wdl = 0.0;
-        // Summed field by field in index order, as the reference does, so scores match to the last bit.
-        for (w, tf) in p.weights.iter().zip(posting.tf) {
-            wtf += w * f64::from(tf);
-        }
-        for (w, len) in p.weights.iter().zip(lengths) {
-            wdl += w * f64::from(*len);
-        }
-        if wtf == 0.0 {
-            // The term occurs only in zero-weight fields. The formula gives 0 here whenever it is
-            // defined, but with k1 = 0 (or b = 1 and no weighted text) it would be 0/0 = NaN.
-            return p.delta;
-        }
-        (wtf * (p.k1 + 1.0)) / (wtf + p.k1 * (1.0 - p.b + p.b * wdl / avgdl)) + p.delta
+        tf_norm(posting.tf, lengths, p, avgdl)
     }
 
     /// A canonical, order-independent view of the index, for checking that incremental upkeep
@@ -490,7 +547,8 @@ impl<const F: usize> Index<F> {
             .iter()
             .map(|(t, &id)| {
                 let e = &self.terms[id as usize];
-                (t.to_string(), e.postings.clone(), e.name_df)
+                let postings = e.postings.iter().map(|p| e.decode(p)).collect();
+                (t.to_string(), postings, e.name_df)
             })
             .collect();
         terms.sort_by(|a, b| a.0.cmp(&b.0));
@@ -518,17 +576,37 @@ pub struct CanonicalIndex<const F: usize> {
     doc_count: usize,
 }
 
+/// The BM25+ normalized term frequency of a document's frequencies `tf`.
+#[inline]
+fn tf_norm<const F: usize>(tf: [u32; F], lengths: &[u32; F], p: &Bm25Params<F>, avgdl: f64) -> f64 {
+    let mut wtf = 0.0;
+    let mut wdl = 0.0;
+    // Summed field by field in index order, as the reference does, so scores match to the last bit.
+    for (w, tf) in p.weights.iter().zip(tf) {
+        wtf += w * f64::from(tf);
+    }
+    for (w, len) in p.weights.iter().zip(lengths) {
+        wdl += w * f64::from(*len);
+    }
+    if wtf == 0.0 {
+        // The term occurs only in zero-weight fields. The formula gives 0 here whenever it is
+        // defined, but with k1 = 0 (or b = 1 and no weighted text) it would be 0/0 = NaN.
+        return p.delta;
+    }
+    (wtf * (p.k1 + 1.0)) / (wtf + p.k1 * (1.0 - p.b + p.b * wdl / avgdl)) + p.delta
+}
+
 /// The first position at or after `from` whose document is >= `doc` (galloping: cursors move
 /// forward through a list while documents are visited in increasing order).
-fn seek<const F: usize>(postings: &[Posting<F>], from: usize, doc: DocId) -> usize {
+fn seek<const F: usize>(postings: &[Packed<F>], from: usize, doc: DocId) -> usize {
     let rest = &postings[from.min(postings.len())..];
     let mut bound = 1;
-    while bound < rest.len() && rest[bound].doc < doc {
+    while bound < rest.len() && rest[bound].doc() < doc {
         bound *= 2;
     }
     let lo = bound / 2;
     let hi = (bound + 1).min(rest.len());
-    from + lo + rest[lo.min(hi)..hi].partition_point(|p| p.doc < doc)
+    from + lo + rest[lo.min(hi)..hi].partition_point(|p| p.doc() < doc)
 }
 
 /// Sorts best first (score descending, then first touch) and keeps `top_k`.
@@ -640,6 +718,31 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn frequencies_of_255_and_more_are_kept_in_full() {
+        let many = |n: usize| vec!["x".to_string(); n];
+        let mut idx = Index::<2>::new();
+        idx.add(0, &[vec!["a".into()], many(254)]);
+        idx.add(1, &[vec!["b".into()], many(255)]);
+        idx.add(2, &[many(300), many(70_000)]);
+        idx.add(3, &[vec!["x".into()], vec![]]);
+        let tfs: Vec<[u32; 2]> = idx.postings("x").iter().map(|p| p.tf).collect();
+        assert_eq!(tfs, [[0, 254], [0, 255], [300, 70_000], [1, 0]]);
+        assert_eq!(idx.posting("x", 2).map(|p| p.tf), Some([300, 70_000]));
+        let pruned = idx.search(&["x", "a"], &P, 10);
+        let exhaustive = idx.search_exhaustive(&["x", "a"], &P, 10);
+        assert_eq!(pruned, exhaustive);
+        assert!(idx.remove(1, &[vec!["b".into()], many(255)]));
+        assert_eq!(idx.posting("x", 2).map(|p| p.tf), Some([300, 70_000]));
+        idx.renumber(&[Some(0), None, Some(1), Some(2)]);
+        assert_eq!(idx.posting("x", 1).map(|p| p.tf), Some([300, 70_000]));
+        let mut fresh = Index::<2>::new();
+        fresh.add(0, &[vec!["a".into()], many(254)]);
+        fresh.add(1, &[many(300), many(70_000)]);
+        fresh.add(2, &[vec!["x".into()], vec![]]);
+        assert_eq!(idx.canonical(), fresh.canonical());
     }
 
     #[test]
