@@ -16,8 +16,10 @@ use crate::format::{
 use crate::index::{DocId, Index};
 use crate::limits::{check_tool_text, kind_of, parse_json};
 use crate::tool::{MetadataUpdate, Tool, dedup_tags};
+use hashbrown::HashTable;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
+use std::hash::BuildHasher;
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// Name of the built-in discovery tool.
@@ -37,9 +39,8 @@ struct Slot {
 pub(crate) struct State {
     /// Tools in registration order; `None` where a tool was unregistered.
     slots: Vec<Option<Slot>>,
-    by_name: HashMap<String, DocId>,
-    /// Normalized name (see [`normalize_name`]) to slots, for the tolerant exact-name match.
-    by_normalized: HashMap<String, Vec<DocId>>,
+    /// Slots by tool name, and by normalized name for the tolerant exact-name match.
+    names: Names,
     /// Live tools per namespace.
     namespaces: HashMap<String, usize>,
     disabled_namespaces: HashSet<String>,
@@ -90,6 +91,91 @@ pub fn normalize_name(name: &str) -> String {
         .to_lowercase()
 }
 
+/// Slot ids keyed by their tool's name. The tables hold only slot ids: the name itself lives once,
+/// in the tool, and is compared through the slots (three copies of every name cost about 0.2 KB
+/// per tool).
+#[derive(Debug, Default)]
+struct Names {
+    exact: HashTable<DocId>,
+    /// Slots whose [`normalize_name`] differs from the name itself, keyed by the normalized name
+    /// (one entry per slot; several slots may share a key). The others are found in `exact`.
+    normalized: HashTable<DocId>,
+    hasher: foldhash::fast::RandomState,
+}
+
+impl Names {
+    fn hash(&self, name: &str) -> u64 {
+        self.hasher.hash_one(name)
+    }
+
+    fn get(&self, slots: &[Option<Slot>], name: &str) -> Option<DocId> {
+        self.exact
+            .find(self.hash(name), |&id| name_at(slots, id) == name)
+            .copied()
+    }
+
+    /// Slots whose normalized name is `normalized` and differs from their name, in no set order.
+    fn normalized<'a>(
+        &'a self,
+        slots: &'a [Option<Slot>],
+        normalized: &'a str,
+    ) -> impl Iterator<Item = DocId> + 'a {
+        self.normalized
+            .iter_hash(self.hash(normalized))
+            .copied()
+            .filter(move |&id| normalize_name(name_at(slots, id)) == normalized)
+    }
+
+    fn insert(&mut self, slots: &[Option<Slot>], id: DocId) {
+        let name = name_at(slots, id);
+        let hasher = &self.hasher;
+        self.exact.insert_unique(hasher.hash_one(name), id, |&i| {
+            hasher.hash_one(name_at(slots, i))
+        });
+        let normalized = normalize_name(name);
+        if normalized != name {
+            self.normalized
+                .insert_unique(hasher.hash_one(&*normalized), id, |&i| {
+                    hasher.hash_one(&*normalize_name(name_at(slots, i)))
+                });
+        }
+    }
+
+    /// Forgets slot `id`, whose tool is still in `slots`.
+    fn remove(&mut self, slots: &[Option<Slot>], id: DocId) {
+        let name = name_at(slots, id);
+        if let Ok(entry) = self.exact.find_entry(self.hash(name), |&i| i == id) {
+            entry.remove();
+        }
+        let normalized = normalize_name(name);
+        if normalized != name {
+            if let Ok(entry) = self
+                .normalized
+                .find_entry(self.hash(&normalized), |&i| i == id)
+            {
+                entry.remove();
+            }
+        }
+    }
+
+    /// Renumbers slots through `map`; hashes do not change, only the ids.
+    fn renumber(&mut self, map: &[Option<DocId>]) {
+        for table in [&mut self.exact, &mut self.normalized] {
+            for id in table.iter_mut() {
+                *id = map[*id as usize].expect("named slots are live");
+            }
+        }
+    }
+}
+
+fn name_at(slots: &[Option<Slot>], id: DocId) -> &str {
+    slots[id as usize]
+        .as_ref()
+        .expect("named slot is live")
+        .tool
+        .name()
+}
+
 impl State {
     pub(crate) fn index(&self) -> &Index<5> {
         &self.index
@@ -124,7 +210,7 @@ impl State {
 
     /// The slot of a registered tool (enabled or not).
     pub(crate) fn slot_of(&self, name: &str) -> Option<DocId> {
-        self.by_name.get(name).copied()
+        self.names.get(&self.slots, name)
     }
 
     pub(crate) fn tool_at(&self, slot: DocId) -> &Tool {
@@ -155,16 +241,22 @@ impl State {
     /// The enabled tool a query names exactly, or after normalizing both sides (first in
     /// registration order).
     pub(crate) fn exact_match(&self, query: &str) -> Option<DocId> {
-        if let Some(&id) = self.by_name.get(query) {
+        if let Some(id) = self.slot_of(query) {
             if self.enabled_at(id) {
                 return Some(id);
             }
         }
-        self.by_normalized
-            .get(&normalize_name(query))?
-            .iter()
-            .copied()
-            .find(|&id| self.enabled_at(id))
+        // Slots are numbered in registration order, so the first is the smallest id.
+        let normalized = normalize_name(query);
+        // The tool named exactly `normalized` belongs with them when its name normalizes to itself.
+        let already = self
+            .slot_of(&normalized)
+            .filter(|_| normalized.is_ascii() || normalize_name(&normalized) == normalized);
+        self.names
+            .normalized(&self.slots, &normalized)
+            .chain(already)
+            .filter(|&id| self.enabled_at(id))
+            .min()
     }
 
     /// Brings the index in line with the slot's current enabled state and fields.
@@ -203,7 +295,7 @@ impl State {
     }
 
     fn insert(&mut self, tool: Tool) {
-        if let Some(&id) = self.by_name.get(tool.name()) {
+        if let Some(id) = self.slot_of(tool.name()) {
             // Same name: replace in place, keeping the position and the enabled flag.
             self.unindex_slot(id);
             let slot = self.slots[id as usize]
@@ -221,11 +313,6 @@ impl State {
         }
         let id = DocId::try_from(self.slots.len())
             .expect("fewer than 2^32 registrations between compactions");
-        self.by_name.insert(tool.name().to_string(), id);
-        self.by_normalized
-            .entry(normalize_name(tool.name()))
-            .or_default()
-            .push(id);
         if let Some(ns) = tool.namespace() {
             *self.namespaces.entry(ns.to_string()).or_default() += 1;
         }
@@ -233,21 +320,15 @@ impl State {
             tool,
             enabled: true,
         }));
+        self.names.insert(&self.slots, id);
         self.live += 1;
         self.index_slot(id);
     }
 
     fn remove(&mut self, id: DocId) {
         self.unindex_slot(id);
+        self.names.remove(&self.slots, id);
         let slot = self.slots[id as usize].take().expect("named slot is live");
-        self.by_name.remove(slot.tool.name());
-        let key = normalize_name(slot.tool.name());
-        if let Some(ids) = self.by_normalized.get_mut(&key) {
-            ids.retain(|&i| i != id);
-            if ids.is_empty() {
-                self.by_normalized.remove(&key);
-            }
-        }
         if let Some(ns) = slot.tool.namespace() {
             decrement(&mut self.namespaces, ns);
         }
@@ -270,14 +351,7 @@ impl State {
             }
         }
         self.slots.retain(Option::is_some);
-        for id in self.by_name.values_mut() {
-            *id = map[*id as usize].expect("named slots are live");
-        }
-        for ids in self.by_normalized.values_mut() {
-            for id in ids.iter_mut() {
-                *id = map[*id as usize].expect("named slots are live");
-            }
-        }
+        self.names.renumber(&map);
         self.index.renumber(&map);
         if let Some(e) = self.enhanced.as_mut() {
             e.index.renumber(&map);
@@ -285,9 +359,7 @@ impl State {
     }
 
     fn slot_id(&self, name: &str) -> Result<DocId> {
-        self.by_name
-            .get(name)
-            .copied()
+        self.slot_of(name)
             .ok_or_else(|| Error::not_found(format!("no tool named {name:?} is registered")))
     }
 
@@ -592,7 +664,7 @@ impl Registry {
     /// of the same spelling.
     pub fn set_enabled(&self, name: &str, enabled: bool) -> Result<()> {
         let mut state = self.shared.write()?;
-        if let Some(&id) = state.by_name.get(name) {
+        if let Some(id) = state.slot_of(name) {
             state.unindex_slot(id);
             state.slots[id as usize]
                 .as_mut()
@@ -726,7 +798,7 @@ impl Registry {
                 &state, &options, &query, &request,
             )?));
         }
-        if state.by_name.contains_key(name) {
+        if state.slot_of(name).is_some() {
             return Err(Error::invalid(format!(
                 "{name:?} is a registered tool, not a built-in: the host runs it (only discover_tools runs here)"
             )));
@@ -751,7 +823,7 @@ impl Registry {
     /// A registered tool by name (disabled ones too).
     pub fn tool(&self, name: &str) -> Result<Option<Tool>> {
         let state = self.shared.read()?;
-        Ok(state.by_name.get(name).map(|&id| state.tool_at(id).clone()))
+        Ok(state.slot_of(name).map(|id| state.tool_at(id).clone()))
     }
 
     /// Names of all registered tools, in registration order.
@@ -836,5 +908,44 @@ mod tests {
         assert_eq!(first_sentence("查询天气。然后"), "查询天气。");
         assert_eq!(first_sentence("  first line  \nsecond. line"), "first line");
         assert_eq!(first_sentence(""), "");
+    }
+
+    #[test]
+    fn exact_names_survive_replacement_removal_and_compaction() {
+        let registry = Registry::new();
+        let tool = |name: &str| Tool::new(name, "", None, None, Default::default()).unwrap();
+        let names = ["Get-Weather", "get_weather", "get/Weather", "other"];
+        registry
+            .register(names.iter().map(|n| tool(n)).collect())
+            .unwrap();
+        let exact = |q: &str| {
+            let state = registry.shared.read().unwrap();
+            state
+                .exact_match(q)
+                .map(|id| state.tool_at(id).name().to_string())
+        };
+        assert_eq!(exact("get_weather").as_deref(), Some("get_weather"));
+        // Tolerant match: the first registered among the names that normalize alike.
+        assert_eq!(exact("GET-WEATHER").as_deref(), Some("Get-Weather"));
+        registry.set_enabled("Get-Weather", false).unwrap();
+        assert_eq!(exact("GET-WEATHER").as_deref(), Some("get_weather"));
+        registry.unregister("get_weather").unwrap();
+        assert_eq!(exact("GET-WEATHER").as_deref(), Some("get/Weather"));
+        registry.register(vec![tool("get/Weather")]).unwrap();
+        assert_eq!(exact("get-weather").as_deref(), Some("get/Weather"));
+        // Enough dead slots to compact: ids are renumbered, names still resolve.
+        let filler: Vec<Tool> = (0..1100).map(|i| tool(&format!("t{i}"))).collect();
+        registry.register(filler).unwrap();
+        for i in 0..1100 {
+            registry.unregister(&format!("t{i}")).unwrap();
+        }
+        assert_eq!(registry.len().unwrap(), 3);
+        assert_eq!(exact("get-weather").as_deref(), Some("get/Weather"));
+        assert_eq!(exact("other").as_deref(), Some("other"));
+        assert!(registry.tool("Get-Weather").unwrap().is_some());
+        assert!(registry.tool("t5").unwrap().is_none());
+        registry.set_enabled("Get-Weather", true).unwrap();
+        assert_eq!(exact("get_weather").as_deref(), Some("Get-Weather"));
+        assert!(registry.verify_index().unwrap());
     }
 }
