@@ -134,7 +134,7 @@ pub fn reference_document(tool: &crate::tool::Tool) -> crate::index::FieldTokens
         tokenize(&name_to_text(tool.name())),
         tokenize(tool.description()),
         tokenize(&meta.tags.join(" ")),
-        tokenize(&tool.param_names().join(" ")),
+        tokenize(tool.param_text()),
         tokenize(&meta.search_hint),
     ]
 }
@@ -531,7 +531,7 @@ pub fn enhanced_document(
         name,
         tokenize_enhanced(tool.description(), cfg),
         tokenize_enhanced(&meta.tags.join(" "), cfg),
-        tokenize_enhanced(&tool.param_names().join(" "), cfg),
+        tokenize_enhanced(tool.param_text(), cfg),
         tokenize_enhanced(&meta.search_hint, cfg),
         docs,
     ]
