@@ -223,7 +223,15 @@ impl<const F: usize> Index<F> {
                     let at = entry.postings.partition_point(|p| p.doc() < doc);
                     entry.postings.insert(at, packed);
                 }
-                _ => entry.postings.push(packed),
+                _ => {
+                    if entry.postings.len() == entry.postings.capacity() {
+                        // Grow by a quarter rather than doubling: posting lists are most of the
+                        // index's memory and a doubled list is a quarter empty on average.
+                        let len = entry.postings.len();
+                        entry.postings.reserve_exact((len / 4).max(1));
+                    }
+                    entry.postings.push(packed)
+                }
             }
             if tf[0] > 0 {
                 entry.name_df += 1;

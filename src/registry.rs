@@ -294,7 +294,8 @@ impl State {
         }
     }
 
-    fn insert(&mut self, tool: Tool) {
+    /// Registers or replaces `tool`; returns its slot.
+    fn insert(&mut self, tool: Tool) -> DocId {
         if let Some(id) = self.slot_of(tool.name()) {
             // Same name: replace in place, keeping the position and the enabled flag.
             self.unindex_slot(id);
@@ -309,7 +310,7 @@ impl State {
             }
             slot.tool = tool;
             self.index_slot(id);
-            return;
+            return id;
         }
         let id = DocId::try_from(self.slots.len())
             .expect("fewer than 2^32 registrations between compactions");
@@ -323,6 +324,7 @@ impl State {
         self.names.insert(&self.slots, id);
         self.live += 1;
         self.index_slot(id);
+        id
     }
 
     fn remove(&mut self, id: DocId) {
@@ -600,12 +602,15 @@ impl Registry {
         for tool in &tools {
             check_tool_text(tool.name(), tool.searchable_text_bytes())?;
         }
-        let names = tools.iter().map(|t| t.name().to_string()).collect();
         let mut state = self.shared.write()?;
-        for tool in tools {
-            state.insert(tool);
-        }
-        Ok(names)
+        state.slots.reserve(tools.len());
+        let ids: Vec<DocId> = tools.into_iter().map(|t| state.insert(t)).collect();
+        // The names are copied once the tools' list is freed, so both never count at once toward
+        // the peak memory of a bulk registration.
+        Ok(ids
+            .iter()
+            .map(|&id| state.tool_at(id).name().to_string())
+            .collect())
     }
 
     /// Parses and registers one tool object or an array of them (see [`Tool::parse_many`]).

@@ -145,15 +145,13 @@ impl Tool {
             check_input_size(text, "tools")?;
             let items: Vec<&RawValue> = serde_json::from_str(text)
                 .map_err(|e| Error::InvalidJson(format!("tools: {e}")))?;
-            return items
-                .iter()
-                .enumerate()
-                .map(|(i, raw)| {
-                    let value: Value = serde_json::from_str(raw.get())
-                        .map_err(|e| Error::InvalidJson(format!("tools[{i}]: {e}")))?;
-                    Tool::from_value(&value, &format!("tools[{i}]"))
-                })
-                .collect();
+            let mut tools = Vec::with_capacity(items.len());
+            for (i, raw) in items.iter().enumerate() {
+                let value: Value = serde_json::from_str(raw.get())
+                    .map_err(|e| Error::InvalidJson(format!("tools[{i}]: {e}")))?;
+                tools.push(Tool::from_value(&value, &format!("tools[{i}]"))?);
+            }
+            return Ok(tools);
         }
         Tool::parse_value(&parse_json(text, "tools")?)
     }
