@@ -147,6 +147,10 @@ impl Tool {
                 .map_err(|e| Error::InvalidJson(format!("tools: {e}")))?;
             let mut tools = Vec::with_capacity(items.len());
             for (i, raw) in items.iter().enumerate() {
+                if let Some(tool) = fast::parse(raw.get()) {
+                    tools.push(tool);
+                    continue;
+                }
                 let value: Value = serde_json::from_str(raw.get())
                     .map_err(|e| Error::InvalidJson(format!("tools[{i}]: {e}")))?;
                 tools.push(Tool::from_value(&value, &format!("tools[{i}]"))?);
@@ -615,5 +619,379 @@ mod tests {
             Tool::parse_many(&deep),
             Err(Error::InvalidJson(_))
         ));
+    }
+
+    #[test]
+    fn fast_path_answers_like_the_value_path() {
+        let cases = [
+            // (definition, whether the fast path must take it)
+            (
+                r#"{"name":"a","description":"d","parameters":{"type":"object","properties":{"x":{"type":"integer","minimum":0},"y":{"type":"array","items":{"type":"string"}}},"required":["x"]}}"#,
+                true,
+            ),
+            (
+                r#"{"type":"function","function":{"name":"f","description":"q\"uote\n","parameters":{"type":"object","properties":{"p":{"description":"tab\there","default":-12}}}}}"#,
+                true,
+            ),
+            (
+                r#"{"name":"m","inputSchema":{"type":"object","properties":{"k":{}}},"namespace":"ns","metadata":{"defer":true,"tags":["x","x","y"]}}"#,
+                true,
+            ),
+            (
+                r#"{"name":"n","input_schema":{"type":"object","properties":null},"description":null}"#,
+                true,
+            ),
+            (
+                r#"{"name":"u","parameters":{"type":"object","properties":{"caf\u00e9":{}}}}"#,
+                true,
+            ),
+            (
+                r#"{"name":"s","parameters":{"type":"object","properties":{"a\/b":{}}}}"#,
+                true,
+            ),
+            (
+                r#"{"name":"e","parameters":{"type":"object","properties":{"a\nb":{}}}}"#,
+                true,
+            ),
+            (
+                r#"{"name":"f","parameters":{"type":"object","properties":{"x":{"minimum":1.50}}}}"#,
+                true,
+            ),
+            (
+                r#"{"name":"g","parameters":{"type":"object","properties":{"x":{"maximum":1e3}}}}"#,
+                true,
+            ),
+            (
+                r#"{"name":"h","parameters":{"type":"object","properties":{"x":{"maximum":-0}}}}"#,
+                true,
+            ),
+            (
+                r#"{"name":"i","parameters":{"type":"object","properties":{"x":{"maximum":123456789012345678901}}}}"#,
+                true,
+            ),
+            (
+                r#"{"name":"j","parameters":{"type":"object", "properties":{}}}"#,
+                true,
+            ),
+            (
+                r#"{"name":"k","parameters":{"type":"object","properties":{"x":{},"x":{"type":"string"}}}}"#,
+                true,
+            ),
+            (
+                r#"{"name":"l","parameters":{"type":"object","properties":{"x":{}},"properties":{"y":{}}}}"#,
+                true,
+            ),
+            (
+                r#"{"name":"o","parameters":{"properties":{"x":{"properties":{"inner":{}}}},"z":{"properties":{"no":{}}}}}"#,
+                true,
+            ),
+            (
+                r#"{"name":"p","parameters":{"type":"object","properties":{"é":{"enum":[true,false,null,"😀"]}}}}"#,
+                true,
+            ),
+            (
+                r#"{"name":"q","parameters":{"type":"object","properties":[1]}}"#,
+                false,
+            ),
+            (r#"{"name":"r","parameters":[]}"#, false),
+            (r#"{"name":"v","parameters":null,"function":null}"#, false),
+            (r#"{"name":"w","name":"w2"}"#, false),
+            (r#"{"name":"with space"}"#, false),
+            (r#"{"name":"t","namespace":"bad ns"}"#, false),
+            (r#"{"name":"t","metadata":{"defer":1}}"#, false),
+            (r#"{"name":5}"#, false),
+            (r#"{"description":"no name"}"#, false),
+        ];
+        // Kept as written only when serde_json would write it the same way.
+        let kept = |schema: &str| fast::canonical_schema(schema).is_some();
+        assert!(kept(
+            r#"{"type":"object","properties":{"a":{"enum":[1,-2,"x\"y"]}}}"#
+        ));
+        for rewritten in [
+            r#"{"properties":{"a":1.0}}"#,
+            r#"{"properties":{"a":1E2}}"#,
+            r#"{"properties":{"a":"\u0041"}}"#,
+            r#"{"properties":{"a":"\/"}}"#,
+            r#"{"properties": {}}"#,
+            r#"{"a":1,"a":2}"#,
+            r#"{"properties":{"a\tb":{}}}"#,
+        ] {
+            assert!(!kept(rewritten), "{rewritten}");
+        }
+        assert_eq!(
+            fast::canonical_schema(
+                r#"{"x":{"properties":{"no":1}},"properties":{"a":{"properties":{"b":1}},"c":2}}"#
+            ),
+            Some(vec!["a", "c"])
+        );
+        for (text, fast_expected) in cases {
+            let value: Value = serde_json::from_str(text).unwrap();
+            let slow = Tool::from_value(&value, "tool");
+            let fast = fast::parse(text);
+            assert_eq!(fast.is_some(), fast_expected, "{text}");
+            if let Some(fast) = fast {
+                let slow = slow.unwrap();
+                assert_eq!(fast, slow, "{text}");
+                assert_eq!(fast.parameters_json(), slow.parameters_json(), "{text}");
+                assert_eq!(fast.param_text(), slow.param_text(), "{text}");
+                assert_eq!(fast.param_names(), slow.param_names(), "{text}");
+                assert_eq!(fast.searchable_text_bytes(), slow.searchable_text_bytes());
+            }
+            // Through the array path, fast or not, the answer (or error) is the Value path's.
+            let many = Tool::parse_many(&format!("[{text}]"));
+            match (many, Tool::from_value(&value, "tools[0]")) {
+                (Ok(a), Ok(b)) => {
+                    assert_eq!(a, vec![b.clone()], "{text}");
+                    assert_eq!(a[0].param_text(), b.param_text(), "{text}");
+                }
+                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{text}"),
+                (a, b) => panic!("{text}: {a:?} vs {b:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn fast_path_leaves_deep_schemas_to_the_value_path() {
+        let deep = format!(
+            r#"{{"name":"d","parameters":{}{}}}"#,
+            r#"{"a":"#.repeat(150),
+            "}".repeat(151)
+        );
+        assert!(fast::parse(&deep).is_none());
+        let shallow = format!(
+            r#"{{"name":"d","parameters":{}1{}}}"#,
+            r#"{"a":"#.repeat(50),
+            "}".repeat(50)
+        );
+        assert!(fast::parse(&shallow).is_some());
+    }
+}
+
+/// The common case of [`Tool::from_value`] without a `Value` tree: the tool's fields are read
+/// straight from the text, and a schema that is already exactly what serde_json would write for
+/// it is kept as it is. Anything unusual (an error, escapes in the schema, non-integer numbers,
+/// duplicate keys, deep nesting) returns `None`, and the caller takes the `Value` path, which
+/// stays the single definition of what is accepted and of every error message.
+mod fast {
+    use super::{MAX_NAME_BYTES, Tool, ToolMetadata, build, normalize_metadata, validate_name};
+    use serde::{Deserialize, Deserializer};
+    use serde_json::Value;
+    use serde_json::value::RawValue;
+    use std::borrow::Cow;
+
+    /// Deepest nesting the fast path reads; deeper schemas take the `Value` path, which enforces
+    /// serde_json's recursion limit.
+    const MAX_DEPTH: usize = 100;
+
+    #[derive(Deserialize)]
+    struct Def<'a> {
+        #[serde(borrow, default)]
+        name: Option<Cow<'a, str>>,
+        #[serde(borrow, default)]
+        description: Option<Cow<'a, str>>,
+        #[serde(borrow, default, deserialize_with = "present")]
+        parameters: Option<&'a RawValue>,
+        #[serde(borrow, default, deserialize_with = "present")]
+        input_schema: Option<&'a RawValue>,
+        #[serde(borrow, default, deserialize_with = "present", rename = "inputSchema")]
+        input_schema_mcp: Option<&'a RawValue>,
+        #[serde(borrow, default)]
+        namespace: Option<Cow<'a, str>>,
+        #[serde(borrow, default, deserialize_with = "present")]
+        metadata: Option<&'a RawValue>,
+        #[serde(borrow, default, deserialize_with = "present")]
+        function: Option<&'a RawValue>,
+    }
+
+    /// `Some` for a key that is present, even when its value is `null` (unlike `Option`'s own
+    /// deserializer), as `Map::get` sees it.
+    fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+        <&RawValue>::deserialize(d).map(Some)
+    }
+
+    fn object(text: &str) -> Option<Def<'_>> {
+        if !text.starts_with('{') {
+            return None;
+        }
+        serde_json::from_str(text).ok()
+    }
+
+    /// One tool, or `None` to take the `Value` path.
+    pub(super) fn parse(text: &str) -> Option<Tool> {
+        let outer = object(text)?;
+        let metadata = match outer.metadata.map(RawValue::get) {
+            None | Some("null") => ToolMetadata::default(),
+            Some(raw) => {
+                let value: Value = serde_json::from_str(raw).ok()?;
+                let mut meta = ToolMetadata::default();
+                super::MetadataUpdate::from_value(&value, "metadata")
+                    .ok()?
+                    .apply_to(&mut meta);
+                meta
+            }
+        };
+        let inner;
+        let def = match outer.function {
+            Some(raw) => {
+                inner = object(raw.get())?;
+                &inner
+            }
+            None => &outer,
+        };
+        let name = def.name.as_deref()?;
+        let description = def.description.as_deref().unwrap_or("");
+        let namespace = outer.namespace.as_deref();
+        let params = def
+            .parameters
+            .or(def.input_schema)
+            .or(def.input_schema_mcp)
+            .map_or("null", RawValue::get);
+        let mut tool = if params == "null" || !params.starts_with('{') {
+            let params: Value = serde_json::from_str(params).ok()?;
+            build(name, description, &params, namespace, "tool", "parameters").ok()?
+        } else if let Some(names) = canonical_schema(params) {
+            validate_name(name, "name").ok()?;
+            let ns_len = match namespace {
+                Some(ns) => {
+                    validate_name(ns, "namespace").ok()?;
+                    ns.len()
+                }
+                None => 0,
+            };
+            let full_name = match namespace {
+                Some(ns) => Cow::Owned(format!("{ns}-{name}")),
+                None => Cow::Borrowed(name),
+            };
+            if full_name.len() > MAX_NAME_BYTES {
+                return None;
+            }
+            Tool::from_parts(&full_name, ns_len, description, params, names.into_iter()).ok()?
+        } else {
+            let params: Value = serde_json::from_str(params).ok()?;
+            build(name, description, &params, namespace, "tool", "parameters").ok()?
+        };
+        tool.metadata = normalize_metadata(metadata);
+        Some(tool)
+    }
+
+    /// If `text` (valid JSON, an object) is byte for byte what serde_json writes for the `Value`
+    /// it parses to, the keys of its top-level `properties` object, in order.
+    ///
+    /// That holds when there is no whitespace outside strings, every escape is one serde_json
+    /// writes the same way (`\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`; not `\/` or `\u`), every
+    /// number is an integer that fits 64 bits (no fraction, exponent or `-0`), and no object
+    /// repeats a key (a `Value` keeps one of them).
+    pub(super) fn canonical_schema(text: &str) -> Option<Vec<&str>> {
+        struct Frame {
+            object: bool,
+            /// Position in `keys` where this object's keys start.
+            keys_from: usize,
+            expect_key: bool,
+            /// This is the top-level `properties` object: its keys are the parameter names.
+            properties: bool,
+        }
+        let b = text.as_bytes();
+        let mut stack: Vec<Frame> = Vec::new();
+        let mut keys: Vec<&str> = Vec::new();
+        let mut names = Vec::new();
+        // The next value is the top-level `properties` value.
+        let mut properties_next = false;
+        let mut i = 0;
+        while i < b.len() {
+            let c = b[i];
+            if properties_next && c != b'{' && c != b'n' {
+                return None; // not an object or null: the `Value` path reports it
+            }
+            match c {
+                b'{' | b'[' => {
+                    if stack.len() >= MAX_DEPTH {
+                        return None;
+                    }
+                    stack.push(Frame {
+                        object: c == b'{',
+                        keys_from: keys.len(),
+                        expect_key: c == b'{',
+                        properties: std::mem::take(&mut properties_next),
+                    });
+                    i += 1;
+                }
+                b'}' | b']' => {
+                    let frame = stack.pop()?;
+                    keys.truncate(frame.keys_from);
+                    i += 1;
+                }
+                b',' => {
+                    if let Some(top) = stack.last_mut() {
+                        top.expect_key = top.object;
+                    }
+                    i += 1;
+                }
+                b':' => i += 1,
+                b'"' => {
+                    let start = i + 1;
+                    let mut j = start;
+                    let mut escaped = false;
+                    while b[j] != b'"' {
+                        if b[j] == b'\\' {
+                            escaped = true;
+                            if !matches!(b[j + 1], b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't')
+                            {
+                                return None;
+                            }
+                            j += 2;
+                        } else {
+                            j += 1;
+                        }
+                    }
+                    let string = &text[start..j];
+                    i = j + 1;
+                    let depth = stack.len();
+                    let top = stack.last_mut()?;
+                    if top.expect_key {
+                        top.expect_key = false;
+                        if keys[top.keys_from..].contains(&string) {
+                            return None;
+                        }
+                        keys.push(string);
+                        if top.properties {
+                            if escaped {
+                                return None; // the index reads the unescaped name
+                            }
+                            names.push(string);
+                        }
+                        properties_next = depth == 1 && string == "properties";
+                        // The key's value follows the colon.
+                        if b.get(i) != Some(&b':') {
+                            return None;
+                        }
+                        i += 1;
+                    }
+                }
+                b'-' | b'0'..=b'9' => {
+                    let start = i;
+                    while i < b.len()
+                        && matches!(b[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
+                    {
+                        i += 1;
+                    }
+                    let number = &text[start..i];
+                    let digits = number.strip_prefix('-').unwrap_or(number);
+                    let fits = if number.starts_with('-') { 18 } else { 19 };
+                    if !digits.bytes().all(|d| d.is_ascii_digit())
+                        || digits.len() > fits
+                        || number == "-0"
+                    {
+                        return None;
+                    }
+                }
+                b't' | b'f' | b'n' => {
+                    let word = if c == b'f' { 5 } else { 4 };
+                    properties_next = false; // `"properties": null` means no parameters
+                    i += word;
+                }
+                _ => return None, // whitespace: not compact
+            }
+        }
+        Some(names)
     }
 }
