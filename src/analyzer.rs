@@ -3,6 +3,7 @@
 //! The reference analyzer reproduces `toolregistry` 0.19.0 exactly: Python's `[\w]+` runs, lowercased,
 //! then the character bigrams of every CJK run that are not already tokens.
 
+use std::borrow::Cow;
 use unicode_general_category::{GeneralCategory, get_general_category};
 
 /// Whether Python's `str` regex `\w` accepts `c`: a Unicode letter (L*), a number (N*), or `_`.
@@ -129,14 +130,80 @@ pub const REFERENCE_FIELDS: [&str; 5] = ["name", "description", "tags", "params"
 /// The reference profile's document for a tool: name (separators as spaces), description, tags,
 /// parameter names and search hint, each tokenized with [`tokenize`].
 pub fn reference_document(tool: &crate::tool::Tool) -> crate::index::FieldTokens<5> {
+    reference_tokens(tool).map(|field| field.into_iter().map(Cow::into_owned).collect())
+}
+
+/// The same tokens as [`reference_document`], borrowed from the tool wherever the text already
+/// is a token (ASCII, lowercase): a bulk build otherwise allocated one `String` per token.
+pub fn reference_tokens(tool: &crate::tool::Tool) -> [Vec<Cow<'_, str>>; 5] {
     let meta = tool.metadata();
+    let name = tool.name();
+    let name_tokens = if name.is_ascii() {
+        // `name_to_text` only turns `_` and `-` into spaces: the same runs, also split at `_`.
+        let mut out = Vec::new();
+        for part in name.split('_') {
+            push_ascii_runs(part, &mut out);
+        }
+        out
+    } else {
+        owned(tokenize(&name_to_text(name)))
+    };
+    let tags = if meta.tags.iter().all(|t| t.is_ascii()) {
+        // Space-joined ASCII tags: each tag's runs in turn, and no CJK bigrams.
+        let mut out = Vec::new();
+        for tag in &meta.tags {
+            push_ascii_runs(tag, &mut out);
+        }
+        out
+    } else {
+        owned(tokenize(&meta.tags.join(" ")))
+    };
     [
-        tokenize(&name_to_text(tool.name())),
-        tokenize(tool.description()),
-        tokenize(&meta.tags.join(" ")),
-        tokenize(tool.param_text()),
-        tokenize(&meta.search_hint),
+        name_tokens,
+        tokens_of(tool.description()),
+        tags,
+        tokens_of(tool.param_text()),
+        tokens_of(&meta.search_hint),
     ]
+}
+
+/// [`tokenize`], borrowing the tokens of ASCII text that are already lowercase.
+fn tokens_of(text: &str) -> Vec<Cow<'_, str>> {
+    if text.is_ascii() {
+        let mut out = Vec::new();
+        push_ascii_runs(text, &mut out);
+        out
+    } else {
+        owned(tokenize(text))
+    }
+}
+
+fn owned<'a>(tokens: Vec<String>) -> Vec<Cow<'a, str>> {
+    tokens.into_iter().map(Cow::Owned).collect()
+}
+
+/// The `\w` runs of ASCII `text`, lowercased (as [`push_word_runs`] does for ASCII text).
+fn push_ascii_runs<'a>(text: &'a str, out: &mut Vec<Cow<'a, str>>) {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !(bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut upper = false;
+        while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+            upper |= bytes[i].is_ascii_uppercase();
+            i += 1;
+        }
+        let run = &text[start..i];
+        out.push(if upper {
+            Cow::Owned(run.to_ascii_lowercase())
+        } else {
+            Cow::Borrowed(run)
+        });
+    }
 }
 
 /// Switches of the enhanced profile's analysis. All on by default; they exist so that each
@@ -539,6 +606,49 @@ pub fn enhanced_document(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn borrowed_reference_tokens_equal_the_plain_analysis() {
+        use crate::tool::{Tool, ToolMetadata};
+        let cases: [(&str, &str, &[&str], &str, Option<&str>); 6] = [
+            (
+                "get_user__Profile-v2",
+                "Read THE user's profile, fast.",
+                &["read_only", "Net-Work"],
+                "hint ABC_def",
+                None,
+            ),
+            (
+                "查询_天气",
+                "查询天气 weather",
+                &["天气预报", "x"],
+                "",
+                Some("Ns"),
+            ),
+            ("a", "", &[], "Ünïcode hint", None),
+            ("_-_x", "ÄBC abc", &["tag one", "TAG_two"], "", None),
+            ("Çalc", "résumé", &[], "", None),
+            ("plain", "plain words only", &["t"], "h", None),
+        ];
+        for (name, desc, tags, hint, ns) in cases {
+            let params =
+                serde_json::json!({"type": "object", "properties": {"Path_X": {}, "q": {}}});
+            let meta = ToolMetadata {
+                defer: false,
+                tags: tags.iter().map(|t| t.to_string()).collect(),
+                search_hint: hint.to_string(),
+            };
+            let tool = Tool::new(name, desc, Some(params), ns, meta).unwrap();
+            let plain = [
+                tokenize(&name_to_text(tool.name())),
+                tokenize(tool.description()),
+                tokenize(&tool.metadata().tags.join(" ")),
+                tokenize(&tool.param_names().join(" ")),
+                tokenize(&tool.metadata().search_hint),
+            ];
+            assert_eq!(reference_document(&tool), plain, "{name}");
+        }
+    }
+
     use super::*;
 
     #[test]

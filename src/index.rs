@@ -196,7 +196,7 @@ impl<const F: usize> Index<F> {
     }
 
     /// Indexes `doc`. Adding a document that is already indexed is a logic error and is refused.
-    pub fn add(&mut self, doc: DocId, fields: &FieldTokens<F>) -> bool {
+    pub fn add<S: AsRef<str>>(&mut self, doc: DocId, fields: &[Vec<S>; F]) -> bool {
         if self.contains(doc) {
             return false;
         }
@@ -247,7 +247,7 @@ impl<const F: usize> Index<F> {
     }
 
     /// Removes `doc`, given the same field tokens it was added with. Returns false if it was not indexed.
-    pub fn remove(&mut self, doc: DocId, fields: &FieldTokens<F>) -> bool {
+    pub fn remove<S: AsRef<str>>(&mut self, doc: DocId, fields: &[Vec<S>; F]) -> bool {
         let Some(lengths) = self.doc_lengths(doc) else {
             return false;
         };
@@ -630,13 +630,14 @@ fn rank<K: Ord>(hits: &mut Vec<(ScoredDoc, K)>, top_k: usize) {
 }
 
 /// Term frequency per field for every distinct term of a document, in first-seen order.
-fn term_frequencies<const F: usize>(fields: &FieldTokens<F>) -> Vec<(&str, [u32; F])> {
+fn term_frequencies<const F: usize, S: AsRef<str>>(fields: &[Vec<S>; F]) -> Vec<(&str, [u32; F])> {
     let mut positions: FastMap<&str, usize> = FastMap::default();
     let mut out: Vec<(&str, [u32; F])> = Vec::new();
     for (f, tokens) in fields.iter().enumerate() {
         for token in tokens {
-            let at = *positions.entry(token.as_str()).or_insert_with(|| {
-                out.push((token.as_str(), [0; F]));
+            let token = token.as_ref();
+            let at = *positions.entry(token).or_insert_with(|| {
+                out.push((token, [0; F]));
                 out.len() - 1
             });
             out[at].1[f] = out[at].1[f].saturating_add(1);
@@ -735,7 +736,7 @@ mod tests {
         idx.add(0, &[vec!["a".into()], many(254)]);
         idx.add(1, &[vec!["b".into()], many(255)]);
         idx.add(2, &[many(300), many(70_000)]);
-        idx.add(3, &[vec!["x".into()], vec![]]);
+        idx.add(3, &[vec!["x".to_string()], vec![]]);
         let tfs: Vec<[u32; 2]> = idx.postings("x").iter().map(|p| p.tf).collect();
         assert_eq!(tfs, [[0, 254], [0, 255], [300, 70_000], [1, 0]]);
         assert_eq!(idx.posting("x", 2).map(|p| p.tf), Some([300, 70_000]));
@@ -749,7 +750,7 @@ mod tests {
         let mut fresh = Index::<2>::new();
         fresh.add(0, &[vec!["a".into()], many(254)]);
         fresh.add(1, &[many(300), many(70_000)]);
-        fresh.add(2, &[vec!["x".into()], vec![]]);
+        fresh.add(2, &[vec!["x".to_string()], vec![]]);
         assert_eq!(idx.canonical(), fresh.canonical());
     }
 

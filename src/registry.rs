@@ -4,7 +4,7 @@
 //! Every mutation validates its whole input first and then commits under the write lock, so a
 //! failed call changes nothing. Discovers share the read lock and run in parallel.
 
-use crate::analyzer::{EnhancedAnalysis, enhanced_document, reference_document};
+use crate::analyzer::{EnhancedAnalysis, enhanced_document, reference_document, reference_tokens};
 use crate::discovery::{
     self, DiscoverRequest, Discoverer, DiscoveryOptions, Hit, hits_to_json,
     parse_discover_tools_args,
@@ -132,13 +132,13 @@ impl Names {
         self.exact.insert_unique(hasher.hash_one(name), id, |&i| {
             hasher.hash_one(name_at(slots, i))
         });
-        let normalized = normalize_name(name);
-        if normalized != name {
-            self.normalized
-                .insert_unique(hasher.hash_one(&*normalized), id, |&i| {
-                    hasher.hash_one(&*normalize_name(name_at(slots, i)))
-                });
-        }
+        let Some(normalized) = normalized_if_different(name) else {
+            return;
+        };
+        self.normalized
+            .insert_unique(hasher.hash_one(&*normalized), id, |&i| {
+                hasher.hash_one(&*normalize_name(name_at(slots, i)))
+            });
     }
 
     /// Forgets slot `id`, whose tool is still in `slots`.
@@ -147,8 +147,7 @@ impl Names {
         if let Ok(entry) = self.exact.find_entry(self.hash(name), |&i| i == id) {
             entry.remove();
         }
-        let normalized = normalize_name(name);
-        if normalized != name {
+        if let Some(normalized) = normalized_if_different(name) {
             if let Ok(entry) = self
                 .normalized
                 .find_entry(self.hash(&normalized), |&i| i == id)
@@ -166,6 +165,18 @@ impl Names {
             }
         }
     }
+}
+
+/// [`normalize_name`] of `name` when it is not `name` itself.
+fn normalized_if_different(name: &str) -> Option<String> {
+    if name.is_ascii()
+        && !name
+            .bytes()
+            .any(|b| b.is_ascii_uppercase() || b == b'/' || b == b'-')
+    {
+        return None;
+    }
+    Some(normalize_name(name)).filter(|n| n != name)
 }
 
 fn name_at(slots: &[Option<Slot>], id: DocId) -> &str {
@@ -265,7 +276,7 @@ impl State {
             return;
         };
         if self.is_enabled(slot) {
-            let doc = reference_document(&slot.tool);
+            let doc = reference_tokens(&slot.tool);
             let enhanced = self
                 .enhanced
                 .as_ref()
@@ -282,7 +293,7 @@ impl State {
             return;
         };
         if self.index.contains(id) {
-            let doc = reference_document(&slot.tool);
+            let doc = reference_tokens(&slot.tool);
             let enhanced = self
                 .enhanced
                 .as_ref()
