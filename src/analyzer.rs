@@ -170,7 +170,8 @@ pub fn reference_tokens(tool: &crate::tool::Tool) -> [Vec<Cow<'_, str>>; 5] {
 /// [`tokenize`], borrowing the tokens of ASCII text that are already lowercase.
 fn tokens_of(text: &str) -> Vec<Cow<'_, str>> {
     if text.is_ascii() {
-        let mut out = Vec::new();
+        // Words average well over four bytes with their separator: one allocation, no regrowth.
+        let mut out = Vec::with_capacity(text.len() / 4 + 1);
         push_ascii_runs(text, &mut out);
         out
     } else {
@@ -184,17 +185,38 @@ fn owned<'a>(tokens: Vec<String>) -> Vec<Cow<'a, str>> {
 
 /// The `\w` runs of ASCII `text`, lowercased (as [`push_word_runs`] does for ASCII text).
 fn push_ascii_runs<'a>(text: &'a str, out: &mut Vec<Cow<'a, str>>) {
+    // Byte classes: 0 separator, 1 lowercase word byte, 2 uppercase letter.
+    const CLASS: [u8; 256] = {
+        let mut t = [0u8; 256];
+        let mut b = 0;
+        while b < 256 {
+            let c = b as u8;
+            t[b] = if c.is_ascii_uppercase() {
+                2
+            } else if c.is_ascii_alphanumeric() || c == b'_' {
+                1
+            } else {
+                0
+            };
+            b += 1;
+        }
+        t
+    };
     let bytes = text.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
-        if !(bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+        if CLASS[bytes[i] as usize] == 0 {
             i += 1;
             continue;
         }
         let start = i;
         let mut upper = false;
-        while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
-            upper |= bytes[i].is_ascii_uppercase();
+        while i < bytes.len() {
+            let class = CLASS[bytes[i] as usize];
+            if class == 0 {
+                break;
+            }
+            upper |= class == 2;
             i += 1;
         }
         let run = &text[start..i];

@@ -631,8 +631,10 @@ fn rank<K: Ord>(hits: &mut Vec<(ScoredDoc, K)>, top_k: usize) {
 
 /// Term frequency per field for every distinct term of a document, in first-seen order.
 fn term_frequencies<const F: usize, S: AsRef<str>>(fields: &[Vec<S>; F]) -> Vec<(&str, [u32; F])> {
-    let mut positions: FastMap<&str, usize> = FastMap::default();
-    let mut out: Vec<(&str, [u32; F])> = Vec::new();
+    let tokens: usize = fields.iter().map(Vec::len).sum();
+    let mut positions: FastMap<&str, usize> =
+        FastMap::with_capacity_and_hasher(tokens, Default::default());
+    let mut out: Vec<(&str, [u32; F])> = Vec::with_capacity(tokens);
     for (f, tokens) in fields.iter().enumerate() {
         for token in tokens {
             let token = token.as_ref();

@@ -143,6 +143,9 @@ impl Tool {
             // One element at a time: a `Value` tree of a whole catalog costs several times its
             // text, and building it dominated both the peak memory and the time of a bulk register.
             check_input_size(text, "tools")?;
+            if let Some(tools) = fast::parse_array(text) {
+                return Ok(tools);
+            }
             let items: Vec<&RawValue> = serde_json::from_str(text)
                 .map_err(|e| Error::InvalidJson(format!("tools: {e}")))?;
             let mut tools = Vec::with_capacity(items.len());
@@ -751,6 +754,28 @@ mod tests {
     }
 
     #[test]
+    fn arrays_in_one_pass_answer_like_element_by_element() {
+        let err = Tool::parse_many(r#"[{"name":"a"},["b"]]"#).unwrap_err();
+        assert!(
+            err.to_string().contains("tools[1]: expected an object"),
+            "{err}"
+        );
+        let err = Tool::parse_many(r#"[{"name":"a"},{"name":"b c"}]"#).unwrap_err();
+        assert!(err.to_string().contains("tools[1].name"), "{err}");
+        // A repeated key is not an error: the Value path keeps the last one.
+        let tools = Tool::parse_many(
+            r#"[{"name":"a","parameters":{"type":"object","properties":{"x":{}}}},{"name":"b","name":"c"}]"#,
+        )
+        .unwrap();
+        let names: Vec<&str> = tools.iter().map(Tool::name).collect();
+        assert_eq!(names, ["a", "c"]);
+        assert_eq!(tools[0].param_text(), "x");
+        assert!(fast::parse_array(r#"[{"name":"a"},{"name":"b"}]"#).is_some());
+        assert!(fast::parse_array(r#"[{"name":"a"}] x"#).is_none());
+        assert!(Tool::parse_many(r#"[{"name":"a"}] x"#).is_err());
+    }
+
+    #[test]
     fn fast_path_leaves_deep_schemas_to_the_value_path() {
         let deep = format!(
             r#"{{"name":"d","parameters":{}{}}}"#,
@@ -774,6 +799,8 @@ mod tests {
 /// stays the single definition of what is accepted and of every error message.
 mod fast {
     use super::{MAX_NAME_BYTES, Tool, ToolMetadata, build, normalize_metadata, validate_name};
+    use serde::de::value::MapAccessDeserializer;
+    use serde::de::{Error as _, MapAccess, SeqAccess, Visitor};
     use serde::{Deserialize, Deserializer};
     use serde_json::Value;
     use serde_json::value::RawValue;
@@ -816,9 +843,60 @@ mod fast {
         serde_json::from_str(text).ok()
     }
 
+    /// An array of tools in one pass over the text, or `None` when any element needs the
+    /// `Value` path (the caller then parses the array element by element).
+    pub(super) fn parse_array(text: &str) -> Option<Vec<Tool>> {
+        struct Tools;
+        impl<'de> Visitor<'de> for Tools {
+            type Value = Vec<Tool>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an array of tools")
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Tool>, A::Error> {
+                let mut tools = Vec::new();
+                while let Some(ObjectDef(def)) = seq.next_element()? {
+                    tools.push(tool_of(def).ok_or_else(|| A::Error::custom("slow path"))?);
+                }
+                // Growth slack here would count toward the peak memory of the whole build.
+                tools.shrink_to_fit();
+                Ok(tools)
+            }
+        }
+        let mut de = serde_json::Deserializer::from_str(text);
+        let tools = de.deserialize_seq(Tools).ok()?;
+        de.end().ok()?;
+        Some(tools)
+    }
+
+    /// A [`Def`] read only from a JSON object (the derived form would also read an array).
+    struct ObjectDef<'a>(Def<'a>);
+
+    impl<'de> Deserialize<'de> for ObjectDef<'de> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct Object;
+            impl<'de> Visitor<'de> for Object {
+                type Value = ObjectDef<'de>;
+
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("a tool object")
+                }
+
+                fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<ObjectDef<'de>, M::Error> {
+                    Def::deserialize(MapAccessDeserializer::new(map)).map(ObjectDef)
+                }
+            }
+            d.deserialize_map(Object)
+        }
+    }
+
     /// One tool, or `None` to take the `Value` path.
     pub(super) fn parse(text: &str) -> Option<Tool> {
-        let outer = object(text)?;
+        tool_of(object(text)?)
+    }
+
+    fn tool_of(outer: Def<'_>) -> Option<Tool> {
         let metadata = match outer.metadata.map(RawValue::get) {
             None | Some("null") => ToolMetadata::default(),
             Some(raw) => {
