@@ -615,7 +615,11 @@ impl Registry {
         }
         let mut state = self.shared.write()?;
         state.slots.reserve(tools.len());
-        let ids: Vec<DocId> = tools.into_iter().map(|t| state.insert(t)).collect();
+        // A loop, not `collect`: collecting would reuse (and keep) the tools' buffer for the ids.
+        let mut ids = Vec::with_capacity(tools.len());
+        for tool in tools {
+            ids.push(state.insert(tool));
+        }
         // The names are copied once the tools' list is freed, so both never count at once toward
         // the peak memory of a bulk registration.
         Ok(ids

@@ -1009,17 +1009,20 @@ mod fast {
                     let start = i + 1;
                     let mut j = start;
                     let mut escaped = false;
-                    while b[j] != b'"' {
-                        if b[j] == b'\\' {
-                            escaped = true;
-                            if !matches!(b[j + 1], b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't')
-                            {
-                                return None;
-                            }
-                            j += 2;
-                        } else {
-                            j += 1;
+                    loop {
+                        // Skip plain bytes in one tight scan; strings are most of a schema.
+                        j += b[j..]
+                            .iter()
+                            .position(|&c| c == b'"' || c == b'\\')
+                            .expect("strings are terminated");
+                        if b[j] == b'"' {
+                            break;
                         }
+                        escaped = true;
+                        if !matches!(b[j + 1], b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't') {
+                            return None;
+                        }
+                        j += 2;
                     }
                     let string = &text[start..j];
                     i = j + 1;
