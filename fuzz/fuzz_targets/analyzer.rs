@@ -13,25 +13,46 @@ use toolregistry::{DiscoverRequest, DiscoveryOptions, Error};
 use toolregistry_fuzz::{assert_ranking, shared_fixture};
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     let tokens = tokenize(text);
     assert_eq!(tokens, tokenize(text), "deterministic");
     for t in &tokens {
         assert!(!t.is_empty());
         // Lowercasing may add combining marks (İ -> i̇), so only whitespace is ruled out here.
-        assert!(!t.chars().any(char::is_whitespace), "token {t:?} of {text:?}");
-        assert!(t.chars().any(|c| is_word_char(c) || is_cjk(c)), "token {t:?} of {text:?}");
+        assert!(
+            !t.chars().any(char::is_whitespace),
+            "token {t:?} of {text:?}"
+        );
+        assert!(
+            t.chars().any(|c| is_word_char(c) || is_cjk(c)),
+            "token {t:?} of {text:?}"
+        );
     }
     let line = text.split('\n').next().unwrap_or("").trim();
     let summary = first_sentence(text);
-    assert!(line.starts_with(summary), "summary {summary:?} is not a prefix of {line:?}");
+    assert!(
+        line.starts_with(summary),
+        "summary {summary:?} is not a prefix of {line:?}"
+    );
     let _ = tokenize(&name_to_text(text));
     let normalized = normalize_name(text);
-    assert_eq!(normalized, normalize_name(&normalized), "normalizing twice changes nothing");
+    assert_eq!(
+        normalized,
+        normalize_name(&normalized),
+        "normalizing twice changes nothing"
+    );
     let _ = validate_name(text, "name");
 
     let d = shared_fixture().discoverer(DiscoveryOptions::default());
-    match d.discover(text, &DiscoverRequest { top_k: 100, ..Default::default() }) {
+    match d.discover(
+        text,
+        &DiscoverRequest {
+            top_k: 100,
+            ..Default::default()
+        },
+    ) {
         Ok(hits) => assert_ranking(&hits),
         Err(Error::InvalidArgument(_)) => assert!(text.trim().is_empty(), "refused {text:?}"),
         Err(Error::TooLarge(_)) => {}

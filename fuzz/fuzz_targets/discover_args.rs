@@ -9,7 +9,9 @@ use toolregistry::{DiscoverRequest, DiscoveryOptions};
 use toolregistry_fuzz::{assert_input_error, assert_json, shared_fixture};
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     if let Err(e) = DiscoverRequest::from_json(Some(text)) {
         assert_input_error(&e);
     }
@@ -18,7 +20,10 @@ fuzz_target!(|data: &[u8]| {
         Ok(answer) => {
             let hits = assert_json(&answer);
             let hits = hits.as_array().expect("an array");
-            let scores: Vec<f64> = hits.iter().map(|h| h["score"].as_f64().expect("a score")).collect();
+            let scores: Vec<f64> = hits
+                .iter()
+                .map(|h| h["score"].as_f64().expect("a score"))
+                .collect();
             assert!(scores.iter().all(|s| s.is_finite() && *s > 0.0));
             assert!(scores.windows(2).all(|w| w[0] >= w[1]));
             // Same answer from a standalone discoverer given the same query and request.
@@ -26,7 +31,9 @@ fuzz_target!(|data: &[u8]| {
             let query = args["query"].as_str().unwrap();
             let mut rest = args.as_object().unwrap().clone();
             rest.remove("query");
-            let request = DiscoverRequest::from_json(Some(&serde_json::Value::Object(rest).to_string())).unwrap();
+            let request =
+                DiscoverRequest::from_json(Some(&serde_json::Value::Object(rest).to_string()))
+                    .unwrap();
             let d = registry.discoverer(DiscoveryOptions::default());
             assert_eq!(answer, d.discover_json(query, &request).unwrap());
         }

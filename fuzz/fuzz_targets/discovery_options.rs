@@ -9,7 +9,9 @@ use toolregistry::{DiscoverRequest, DiscoveryOptions, Registry};
 use toolregistry_fuzz::{QUERIES, assert_input_error, assert_ranking, shared_fixture};
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     let parsed = DiscoveryOptions::from_json(Some(text));
     let options = match parsed {
         Err(e) => return assert_input_error(&e),
@@ -19,7 +21,10 @@ fuzz_target!(|data: &[u8]| {
     let wrapped = format!("{{\"discovery\": {text}}}");
     let registry = Registry::from_options_json(Some(&wrapped))
         .unwrap_or_else(|e| panic!("registry refused accepted options: {e}"));
-    let builtin = registry.register_json(toolregistry_fuzz::FIXTURE).map(|_| registry).unwrap();
+    let builtin = registry
+        .register_json(toolregistry_fuzz::FIXTURE)
+        .map(|_| registry)
+        .unwrap();
     let w = options.field_weights.as_array();
     for x in w.iter().chain([options.k1, options.delta].iter()) {
         assert!(x.is_finite() && *x >= 0.0);
@@ -28,10 +33,17 @@ fuzz_target!(|data: &[u8]| {
         assert!((0.0..=1.0).contains(&x));
     }
     let d = shared_fixture().discoverer(options);
-    let request = DiscoverRequest { top_k: 50, ..Default::default() };
+    let request = DiscoverRequest {
+        top_k: 50,
+        ..Default::default()
+    };
     for q in QUERIES {
         let hits = d.discover(q, &request).unwrap();
         assert_ranking(&hits);
-        assert_eq!(hits, builtin.discover(q, &request).unwrap(), "built-in and discoverer differ");
+        assert_eq!(
+            hits,
+            builtin.discover(q, &request).unwrap(),
+            "built-in and discoverer differ"
+        );
     }
 });

@@ -9,18 +9,31 @@ use toolregistry::{MetadataUpdate, ToolMetadata};
 use toolregistry_fuzz::{assert_input_error, fixture_registry, shared_fixture, snapshot};
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&pick, rest)) = data.split_first() else { return };
-    let Ok(text) = std::str::from_utf8(rest) else { return };
+    let Some((&pick, rest)) = data.split_first() else {
+        return;
+    };
+    let Ok(text) = std::str::from_utf8(rest) else {
+        return;
+    };
     let registry = fixture_registry();
     let names = registry.names().unwrap();
-    let name = names.get(pick as usize % (names.len() + 1)).cloned().unwrap_or_else(|| "no_such_tool".into());
+    let name = names
+        .get(pick as usize % (names.len() + 1))
+        .cloned()
+        .unwrap_or_else(|| "no_such_tool".into());
     let before_tool = registry.tool(&name).unwrap();
     let before = snapshot(&registry);
     match registry.set_metadata_json(&name, text) {
         Ok(()) => {
-            assert!(registry.verify_index().unwrap(), "index drifted after set_metadata");
+            assert!(
+                registry.verify_index().unwrap(),
+                "index drifted after set_metadata"
+            );
             let update = MetadataUpdate::from_json(text).expect("accepted update parses");
-            let mut want: ToolMetadata = before_tool.expect("updated a registered tool").metadata().clone();
+            let mut want: ToolMetadata = before_tool
+                .expect("updated a registered tool")
+                .metadata()
+                .clone();
             update.apply_to(&mut want);
             let mut seen = std::collections::HashSet::new();
             want.tags.retain(|t| seen.insert(t.clone()));
@@ -35,7 +48,11 @@ fuzz_target!(|data: &[u8]| {
         }
         Err(e) => {
             assert_input_error(&e);
-            assert_eq!(before, snapshot(&registry), "failed set_metadata changed the registry");
+            assert_eq!(
+                before,
+                snapshot(&registry),
+                "failed set_metadata changed the registry"
+            );
         }
     }
 });

@@ -10,32 +10,79 @@ use libfuzzer_sys::arbitrary::{self, Arbitrary};
 use libfuzzer_sys::fuzz_target;
 use std::collections::HashSet;
 use toolregistry::{
-    DiscoverRequest, DiscoveryOptions, Discoverer, Error, MetadataUpdate, Registry, Tool,
+    DiscoverRequest, Discoverer, DiscoveryOptions, Error, MetadataUpdate, Registry, Tool,
     ToolMetadata,
 };
 use toolregistry_fuzz::assert_ranking;
 
 /// Base names; several normalize to the same key (`read_file`), to exercise the tolerant exact match.
 const NAMES: &[&str] = &[
-    "read_file", "Read-File", "read/file", "send_email", "list_issues", "天气查询", "web-search",
-    "delete_user", "sync", "a",
+    "read_file",
+    "Read-File",
+    "read/file",
+    "send_email",
+    "list_issues",
+    "天气查询",
+    "web-search",
+    "delete_user",
+    "sync",
+    "a",
 ];
 /// Namespaces; none equals a base name, so `set_enabled` on one always means the namespace.
 const NAMESPACES: &[&str] = &["github", "fs", "工具"];
 const WORDS: &[&str] = &[
-    "read", "file", "email", "send", "issues", "list", "天气", "查询", "web", "search", "user",
-    "delete", "the", "a", "of", "sync", "日本語", "Ünïcödé", "read_file",
+    "read",
+    "file",
+    "email",
+    "send",
+    "issues",
+    "list",
+    "天气",
+    "查询",
+    "web",
+    "search",
+    "user",
+    "delete",
+    "the",
+    "a",
+    "of",
+    "sync",
+    "日本語",
+    "Ünïcödé",
+    "read_file",
 ];
 
 #[derive(Arbitrary, Debug)]
 enum Op {
-    Register { name: u8, ns: Option<u8>, words: Vec<u8>, params: Vec<u8>, defer: bool, tags: Vec<u8> },
+    Register {
+        name: u8,
+        ns: Option<u8>,
+        words: Vec<u8>,
+        params: Vec<u8>,
+        defer: bool,
+        tags: Vec<u8>,
+    },
     /// All or nothing: with `poison`, the last tool of the batch is invalid and nothing registers.
-    RegisterBatch { names: Vec<u8>, poison: bool },
+    RegisterBatch {
+        names: Vec<u8>,
+        poison: bool,
+    },
     Unregister(u8),
-    SetEnabled { target: u8, enabled: bool },
-    SetMetadata { name: u8, defer: Option<bool>, tags: Option<Vec<u8>>, hint: Option<Vec<u8>> },
-    Discover { words: Vec<u8>, exact: Option<u8>, top_k: u8 },
+    SetEnabled {
+        target: u8,
+        enabled: bool,
+    },
+    SetMetadata {
+        name: u8,
+        defer: Option<bool>,
+        tags: Option<Vec<u8>>,
+        hint: Option<Vec<u8>>,
+    },
+    Discover {
+        words: Vec<u8>,
+        exact: Option<u8>,
+        top_k: u8,
+    },
     Rebuild,
     /// Many registrations and removals, so slot compaction runs.
     Churn,
@@ -46,7 +93,11 @@ fn word(i: u8) -> &'static str {
 }
 
 fn words(ix: &[u8]) -> String {
-    ix.iter().take(12).map(|&i| word(i)).collect::<Vec<_>>().join(" ")
+    ix.iter()
+        .take(12)
+        .map(|&i| word(i))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn full_name(name: u8, ns: Option<u8>) -> String {
@@ -104,11 +155,21 @@ impl Model {
     }
 }
 
-fn make_tool(name: u8, ns: Option<u8>, desc: &[u8], params: &[u8], defer: bool, tags: &[u8]) -> Tool {
+fn make_tool(
+    name: u8,
+    ns: Option<u8>,
+    desc: &[u8],
+    params: &[u8],
+    defer: bool,
+    tags: &[u8],
+) -> Tool {
     let base = NAMES[name as usize % NAMES.len()];
     let namespace = ns.map(|n| NAMESPACES[n as usize % NAMESPACES.len()]);
-    let props: serde_json::Map<String, serde_json::Value> =
-        params.iter().take(4).map(|&i| (word(i).to_string(), serde_json::json!({}))).collect();
+    let props: serde_json::Map<String, serde_json::Value> = params
+        .iter()
+        .take(4)
+        .map(|&i| (word(i).to_string(), serde_json::json!({})))
+        .collect();
     let metadata = ToolMetadata {
         defer,
         tags: tags.iter().take(4).map(|&i| word(i).to_string()).collect(),
@@ -126,18 +187,33 @@ fn make_tool(name: u8, ns: Option<u8>, desc: &[u8], params: &[u8], defer: bool, 
 
 fuzz_target!(|ops: Vec<Op>| {
     let registry = Registry::new();
-    let builtin_options = DiscoveryOptions { min_score_ratio: 0.0, ..Default::default() };
+    let builtin_options = DiscoveryOptions {
+        min_score_ratio: 0.0,
+        ..Default::default()
+    };
     registry.enable_discovery(builtin_options).unwrap();
     let discoverers: Vec<Discoverer> = vec![
         registry.discoverer(DiscoveryOptions::default()),
-        registry.discoverer(DiscoveryOptions { max_df_ratio: 0.0, min_score_ratio: 0.0, ..Default::default() }),
+        registry.discoverer(DiscoveryOptions {
+            max_df_ratio: 0.0,
+            min_score_ratio: 0.0,
+            ..Default::default()
+        }),
     ];
     let mut model = Model::default();
-    let mut queries: Vec<(String, usize)> = vec![("read file".into(), 10), ("天气 email search".into(), 50)];
+    let mut queries: Vec<(String, usize)> =
+        vec![("read file".into(), 10), ("天气 email search".into(), 50)];
 
     for op in ops.into_iter().take(64) {
         match op {
-            Op::Register { name, ns, words: w, params, defer, tags } => {
+            Op::Register {
+                name,
+                ns,
+                words: w,
+                params,
+                defer,
+                tags,
+            } => {
                 let tool = make_tool(name, ns, &w, &params, defer, &tags);
                 registry.register(vec![tool.clone()]).unwrap();
                 model.register(tool);
@@ -184,8 +260,15 @@ fuzz_target!(|ops: Vec<Op>| {
                     model.tools[i].1 = enabled;
                 } else if NAMESPACES.contains(&name.as_str()) {
                     let known = model.disabled_namespaces.contains(&name)
-                        || model.tools.iter().any(|(t, _)| t.namespace() == Some(&name));
-                    assert_eq!(result.is_ok(), known, "set_enabled namespace {name:?}: {result:?}");
+                        || model
+                            .tools
+                            .iter()
+                            .any(|(t, _)| t.namespace() == Some(&name));
+                    assert_eq!(
+                        result.is_ok(),
+                        known,
+                        "set_enabled namespace {name:?}: {result:?}"
+                    );
                     if known {
                         if enabled {
                             model.disabled_namespaces.remove(&name);
@@ -197,7 +280,12 @@ fuzz_target!(|ops: Vec<Op>| {
                     assert!(matches!(result, Err(Error::NotFound(_))), "{result:?}");
                 }
             }
-            Op::SetMetadata { name, defer, tags, hint } => {
+            Op::SetMetadata {
+                name,
+                defer,
+                tags,
+                hint,
+            } => {
                 let name = model.existing_name(name);
                 let update = MetadataUpdate {
                     defer,
@@ -217,7 +305,11 @@ fuzz_target!(|ops: Vec<Op>| {
                     None => assert!(matches!(result, Err(Error::NotFound(_))), "{result:?}"),
                 }
             }
-            Op::Discover { words: w, exact, top_k } => {
+            Op::Discover {
+                words: w,
+                exact,
+                top_k,
+            } => {
                 let query = match exact {
                     Some(n) => full_name(n, (n % 3 == 0).then_some(n / 3)),
                     None => words(&w),
@@ -232,7 +324,16 @@ fuzz_target!(|ops: Vec<Op>| {
             Op::Rebuild => discoverers[0].rebuild_index().unwrap(),
             Op::Churn => {
                 let tools: Vec<Tool> = (0..1030)
-                    .map(|i| Tool::new(&format!("churn_{i}"), "temporary churn tool", None, None, ToolMetadata::default()).unwrap())
+                    .map(|i| {
+                        Tool::new(
+                            &format!("churn_{i}"),
+                            "temporary churn tool",
+                            None,
+                            None,
+                            ToolMetadata::default(),
+                        )
+                        .unwrap()
+                    })
                     .collect();
                 for tool in tools {
                     registry.register(vec![tool]).unwrap();
@@ -244,9 +345,20 @@ fuzz_target!(|ops: Vec<Op>| {
         }
 
         // The checks, after every step.
-        assert!(registry.verify_index().unwrap(), "index drifted from a rebuild");
-        let names: Vec<String> = model.tools.iter().map(|(t, _)| t.name().to_string()).collect();
-        assert_eq!(registry.names().unwrap(), names, "registry and model differ");
+        assert!(
+            registry.verify_index().unwrap(),
+            "index drifted from a rebuild"
+        );
+        let names: Vec<String> = model
+            .tools
+            .iter()
+            .map(|(t, _)| t.name().to_string())
+            .collect();
+        assert_eq!(
+            registry.names().unwrap(),
+            names,
+            "registry and model differ"
+        );
         for (tool, _) in &model.tools {
             assert_eq!(registry.tool(tool.name()).unwrap().as_ref(), Some(tool));
         }
@@ -257,10 +369,17 @@ fuzz_target!(|ops: Vec<Op>| {
             "enabled tools differ from a rebuilt registry"
         );
         for (q, top_k) in &queries {
-            let request = DiscoverRequest { top_k: *top_k, ..Default::default() };
+            let request = DiscoverRequest {
+                top_k: *top_k,
+                ..Default::default()
+            };
             let got = registry.discover(q, &request).unwrap();
             assert_ranking(&got);
-            assert_eq!(got, fresh.discover(q, &request).unwrap(), "built-in answer for {q:?}");
+            assert_eq!(
+                got,
+                fresh.discover(q, &request).unwrap(),
+                "built-in answer for {q:?}"
+            );
             for d in &discoverers {
                 let fresh_d = fresh.discoverer(*d.options());
                 assert_eq!(

@@ -14,7 +14,10 @@ use toolregistry_fuzz::{assert_input_error, assert_json, snapshot};
 
 fn take(p: *mut c_char) -> String {
     assert!(!p.is_null());
-    let s = unsafe { CStr::from_ptr(p) }.to_str().expect("UTF-8 out").to_string();
+    let s = unsafe { CStr::from_ptr(p) }
+        .to_str()
+        .expect("UTF-8 out")
+        .to_string();
     unsafe { tr_string_free(p) };
     s
 }
@@ -24,7 +27,10 @@ fuzz_target!(|data: &[u8]| {
     let end = data.iter().position(|&b| b == 0).unwrap_or(data.len());
     let c = CString::new(&data[..end]).unwrap();
     let (mut r, mut err, mut names) = (ptr::null_mut(), ptr::null_mut(), ptr::null_mut());
-    assert_eq!(unsafe { tr_registry_new(ptr::null(), &mut r, &mut err) }, tr_status::TR_STATUS_OK);
+    assert_eq!(
+        unsafe { tr_registry_new(ptr::null(), &mut r, &mut err) },
+        tr_status::TR_STATUS_OK
+    );
     let status = unsafe { tr_registry_register(r, c.as_ptr(), &mut names, &mut err) };
     let text = std::str::from_utf8(&data[..end]);
     if status != tr_status::TR_STATUS_OK {
@@ -45,7 +51,11 @@ fuzz_target!(|data: &[u8]| {
             if let Some(e) = e {
                 assert_eq!(e, e2);
             }
-            assert_eq!(before, snapshot(&fixture), "failed register changed the registry");
+            assert_eq!(
+                before,
+                snapshot(&fixture),
+                "failed register changed the registry"
+            );
             let _ = Tool::parse_catalog(text);
         }
         return;
@@ -55,7 +65,13 @@ fuzz_target!(|data: &[u8]| {
     unsafe { tr_registry_free(r) };
     let text = text.expect("accepted text is UTF-8");
     let tools = Tool::parse_many(text).expect("Rust API accepts what the C ABI accepted");
-    assert_eq!(names, tools.iter().map(|t| t.name().to_string()).collect::<Vec<_>>());
+    assert_eq!(
+        names,
+        tools
+            .iter()
+            .map(|t| t.name().to_string())
+            .collect::<Vec<_>>()
+    );
 
     let registry = Registry::new();
     registry.register_json(text).unwrap();
@@ -70,10 +86,18 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(hits.len(), 1, "exact name {name:?}");
         assert_eq!(&hits[0].name, name);
         assert_eq!(hits[0].score, 1.0);
-        assert_json(hits[0].schema.as_deref().expect("exact match carries its schema"));
+        assert_json(
+            hits[0]
+                .schema
+                .as_deref()
+                .expect("exact match carries its schema"),
+        );
     }
     for format in ["openai-chat", "openai-responses", "anthropic", "gemini"] {
-        let options = SchemaOptions { api_format: ApiFormat::parse(format).unwrap(), ..Default::default() };
+        let options = SchemaOptions {
+            api_format: ApiFormat::parse(format).unwrap(),
+            ..Default::default()
+        };
         assert_json(&registry.schemas_json(&options).unwrap());
     }
     assert_json(&registry.deferred_summaries_json().unwrap());
@@ -81,9 +105,14 @@ fuzz_target!(|data: &[u8]| {
     // The schemas we hand out register again as the same tools (names, descriptions, parameters).
     let schemas = registry.schemas_json(&SchemaOptions::default()).unwrap();
     let again = Registry::new();
-    again.register_json(&schemas).expect("our own schemas register again");
+    again
+        .register_json(&schemas)
+        .expect("our own schemas register again");
     for name in &distinct {
-        let (a, b) = (registry.tool(name).unwrap().unwrap(), again.tool(name).unwrap().expect("same names"));
+        let (a, b) = (
+            registry.tool(name).unwrap().unwrap(),
+            again.tool(name).unwrap().expect("same names"),
+        );
         assert_eq!(a.description(), b.description());
         assert_eq!(a.parameters_json(), b.parameters_json());
     }

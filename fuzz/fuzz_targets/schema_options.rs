@@ -8,7 +8,9 @@ use toolregistry::SchemaOptions;
 use toolregistry_fuzz::{assert_input_error, assert_json, shared_fixture};
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     let options = match SchemaOptions::from_json(Some(text)) {
         Ok(o) => o,
         Err(e) => return assert_input_error(&e),
@@ -24,7 +26,10 @@ fuzz_target!(|data: &[u8]| {
             .to_string()
     };
     let names: Vec<String> = items.iter().map(name).collect();
-    assert!(names.windows(2).all(|w| w[0] < w[1]), "sorted by name, no duplicates: {names:?}");
+    assert!(
+        names.windows(2).all(|w| w[0] < w[1]),
+        "sorted by name, no duplicates: {names:?}"
+    );
     for n in names.iter().filter(|n| *n != "discover_tools") {
         let tool = registry.tool(n).unwrap().expect("only registered tools");
         if let Some(tags) = &options.tags {

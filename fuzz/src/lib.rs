@@ -52,7 +52,11 @@ pub fn assert_json(text: &str) -> serde_json::Value {
 /// Panics unless a ranking is well formed: finite positive scores, best first, no name twice.
 pub fn assert_ranking(hits: &[Hit]) {
     for h in hits {
-        assert!(h.score.is_finite() && h.score > 0.0, "bad score {}", h.score);
+        assert!(
+            h.score.is_finite() && h.score > 0.0,
+            "bad score {}",
+            h.score
+        );
         if let Some(schema) = &h.schema {
             assert_json(schema);
         }
@@ -75,7 +79,10 @@ pub fn snapshot(registry: &Registry) -> String {
         .iter()
         .map(|q| {
             registry
-                .call_json("discover_tools", &serde_json::json!({"query": q}).to_string())
+                .call_json(
+                    "discover_tools",
+                    &serde_json::json!({"query": q}).to_string(),
+                )
                 .unwrap_or_else(|e| format!("{e}"))
         })
         .collect();
