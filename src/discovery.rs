@@ -351,19 +351,14 @@ pub fn hits_to_json(hits: &[Hit]) -> String {
         if i > 0 {
             out.push(b',');
         }
-        out.extend_from_slice(b"{\"name\":");
-        write_str(&mut out, &h.name);
-        out.extend_from_slice(b",\"description\":");
-        write_str(&mut out, &h.description);
-        out.extend_from_slice(b",\"score\":");
-        write_f64(&mut out, h.score);
-        out.extend_from_slice(b",\"namespace\":");
-        write_opt_str(&mut out, h.namespace.as_deref());
-        out.extend_from_slice(if h.deferred {
-            b",\"deferred\":true"
-        } else {
-            b",\"deferred\":false"
-        });
+        write_hit_head(
+            &mut out,
+            &h.name,
+            &h.description,
+            h.score,
+            h.namespace.as_deref(),
+            h.deferred,
+        );
         if let Some(schema) = &h.schema {
             out.extend_from_slice(b",\"schema\":");
             out.extend_from_slice(schema.as_bytes());
@@ -372,6 +367,30 @@ pub fn hits_to_json(hits: &[Hit]) -> String {
     }
     out.push(b']');
     into_string(out)
+}
+
+/// Writes a hit's object up to (not including) its schema and closing brace.
+fn write_hit_head(
+    out: &mut Vec<u8>,
+    name: &str,
+    description: &str,
+    score: f64,
+    namespace: Option<&str>,
+    deferred: bool,
+) {
+    out.extend_from_slice(b"{\"name\":");
+    write_str(out, name);
+    out.extend_from_slice(b",\"description\":");
+    write_str(out, description);
+    out.extend_from_slice(b",\"score\":");
+    write_f64(out, score);
+    out.extend_from_slice(b",\"namespace\":");
+    write_opt_str(out, namespace);
+    out.extend_from_slice(if deferred {
+        b",\"deferred\":true"
+    } else {
+        b",\"deferred\":false"
+    });
 }
 
 /// A search handle with its own options over a registry's live state.
@@ -410,7 +429,8 @@ impl Discoverer {
 
     /// [`discover`](Self::discover), answered as JSON text.
     pub fn discover_json(&self, query: &str, request: &DiscoverRequest) -> Result<String> {
-        Ok(hits_to_json(&self.discover(query, request)?))
+        let state = self.shared.read()?;
+        discover_json(&state, &self.options, query, request)
     }
 
     /// Explains how `query` ranks the tool `tool_name` with this discoverer's options and
@@ -558,7 +578,8 @@ fn plan_query<const F: usize>(
         .collect();
     let scored = if kept.is_empty() {
         Vec::new()
-    } else if reanalyze {
+    } else if reanalyze && !kept.iter().all(|t| t.is_ascii()) {
+        // ASCII tokens are single lowercase `\w` runs: analyzing them again changes nothing.
         tokenize(&kept.join(" "))
     } else {
         kept.iter().map(|t| t.to_string()).collect()
@@ -636,34 +657,13 @@ pub(crate) fn discover(
     query: &str,
     request: &DiscoverRequest,
 ) -> Result<Vec<Hit>> {
-    validate_query(query)?;
-    if request.top_k < 1 {
-        return Err(Error::invalid("top_k: must be at least 1"));
-    }
-    if let Some(slot) = state.exact_match(query) {
-        let tool = state.tool_at(slot);
-        let mut schema = Vec::new();
-        write_schema(&mut schema, tool, request.api_format);
-        return Ok(vec![Hit {
-            name: tool.name().to_string(),
-            description: tool.description().to_string(),
-            score: 1.0,
-            namespace: tool.namespace().map(str::to_string),
-            deferred: tool.metadata().defer,
-            schema: Some(into_string(schema)),
-        }]);
-    }
-    let mut scored = rank_query(state, options, query, request.top_k)?.hits;
-    scored.retain(|h| h.score > 0.0);
-    if let Some(floor) = score_floor(options, scored.first().map(|h| h.score)) {
-        scored.retain(|h| h.score >= floor);
-    }
-    Ok(scored
+    let (hits, exact) = answer(state, options, query, request)?;
+    Ok(hits
         .iter()
         .map(|h| {
             let tool = state.tool_at(h.doc);
             let deferred = tool.metadata().defer;
-            let schema = deferred.then(|| {
+            let schema = (exact || deferred).then(|| {
                 let mut s = Vec::new();
                 write_schema(&mut s, tool, request.api_format);
                 into_string(s)
@@ -678,6 +678,64 @@ pub(crate) fn discover(
             }
         })
         .collect())
+}
+
+/// [`discover`] answered as JSON text (as [`hits_to_json`] writes it), written straight from
+/// the registry's tools instead of through copied [`Hit`] values.
+pub(crate) fn discover_json(
+    state: &State,
+    options: &DiscoveryOptions,
+    query: &str,
+    request: &DiscoverRequest,
+) -> Result<String> {
+    let (hits, exact) = answer(state, options, query, request)?;
+    let mut out = Vec::with_capacity(1024);
+    out.push(b'[');
+    for (i, h) in hits.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        let tool = state.tool_at(h.doc);
+        let deferred = tool.metadata().defer;
+        write_hit_head(
+            &mut out,
+            tool.name(),
+            tool.description(),
+            h.score,
+            tool.namespace(),
+            deferred,
+        );
+        if exact || deferred {
+            out.extend_from_slice(b",\"schema\":");
+            write_schema(&mut out, tool, request.api_format);
+        }
+        out.push(b'}');
+    }
+    out.push(b']');
+    Ok(into_string(out))
+}
+
+/// The documents a query answers with, best first, and whether it is the exact-name match
+/// (score 1.0, with its schema whether deferred or not).
+fn answer(
+    state: &State,
+    options: &DiscoveryOptions,
+    query: &str,
+    request: &DiscoverRequest,
+) -> Result<(Vec<crate::index::ScoredDoc>, bool)> {
+    validate_query(query)?;
+    if request.top_k < 1 {
+        return Err(Error::invalid("top_k: must be at least 1"));
+    }
+    if let Some(doc) = state.exact_match(query) {
+        return Ok((vec![crate::index::ScoredDoc { doc, score: 1.0 }], true));
+    }
+    let mut scored = rank_query(state, options, query, request.top_k)?.hits;
+    scored.retain(|h| h.score > 0.0);
+    if let Some(floor) = score_floor(options, scored.first().map(|h| h.score)) {
+        scored.retain(|h| h.score >= floor);
+    }
+    Ok((scored, false))
 }
 
 /// The arguments of a `discover_tools` call: `{"query", "top_k"?, "api_format"?}`.

@@ -6,8 +6,7 @@
 
 use crate::analyzer::{EnhancedAnalysis, enhanced_document, reference_document, reference_tokens};
 use crate::discovery::{
-    self, DiscoverRequest, Discoverer, DiscoveryOptions, Hit, hits_to_json,
-    parse_discover_tools_args,
+    self, DiscoverRequest, Discoverer, DiscoveryOptions, Hit, parse_discover_tools_args,
 };
 use crate::error::{Error, Result};
 use crate::format::{
@@ -814,9 +813,7 @@ impl Registry {
                 ));
             };
             let (query, request) = parse_discover_tools_args(args_json)?;
-            return Ok(hits_to_json(&discovery::discover(
-                &state, &options, &query, &request,
-            )?));
+            return discovery::discover_json(&state, &options, &query, &request);
         }
         if state.slot_of(name).is_some() {
             return Err(Error::invalid(format!(
@@ -915,6 +912,7 @@ fn write_discover_tools_schema(out: &mut Vec<u8>, state: &State, format: ApiForm
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::discovery::hits_to_json;
 
     #[test]
     fn first_sentence_rules() {
@@ -928,6 +926,50 @@ mod tests {
         assert_eq!(first_sentence("查询天气。然后"), "查询天气。");
         assert_eq!(first_sentence("  first line  \nsecond. line"), "first line");
         assert_eq!(first_sentence(""), "");
+    }
+
+    #[test]
+    fn json_answers_are_written_like_the_hits() {
+        let registry = Registry::new();
+        registry
+            .register_json(
+                r#"[{"name":"read_file","description":"Read a \"file\"\n from disk","parameters":{"type":"object","properties":{"path":{"type":"string"}}},"metadata":{"defer":true}},
+                    {"name":"write_file","description":"Write a file","namespace":"fs"},
+                    {"name":"查询天气","description":"天气 weather lookup","metadata":{"defer":true,"tags":["net"]}},
+                    {"name":"send_email","description":"Send an email message"}]"#,
+            )
+            .unwrap();
+        registry
+            .enable_discovery(DiscoveryOptions::default())
+            .unwrap();
+        let discoverer = registry.discoverer(DiscoveryOptions::default());
+        for query in [
+            "file",
+            "read_file",
+            "FS-write_file",
+            "weather 天气",
+            "email file disk",
+            "nothing",
+        ] {
+            for format in ["openai-chat", "openai-responses", "anthropic", "gemini"] {
+                let request = DiscoverRequest::from_json(Some(&format!(
+                    r#"{{"top_k":3,"api_format":"{format}"}}"#
+                )))
+                .unwrap();
+                let hits = registry.discover(query, &request).unwrap();
+                let json = discoverer.discover_json(query, &request).unwrap();
+                assert_eq!(json, hits_to_json(&hits), "{query} {format}");
+                let args = format!(r#"{{"query":{query:?},"top_k":3,"api_format":"{format}"}}"#);
+                assert_eq!(registry.call_json(DISCOVER_TOOLS, &args).unwrap(), json);
+            }
+        }
+        assert!(
+            registry
+                .discover("file", &DiscoverRequest::default())
+                .unwrap()
+                .len()
+                >= 2
+        );
     }
 
     #[test]

@@ -411,10 +411,14 @@ impl Tool {
         ns_len: usize,
         description: &str,
         parameters: &str,
-        param_names: impl Iterator<Item = &'a str>,
+        param_names: impl Iterator<Item = &'a str> + Clone,
     ) -> Result<Tool> {
-        let mut text =
-            String::with_capacity(full_name.len() + description.len() + parameters.len());
+        // The exact size: a string grown while the names are appended and then shrunk leaves a
+        // hole after every tool, which at 100,000 tools showed in the resident memory.
+        let names_len: usize = param_names.clone().map(|p| p.len() + 1).sum();
+        let mut text = String::with_capacity(
+            full_name.len() + description.len() + parameters.len() + names_len.saturating_sub(1),
+        );
         text.push_str(full_name);
         text.push_str(description);
         text.push_str(parameters);
