@@ -507,6 +507,18 @@ fn parse_tags(v: &Value, path: &str) -> Result<Vec<String>> {
 
 /// Drops duplicate tags: the reference keeps tags in a set, so a repeated tag counts once in search.
 fn normalize_metadata(mut meta: ToolMetadata) -> ToolMetadata {
+    if meta.tags.len() <= 16 {
+        // A few tags: comparing with the earlier ones costs less than a set.
+        let mut i = 0;
+        while i < meta.tags.len() {
+            if meta.tags[..i].contains(&meta.tags[i]) {
+                meta.tags.remove(i);
+            } else {
+                i += 1;
+            }
+        }
+        return meta;
+    }
     let mut seen = std::collections::HashSet::new();
     meta.tags.retain(|t| seen.insert(t.clone()));
     meta
@@ -706,6 +718,22 @@ mod tests {
             (r#"{"name":"with space"}"#, false),
             (r#"{"name":"t","namespace":"bad ns"}"#, false),
             (r#"{"name":"t","metadata":{"defer":1}}"#, false),
+            (r#"{"name":"t","metadata":{"defer":null}}"#, false),
+            (
+                r#"{"name":"t","metadata":{"tags":null,"search_hint":null,"defer":false}}"#,
+                true,
+            ),
+            (
+                r#"{"name":"t","metadata":{"tags":["a","b","a","c","b"],"search_hint":"h\u00e9"}}"#,
+                true,
+            ),
+            (r#"{"name":"t","metadata":{"tags":[1]}}"#, false),
+            (r#"{"name":"t","metadata":{"unknown":1}}"#, false),
+            (r#"{"name":"t","metadata":["x"]}"#, false),
+            (
+                r#"{"name":"t","metadata":{"defer":true,"defer":false}}"#,
+                false,
+            ),
             (r#"{"name":5}"#, false),
             (r#"{"description":"no name"}"#, false),
         ];
@@ -834,6 +862,23 @@ mod fast {
         function: Option<&'a RawValue>,
     }
 
+    /// The metadata object as [`super::MetadataUpdate::from_value`] accepts it; a `null` or
+    /// anything else it refuses fails here too (and the `Value` path reports it).
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Meta {
+        #[serde(default, deserialize_with = "some_bool")]
+        defer: Option<bool>,
+        #[serde(default)]
+        tags: Option<Vec<String>>,
+        #[serde(default)]
+        search_hint: Option<String>,
+    }
+
+    fn some_bool<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
+        bool::deserialize(d).map(Some)
+    }
+
     /// `Some` for a key that is present, even when its value is `null` (unlike `Option`'s own
     /// deserializer), as `Map::get` sees it.
     fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
@@ -903,14 +948,19 @@ mod fast {
     fn tool_of(outer: Def<'_>) -> Option<Tool> {
         let metadata = match outer.metadata.map(RawValue::get) {
             None | Some("null") => ToolMetadata::default(),
-            Some(raw) => {
-                let value: Value = serde_json::from_str(raw).ok()?;
-                let mut meta = ToolMetadata::default();
-                super::MetadataUpdate::from_value(&value, "metadata")
-                    .ok()?
-                    .apply_to(&mut meta);
-                meta
+            Some(raw) if raw.starts_with('{') => {
+                let meta: Meta = serde_json::from_str(raw).ok()?;
+                ToolMetadata {
+                    defer: meta.defer.unwrap_or(false),
+                    tags: meta.tags.map_or_else(Vec::new, |mut tags| {
+                        // serde grows the list as it reads; the tool keeps it for good.
+                        tags.shrink_to_fit();
+                        tags
+                    }),
+                    search_hint: meta.search_hint.unwrap_or_default(),
+                }
             }
+            Some(_) => return None,
         };
         let inner;
         let def = match outer.function {
