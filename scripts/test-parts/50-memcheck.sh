@@ -6,7 +6,8 @@
 # registry on purpose must make valgrind fail, so a silently broken check cannot pass.
 #
 # "Possibly lost" and "still reachable" are not errors: Rust's std keeps a process-lifetime handle
-# for the main thread that valgrind files as possibly lost (48 bytes, std::thread::current).
+# for the main thread that valgrind files as possibly lost (48 bytes, std::thread::current); it is
+# suppressed (scripts/valgrind-rust-std.supp) so that the log shows only what matters.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -15,7 +16,7 @@ if ! command -v valgrind >/dev/null 2>&1; then
 fi
 
 VALGRIND=(valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite,indirect
-          --error-exitcode=99 --fair-sched=yes)
+          --error-exitcode=99 --fair-sched=yes --suppressions=scripts/valgrind-rust-std.supp)
 
 # Prints the path of the release test binary for tests/$1.rs.
 test_binary() {
