@@ -113,6 +113,9 @@ pub struct Index<const F: usize> {
     docs: Vec<Option<[u32; F]>>,
     total_lengths: [u64; F],
     doc_count: usize,
+    /// Scratch of [`add`](Self::add), by term id: 1 + the term's position in the document being
+    /// added, 0 otherwise.
+    in_doc: Vec<u32>,
 }
 
 /// Per-thread buffers reused across queries, so a discover allocates nothing proportional to N.
@@ -144,6 +147,7 @@ impl<const F: usize> Index<F> {
             docs: Vec::new(),
             total_lengths: [0; F],
             doc_count: 0,
+            in_doc: Vec::new(),
         }
     }
 
@@ -205,8 +209,29 @@ impl<const F: usize> Index<F> {
             lengths[f] = u32::try_from(tokens.len()).unwrap_or(u32::MAX);
             self.total_lengths[f] += tokens.len() as u64;
         }
-        for (term, tf) in term_frequencies(fields) {
-            let id = self.term_id_or_insert(term);
+        // Term frequencies in first-seen order, keyed by term id: one dictionary lookup per token
+        // and no per-document map (`in_doc` is all zero between calls).
+        let tokens: usize = fields.iter().map(Vec::len).sum();
+        let mut counts: Vec<(u32, [u32; F])> = Vec::with_capacity(tokens);
+        for (f, field) in fields.iter().enumerate() {
+            for token in field {
+                let id = self.term_id_or_insert(token.as_ref()) as usize;
+                if self.in_doc.len() <= id {
+                    self.in_doc.resize(self.terms.len(), 0);
+                }
+                let at = match self.in_doc[id] {
+                    0 => {
+                        counts.push((id as u32, [0; F]));
+                        self.in_doc[id] = counts.len() as u32;
+                        counts.len() - 1
+                    }
+                    n => n as usize - 1,
+                };
+                counts[at].1[f] = counts[at].1[f].saturating_add(1);
+            }
+        }
+        for &(id, tf) in &counts {
+            self.in_doc[id as usize] = 0;
             let entry = &mut self.terms[id as usize];
             let packed = if tf.iter().all(|&t| t < u32::from(WIDE)) {
                 Packed {
