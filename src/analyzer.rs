@@ -631,7 +631,9 @@ mod tests {
     #[test]
     fn borrowed_reference_tokens_equal_the_plain_analysis() {
         use crate::tool::{Tool, ToolMetadata};
-        let cases: [(&str, &str, &[&str], &str, Option<&str>); 6] = [
+        // (name, description, tags, search hint, namespace)
+        type Case<'a> = (&'a str, &'a str, &'a [&'a str], &'a str, Option<&'a str>);
+        let cases: [Case; 6] = [
             (
                 "get_user__Profile-v2",
                 "Read THE user's profile, fast.",
