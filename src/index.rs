@@ -518,6 +518,7 @@ impl<const F: usize> Index<F> {
                     let lengths = self.docs[d]
                         .as_ref()
                         .expect("postings point at indexed documents");
+                    let norm = length_norm(lengths, p, avgdl);
                     let mut score = 0.0;
                     let mut first = u32::MAX;
                     for (qpos, &t) in order.iter().enumerate() {
@@ -533,7 +534,7 @@ impl<const F: usize> Index<F> {
                             list.get(at).filter(|q| q.doc() == doc)
                         };
                         if let Some(q) = found {
-                            score += terms[t].1 * tf_norm(terms[t].0.tf(q), lengths, p, avgdl);
+                            score += terms[t].1 * tf_norm_with(terms[t].0.tf(q), norm, p);
                             first = first.min(qpos as u32);
                         }
                     }
@@ -612,21 +613,35 @@ pub struct CanonicalIndex<const F: usize> {
 /// The BM25+ normalized term frequency of a document's frequencies `tf`.
 #[inline]
 fn tf_norm<const F: usize>(tf: [u32; F], lengths: &[u32; F], p: &Bm25Params<F>, avgdl: f64) -> f64 {
-    let mut wtf = 0.0;
+    tf_norm_with(tf, length_norm(lengths, p, avgdl), p)
+}
+
+/// The document's part of the BM25 denominator, `k1 * (1 - b + b * wdl / avgdl)`: the same for
+/// every term of the document, so a search computes it once per document (the same operations in
+/// the same order, so the same bits).
+#[inline]
+fn length_norm<const F: usize>(lengths: &[u32; F], p: &Bm25Params<F>, avgdl: f64) -> f64 {
     let mut wdl = 0.0;
     // Summed field by field in index order, as the reference does, so scores match to the last bit.
-    for (w, tf) in p.weights.iter().zip(tf) {
-        wtf += w * f64::from(tf);
-    }
     for (w, len) in p.weights.iter().zip(lengths) {
         wdl += w * f64::from(*len);
+    }
+    p.k1 * (1.0 - p.b + p.b * wdl / avgdl)
+}
+
+/// [`tf_norm`] given the document's [`length_norm`].
+#[inline]
+fn tf_norm_with<const F: usize>(tf: [u32; F], norm: f64, p: &Bm25Params<F>) -> f64 {
+    let mut wtf = 0.0;
+    for (w, tf) in p.weights.iter().zip(tf) {
+        wtf += w * f64::from(tf);
     }
     if wtf == 0.0 {
         // The term occurs only in zero-weight fields. The formula gives 0 here whenever it is
         // defined, but with k1 = 0 (or b = 1 and no weighted text) it would be 0/0 = NaN.
         return p.delta;
     }
-    (wtf * (p.k1 + 1.0)) / (wtf + p.k1 * (1.0 - p.b + p.b * wdl / avgdl)) + p.delta
+    (wtf * (p.k1 + 1.0)) / (wtf + norm) + p.delta
 }
 
 /// The first position at or after `from` whose document is >= `doc` (galloping: cursors move
