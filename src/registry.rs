@@ -614,11 +614,18 @@ impl Registry {
         }
         let mut state = self.shared.write()?;
         state.slots.reserve(tools.len());
-        // A loop, not `collect`: collecting would reuse (and keep) the tools' buffer for the ids.
+        // Taken from the back of the reversed list, which is shrunk as it empties: the parsed list
+        // and the filled registry never count in full at once toward a bulk registration's peak.
+        let mut tools = tools;
+        tools.reverse();
         let mut ids = Vec::with_capacity(tools.len());
-        for tool in tools {
+        while let Some(tool) = tools.pop() {
             ids.push(state.insert(tool));
+            if tools.capacity() > 1024 && tools.len() < tools.capacity() / 2 {
+                tools.shrink_to_fit();
+            }
         }
+        drop(tools);
         // The names are copied once the tools' list is freed, so both never count at once toward
         // the peak memory of a bulk registration.
         Ok(ids
