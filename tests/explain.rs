@@ -194,22 +194,7 @@ fn exact_names_and_unknown_tools() {
 
 #[test]
 fn c_abi_explain_answers_json_and_reports_errors() {
-    let r = {
-        let (mut r, mut err) = (ptr::null_mut(), ptr::null_mut());
-        check(
-            unsafe { tr_registry_new(ptr::null(), &mut r, &mut err) },
-            &mut err,
-        )
-        .unwrap();
-        let mut names = ptr::null_mut();
-        check(
-            unsafe { tr_registry_register(r, cstr(TOOLS).as_ptr(), &mut names, &mut err) },
-            &mut err,
-        )
-        .unwrap();
-        take(names);
-        r
-    };
+    let (r, _) = new_registry_with(None, TOOLS);
     let mut err = ptr::null_mut();
     let mut d = ptr::null_mut();
     check(

@@ -24,22 +24,9 @@ impl Drop for Reg {
 }
 
 fn registry() -> Reg {
-    let (mut r, mut err) = (ptr::null_mut(), ptr::null_mut());
-    check(
-        unsafe { tr_registry_new(ptr::null(), &mut r, &mut err) },
-        &mut err,
-    )
-    .unwrap();
-    let mut names = ptr::null_mut();
-    check(
-        unsafe { tr_registry_register(r, cstr(TOOLS).as_ptr(), &mut names, &mut err) },
-        &mut err,
-    )
-    .unwrap();
-    assert_eq!(
-        take(names),
-        r#"["read_file","send_email","github-list_issues"]"#
-    );
+    let (r, names) = new_registry_with(None, TOOLS);
+    let mut err = ptr::null_mut();
+    assert_eq!(names, r#"["read_file","send_email","github-list_issues"]"#);
     check(
         unsafe { tr_registry_enable_discovery(r, ptr::null(), &mut err) },
         &mut err,

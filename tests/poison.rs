@@ -34,26 +34,8 @@ fn assert_internal(what: &str, status: tr_status, err: &mut *mut c_char, out: *m
 }
 
 fn new_registry() -> *mut tr_registry {
-    let (mut r, mut err, mut names) = (ptr::null_mut(), ptr::null_mut(), ptr::null_mut());
-    unsafe {
-        check(
-            tr_registry_new(c"{\"discovery\": {}}".as_ptr(), &mut r, &mut err),
-            &mut err,
-        )
-        .unwrap();
-        check(
-            tr_registry_register(
-                r,
-                c"[{\"name\": \"read_file\", \"description\": \"Read a file.\"}, {\"name\": \"send_email\", \"namespace\": \"mail\", \"metadata\": {\"defer\": true}}]".as_ptr(),
-                &mut names,
-                &mut err,
-            ),
-            &mut err,
-        )
-        .unwrap();
-    }
-    take(names);
-    r
+    let tools = r#"[{"name": "read_file", "description": "Read a file."}, {"name": "send_email", "namespace": "mail", "metadata": {"defer": true}}]"#;
+    new_registry_with(Some(r#"{"discovery": {}}"#), tools).0
 }
 
 #[test]

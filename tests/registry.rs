@@ -1,28 +1,13 @@
 //! Registry behaviour through the Rust API: incremental index upkeep against a rebuild, ordering
 //! rules, and concurrent use.
 
+mod common;
+
+use common::Rng;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use toolregistry::{DiscoverRequest, DiscoveryOptions, MetadataUpdate, Registry};
-
-/// A small deterministic generator (xorshift), so failures reproduce from the seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-}
 
 const WORDS: &[&str] = &[
     "file", "read", "write", "email", "send", "list", "repo", "issue", "天气", "查询", "weather",

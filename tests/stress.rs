@@ -9,6 +9,9 @@
 //! and each hit must have an interval overlapping its discover call.
 #![allow(unsafe_code)]
 
+mod common;
+
+use common::Rng;
 use std::collections::{HashMap, HashSet};
 use std::ffi::{CStr, CString, c_char};
 use std::ptr;
@@ -26,27 +29,6 @@ const WORDS: &[&str] = &[
     "read", "file", "write", "email", "send", "list", "repo", "issue", "weather", "天气", "查询",
     "user", "delete", "sync", "the",
 ];
-
-/// xorshift: deterministic per thread, so a failure names its seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn words(&mut self, n: usize) -> String {
-        (0..n)
-            .map(|_| WORDS[self.below(WORDS.len())])
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
-}
 
 static CLOCK: AtomicU64 = AtomicU64::new(1);
 
@@ -73,7 +55,7 @@ struct WorkerLog {
 
 fn tool_json(name: &str, rng: &mut Rng) -> String {
     let n = 1 + rng.below(6);
-    let desc = rng.words(n);
+    let desc = rng.words(WORDS, n);
     let tags: Vec<String> = (0..rng.below(3))
         .map(|_| format!("\"{}\"", WORDS[rng.below(WORDS.len())]))
         .collect();
@@ -146,7 +128,7 @@ fn worker(
             5 => {
                 let json = format!(
                     r#"{{"search_hint":"{}","tags":["{}"],"defer":{}}}"#,
-                    rng.words(2),
+                    rng.words(WORDS, 2),
                     WORDS[rng.below(WORDS.len())],
                     rng.below(2) == 0
                 );
@@ -158,7 +140,7 @@ fn worker(
                     names[rng.below(names.len())].clone()
                 } else {
                     let n = 1 + rng.below(3);
-                    rng.words(n)
+                    rng.words(WORDS, n)
                 };
                 let request = DiscoverRequest {
                     top_k: 1 + rng.below(30),
@@ -456,7 +438,7 @@ fn c_abi_threads_mutate_and_search_while_discoverers_are_freed_and_recreated() {
                         }
                         _ => {
                             let slot = slots[rng.below(2)].read().unwrap();
-                            let query = CString::new(rng.words(2)).unwrap();
+                            let query = CString::new(rng.words(WORDS, 2)).unwrap();
                             let mut out = ptr::null_mut();
                             call(
                                 unsafe {

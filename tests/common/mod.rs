@@ -153,6 +153,34 @@ pub fn replay(path: &std::path::Path, engine: &mut dyn Engine) -> (usize, Vec<St
     (checked, failures)
 }
 
+/// A small deterministic generator (xorshift), so a failing random test names its seed.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    pub fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[self.below(items.len())]
+    }
+
+    /// `n` words from `vocabulary`, space-separated.
+    pub fn words(&mut self, vocabulary: &[&str], n: usize) -> String {
+        (0..n)
+            .map(|_| self.pick(vocabulary))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
 // ---- C ABI helpers -------------------------------------------------------------------------
 
 pub fn cstr(s: &str) -> CString {
@@ -184,4 +212,30 @@ pub fn check(status: tr_status, err: &mut *mut c_char) -> Result<(), (String, St
         "message must be one non-empty line: {msg:?}"
     );
     Err((name, msg))
+}
+
+/// A new registry (`options_json` NULL-able) holding `tools_json`; returns it and the registered
+/// names' JSON. Panics on any failure: it is test setup.
+pub fn new_registry_with(
+    options_json: Option<&str>,
+    tools_json: &str,
+) -> (*mut tr_registry, String) {
+    let (mut r, mut err, mut names) = (
+        std::ptr::null_mut(),
+        std::ptr::null_mut(),
+        std::ptr::null_mut(),
+    );
+    let options = options_json.map(cstr);
+    let options_ptr = options.as_ref().map_or(std::ptr::null(), |o| o.as_ptr());
+    check(
+        unsafe { tr_registry_new(options_ptr, &mut r, &mut err) },
+        &mut err,
+    )
+    .unwrap();
+    check(
+        unsafe { tr_registry_register(r, cstr(tools_json).as_ptr(), &mut names, &mut err) },
+        &mut err,
+    )
+    .unwrap();
+    (r, take(names))
 }
