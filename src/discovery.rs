@@ -609,37 +609,38 @@ pub(crate) fn rank_query(
 ) -> Result<Ranking> {
     match options.profile {
         Profile::Reference => {
-            let tokens = tokenize(query);
-            check_token_count(tokens.len())?;
-            let index = state.index();
-            let plan = plan_query(
-                index,
-                options.max_df_ratio,
-                tokens.into_iter().map(|t| (t, false)).collect(),
-                true,
-            );
-            let hits = if plan.scored.is_empty() {
-                Vec::new()
-            } else {
-                index.search(&plan.scored, &options.bm25(), top_k)
-            };
-            Ok(Ranking { plan, hits })
+            let tokens = tokenize(query).into_iter().map(|t| (t, false)).collect();
+            let params = options.bm25();
+            plan_and_search(state.index(), options, tokens, true, &params, top_k)
         }
         Profile::Enhanced => {
             let (analysis, index) = state.enhanced().ok_or_else(|| {
                 Error::Internal("the enhanced index was not built for this registry".into())
             })?;
             let tokens = enhanced_query_tokens(query, analysis);
-            check_token_count(tokens.len())?;
-            let plan = plan_query(index, options.max_df_ratio, tokens, false);
-            let hits = if plan.scored.is_empty() {
-                Vec::new()
-            } else {
-                index.search(&plan.scored, &options.bm25_enhanced(), top_k)
-            };
-            Ok(Ranking { plan, hits })
+            let params = options.bm25_enhanced();
+            plan_and_search(index, options, tokens, false, &params, top_k)
         }
     }
+}
+
+/// The steps both profiles share once the query is analyzed: the token limit, the filter, scoring.
+fn plan_and_search<const F: usize>(
+    index: &Index<F>,
+    options: &DiscoveryOptions,
+    tokens: Vec<(String, bool)>,
+    reanalyze: bool,
+    params: &Bm25Params<F>,
+    top_k: usize,
+) -> Result<Ranking> {
+    check_token_count(tokens.len())?;
+    let plan = plan_query(index, options.max_df_ratio, tokens, reanalyze);
+    let hits = if plan.scored.is_empty() {
+        Vec::new()
+    } else {
+        index.search(&plan.scored, params, top_k)
+    };
+    Ok(Ranking { plan, hits })
 }
 
 /// The relative score floor: `min_score_ratio` times the best score, or `None` when disabled.
