@@ -6,6 +6,15 @@ cd "$(dirname "$0")/.."
 
 section() { printf '\n==> %s\n' "$*"; }
 
+# Toolchains this machine kind installs outside the default PATH (rustup, the Go tarball), in case
+# the environment running this script does not carry them.
+for dir in "${HOME:-/root}/.cargo/bin" /usr/local/go/bin; do
+  if [ -d "$dir" ] && [[ ":$PATH:" != *":$dir:"* ]]; then
+    PATH="$PATH:$dir"
+  fi
+done
+export PATH
+
 section "Rust: cargo test (core, golden vectors, C ABI, header freshness)"
 cargo test --locked
 

@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 if ! command -v go >/dev/null 2>&1; then
-  # The binding needs Go >= 1.24 (runtime.AddCleanup); Debian's golang-go is recent enough from trixie.
+  # The binding needs Go >= 1.24 (runtime.AddCleanup). This machine kind ships it in /usr/local/go
+  # (scripts/test.sh puts it on PATH); Debian's golang-go is recent enough only from trixie on.
   apt-get update && apt-get install -y golang-go
 fi
 if ! command -v gcc >/dev/null 2>&1; then
