@@ -53,8 +53,8 @@ type hostOutcome struct {
 // run calls the function and recovers a panic into a failure, so that nothing unwinds into C.
 //
 // It runs on the goroutine of the cgo callback, which the runtime locks to the calling thread:
-// handing the call to another goroutine would cost a thread switch per call (ten times the
-// cost of the call itself, measured with BenchmarkExecute10Calls). The price is that
+// handing the call to another goroutine costs a thread switch per call (tried, it made
+// BenchmarkExecute10Calls about ten times slower). The price is that
 // runtime.Goexit (t.FailNow, t.Fatal) inside a host function is fatal, as in any cgo callback.
 func (h *hostFunc) run(name string, args json.RawMessage) (out hostOutcome) {
 	defer func() {
