@@ -13,12 +13,18 @@ package toolregistry
 #include <stdlib.h>
 #include <string.h>
 #include "toolregistry.h"
+
+// The exported Go functions below (their prototypes, as cgo writes them, have no const).
+extern void trGoHostCall(void *user_data, char *tool_name, char *args_json, tr_call *call);
+extern void trGoHostRelease(void *user_data);
 */
 import "C"
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"runtime/cgo"
 	"strings"
 	"unsafe"
 )
@@ -167,4 +173,95 @@ func nativeRebuildIndex(h discovererHandle) error {
 func nativeNullArgumentProbe() error {
 	var errOut *C.char
 	return check(C.tr_registry_unregister(nil, nil, &errOut), errOut)
+}
+
+// Host functions. The C side gets, as user data, a malloc'd cell holding a cgo.Handle to a
+// *hostFunc (a Go pointer may not be kept by C, and a handle is an integer that must not pose as
+// a pointer). trGoHostCall runs a call through it; trGoHostRelease, which the library calls
+// exactly once per registration attempt, deletes the handle and frees the cell.
+
+// hostFunctionPointers are the C views of the two exported functions. cgo declares exported
+// functions with `char *` where tr_tool_fn has `const char *`; the types differ only in that
+// qualifier, which changes neither representation nor calling convention.
+var (
+	hostCallFn    = C.tr_tool_fn(C.trGoHostCall)
+	hostReleaseFn = C.tr_free_fn(C.trGoHostRelease)
+)
+
+// newHostUserData hands f to C: a handle in a C cell, counted until trGoHostRelease.
+func newHostUserData(f *hostFunc) unsafe.Pointer {
+	cell := C.malloc(C.size_t(unsafe.Sizeof(C.uintptr_t(0))))
+	if cell == nil {
+		panic("toolregistry: out of C memory")
+	}
+	*(*C.uintptr_t)(cell) = C.uintptr_t(cgo.NewHandle(f))
+	f.counter.created.Add(1)
+	return cell
+}
+
+func hostFromUserData(cell unsafe.Pointer) (cgo.Handle, *hostFunc) {
+	h := cgo.Handle(*(*C.uintptr_t)(cell))
+	return h, h.Value().(*hostFunc)
+}
+
+//export trGoHostCall
+func trGoHostCall(userData unsafe.Pointer, toolName *C.char, argsJSON *C.char, call *C.tr_call) {
+	_, f := hostFromUserData(userData)
+	name := C.GoString(toolName)
+	args := json.RawMessage(C.GoBytes(unsafe.Pointer(argsJSON), C.int(C.strlen(argsJSON))))
+	out := f.run(name, args)
+	if !out.failed {
+		if i := strings.IndexByte(out.content, 0); i >= 0 {
+			out = hostOutcome{failed: true, failure: fmt.Sprintf(`the host function of "%s" returned text with a NUL byte at offset %d`, name, i)}
+		}
+	}
+	// The library copies the text. A NUL would cut a message short, so it is spelled out.
+	if out.failed {
+		msg := append([]byte(strings.ReplaceAll(out.failure, "\x00", `\x00`)), 0)
+		C.tr_call_fail(call, (*C.char)(unsafe.Pointer(&msg[0])))
+		return
+	}
+	content := append([]byte(out.content), 0)
+	C.tr_call_return(call, (*C.char)(unsafe.Pointer(&content[0])))
+}
+
+//export trGoHostRelease
+func trGoHostRelease(userData unsafe.Pointer) {
+	h, f := hostFromUserData(userData)
+	h.Delete()
+	C.free(userData)
+	f.counter.released.Add(1)
+}
+
+func nativeRegisterCallable(h registryHandle, tool []byte, f *hostFunc) ([]byte, error) {
+	var out, errOut *C.char
+	st := C.tr_registry_register_callable(h, ptr(tool), hostCallFn, newHostUserData(f), hostReleaseFn, &out, &errOut)
+	return takeString(out), check(st, errOut)
+}
+
+// nativeSetFallback installs f, or removes the fallback when f is nil.
+func nativeSetFallback(h registryHandle, f *hostFunc) error {
+	var errOut *C.char
+	if f == nil {
+		return check(C.tr_registry_set_fallback(h, nil, nil, nil, &errOut), errOut)
+	}
+	return check(C.tr_registry_set_fallback(h, hostCallFn, newHostUserData(f), hostReleaseFn, &errOut), errOut)
+}
+
+func nativeExecute(h registryHandle, calls, options []byte) ([]byte, error) {
+	var out, errOut *C.char
+	st := C.tr_registry_execute(h, ptr(calls), ptr(options), &out, &errOut)
+	return takeString(out), check(st, errOut)
+}
+
+// nativeDisable disables name; a nil reason is NULL (no reason).
+func nativeDisable(h registryHandle, name, reason []byte) error {
+	var errOut *C.char
+	return check(C.tr_registry_disable(h, ptr(name), ptr(reason), &errOut), errOut)
+}
+
+func nativeToolsStatus(h registryHandle) ([]byte, error) {
+	var out, errOut *C.char
+	st := C.tr_registry_tools_status(h, &out, &errOut)
+	return takeString(out), check(st, errOut)
 }

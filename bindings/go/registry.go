@@ -16,11 +16,17 @@ var freedByCleanup atomic.Int64
 //
 // Create one with NewRegistry and Close it when done. All methods are safe for concurrent use.
 type Registry struct {
-	// mu is held shared by every call into C and exclusively by Close, so Close never frees
-	// the handle under a call in flight. The engine does its own locking for the rest.
-	mu      sync.RWMutex
+	// mu guards handle, active and closing. Every call into C counts itself in active, and the
+	// handle is freed once it is closing and no call is active: by Close when none is, else by
+	// the last call to end. Nothing blocks on a call in flight, so a host function may use, or
+	// Close, the registry that runs it. The engine does its own locking for the rest.
+	mu      sync.Mutex
 	handle  registryHandle
+	active  int
+	closing bool
 	cleanup runtime.Cleanup
+	// hosts counts the Go host functions the C side holds, for the tests.
+	hosts *hostCounter
 }
 
 // Option configures NewRegistry.
@@ -55,34 +61,50 @@ func NewRegistry(opts ...Option) (*Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Registry{handle: h}
+	r := &Registry{handle: h, hosts: &hostCounter{}}
 	r.cleanup = runtime.AddCleanup(r, cleanupRegistry, h)
 	return r, nil
 }
 
-// Close frees the registry. It waits for calls in flight, is safe to call more than once, and
-// always returns nil. Discoverers created from the registry keep working.
+// Close frees the registry and releases its host functions. It is safe to call more than once
+// and always returns nil; afterwards every method returns ErrClosed. Calls in flight finish
+// first: when there are any, the last of them to return frees the registry, so Close never
+// waits and may be called from a host function too. Discoverers created from the registry keep
+// working.
 func (r *Registry) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.handle != nil {
+	r.closing = true
+	r.freeIfIdle()
+	return nil
+}
+
+// freeIfIdle frees the handle of a closing registry with no call in flight; r.mu is held.
+func (r *Registry) freeIfIdle() {
+	if r.closing && r.active == 0 && r.handle != nil {
 		r.cleanup.Stop()
 		nativeRegistryFree(r.handle)
 		r.handle = nil
 	}
-	return nil
 }
 
-// use runs f on the live handle under the shared lock, or returns ErrClosed.
+// use runs f on the live handle, counted as a call in flight, or returns ErrClosed.
 func (r *Registry) use(f func(h registryHandle) error) error {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	if r.handle == nil {
+	r.mu.Lock()
+	if r.handle == nil || r.closing {
+		r.mu.Unlock()
 		return ErrClosed
 	}
-	err := f(r.handle)
-	runtime.KeepAlive(r)
-	return err
+	h := r.handle
+	r.active++
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		r.active--
+		r.freeIfIdle()
+		r.mu.Unlock()
+	}()
+	return f(h)
 }
 
 // Register adds tools, all or none; a name already registered is replaced in place. It returns
@@ -155,7 +177,8 @@ func (r *Registry) SetEnabled(name string, enabled bool) error {
 }
 
 // Schemas returns the schemas of the enabled tools sorted by name, each ready to send to the
-// model in the requested format (discover_tools included when discovery is on).
+// model in the requested format (discover_tools and call_deferred included when discovery is
+// on); with opts.Names, those tools in that order.
 func (r *Registry) Schemas(opts SchemaOptions) ([]json.RawMessage, error) {
 	doc, err := json.Marshal(opts)
 	if err != nil {

@@ -289,7 +289,7 @@ func TestEnableDiscoveryAndCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := schemaNames(t, schemas); !reflect.DeepEqual(got, []string{"convert_currency", "discover_tools", "read_file"}) {
+	if got := schemaNames(t, schemas); !reflect.DeepEqual(got, []string{"call_deferred", "convert_currency", "discover_tools", "read_file"}) {
 		t.Fatalf("schemas with discovery: %v", got)
 	}
 	// The built-in's description lists the deferred tools.

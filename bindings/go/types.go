@@ -29,23 +29,28 @@ type Metadata struct {
 	Tags []string
 	// SearchHint is extra text for discovery only (synonyms, keywords); the model never sees it.
 	SearchHint string
+	// ConcurrencySafe false makes every call of the tool run alone, even when Execute runs the
+	// others of its batch in parallel; nil means true.
+	ConcurrencySafe *bool
 }
 
 // MetadataUpdate changes some metadata fields of a registered tool; nil fields keep their value.
 type MetadataUpdate struct {
 	Defer *bool
 	// Tags replaces the tags when non-nil; an empty non-nil slice removes them all.
-	Tags       []string
-	SearchHint *string
+	Tags            []string
+	SearchHint      *string
+	ConcurrencySafe *bool
 }
 
 // Ptr returns a pointer to v, for the optional fields of MetadataUpdate and DiscoveryOptions.
 func Ptr[T any](v T) *T { return &v }
 
 type metadataJSON struct {
-	Defer      *bool    `json:"defer,omitempty"`
-	Tags       []string `json:"tags,omitempty"`
-	SearchHint *string  `json:"search_hint,omitempty"`
+	Defer           *bool    `json:"defer,omitempty"`
+	Tags            []string `json:"tags,omitempty"`
+	SearchHint      *string  `json:"search_hint,omitempty"`
+	ConcurrencySafe *bool    `json:"concurrency_safe,omitempty"`
 }
 
 type toolJSON struct {
@@ -71,8 +76,8 @@ func (t Tool) MarshalJSON() ([]byte, error) {
 		}
 	}
 	m := t.Metadata
-	if m.Defer || len(m.Tags) > 0 || m.SearchHint != "" {
-		out.Metadata = &metadataJSON{Tags: m.Tags}
+	if m.Defer || len(m.Tags) > 0 || m.SearchHint != "" || m.ConcurrencySafe != nil {
+		out.Metadata = &metadataJSON{Tags: m.Tags, ConcurrencySafe: m.ConcurrencySafe}
 		if m.Defer {
 			out.Metadata.Defer = &m.Defer
 		}
@@ -94,6 +99,9 @@ func (u MetadataUpdate) MarshalJSON() ([]byte, error) {
 	}
 	if u.SearchHint != nil {
 		fields["search_hint"] = *u.SearchHint
+	}
+	if u.ConcurrencySafe != nil {
+		fields["concurrency_safe"] = *u.ConcurrencySafe
 	}
 	return json.Marshal(fields)
 }
@@ -119,16 +127,25 @@ type SchemaOptions struct {
 	Tags []string
 	// ExcludeTags drops tools with any of these tags.
 	ExcludeTags []string
+	// Names, when non-nil, selects exactly these tools in this order, disabled ones included,
+	// and ignores the filters above (APIFormat still applies). A name that is not registered
+	// fails with ErrNotFound naming it.
+	Names []string
 }
 
 // MarshalJSON writes the engine's schema options, include_deferred spelled out.
 func (o SchemaOptions) MarshalJSON() ([]byte, error) {
+	var names *[]string
+	if o.Names != nil {
+		names = &o.Names
+	}
 	return json.Marshal(struct {
 		IncludeDeferred bool      `json:"include_deferred"`
 		APIFormat       APIFormat `json:"api_format,omitempty"`
 		Tags            []string  `json:"tags,omitempty"`
 		ExcludeTags     []string  `json:"exclude_tags,omitempty"`
-	}{!o.ExcludeDeferred, o.APIFormat, o.Tags, o.ExcludeTags})
+		Names           *[]string `json:"names,omitempty"`
+	}{!o.ExcludeDeferred, o.APIFormat, o.Tags, o.ExcludeTags, names})
 }
 
 // Field names a searched field of a tool, for DiscoveryOptions.FieldWeights.

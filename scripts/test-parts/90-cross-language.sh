@@ -11,6 +11,7 @@ cc -std=c99 -Wall -Wextra -Werror -Iinclude tests/cross/discover.c -o "$target/c
 c++ -std=c++17 -Wall -Wextra -Werror -Iinclude -Ibindings/cpp/include tests/cross/discover.cpp \
   -o "$target/cross/discover_cpp" -L"$target/release" -l:libtoolregistry.a -lpthread -ldl -lm
 (cd bindings/go && go build -o "../../$target/cross/trdiscover" ./cmd/trdiscover)
+(cd bindings/go && go build -o "../../$target/cross/trexecute" ./cmd/trexecute)
 if [ ! -f "$target/csharp/DiscoverCli.exe" ]; then
   echo "the C# part (30-csharp.sh) must run first: $target/csharp/DiscoverCli.exe is missing" >&2
   exit 1

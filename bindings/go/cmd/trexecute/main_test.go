@@ -1,0 +1,48 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const corpus = "../../../../tests/conformance/execute"
+
+// Every case prints one line with its expected messages, sorted by name.
+func TestRun(t *testing.T) {
+	var out bytes.Buffer
+	if err := run([]string{corpus}, &out); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) < 50 {
+		t.Fatalf("%d lines", len(lines))
+	}
+	prev := ""
+	for _, line := range lines {
+		name, messages, ok := strings.Cut(line, "\t")
+		if !ok || name <= prev {
+			t.Fatalf("line out of order or without a tab: %q", line)
+		}
+		prev = name
+		want, err := os.ReadFile(filepath.Join(corpus, name, "expected.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if messages != strings.TrimSuffix(string(want), "\n") {
+			t.Errorf("%s: %s", name, messages)
+		}
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	var out bytes.Buffer
+	if err := run(nil, &out); err == nil || !strings.Contains(err.Error(), "usage") {
+		t.Fatalf("no argument: %v", err)
+	}
+	if err := run([]string{t.TempDir()}, &out); err == nil {
+		t.Fatal("an empty directory must fail")
+	}
+}
