@@ -30,6 +30,7 @@ namespace ToolRegistry.Tests
             Test("execute: parallel 4 runs callbacks at once on library threads", LibraryThreads);
             Test("execute: 8 executors and 2 mutators", ExecuteStress);
             Test("execute: no registration leaked, none released twice", NothingLeaked);
+            Test("execute: finalizers release the functions of forgotten registries", FinalizersRelease);
         }
 
         // Every test below disposes its registries, so the binding's table of live functions must be
@@ -497,6 +498,37 @@ namespace ToolRegistry.Tests
                 Eq(live + 150, HostFunctions.LiveCount, "get_weather plus the 150 temporary tools left");
                 Eq(150, r.ToolsStatus().Count(s => s.Name.StartsWith("tmp_", StringComparison.Ordinal)), "tools left");
             }
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private static void ForgetRegistriesWithFunctions(int count)
+        {
+            for (int i = 0; i < count; i++)
+            {
+                var r = new Registry();
+                r.RegisterCallable(Weather, args => "forgotten");
+                r.SetFallback((n, a) => "forgotten fallback");
+                RunOne(r, "get_weather", "{\"city\": \"x\"}", "{\"parallel\": 2}");
+            }
+        }
+
+        private static void FinalizersRelease()
+        {
+            int live = HostFunctions.LiveCount;
+            long released = HostFunctions.ReleasedCount;
+            // (Collections may already run during the loop.)
+            ForgetRegistriesWithFunctions(50);
+            for (int i = 0; i < 3; i++)
+            {
+                GC.Collect();
+                GC.WaitForPendingFinalizers();
+            }
+            // Mono scans stacks conservatively: a stale slot may keep a registry or two alive, so
+            // this asks for most, not all (the exact counts are checked with Dispose above).
+            int left = HostFunctions.LiveCount - live;
+            True(left <= 10, left + " functions of forgotten registries still kept after GC");
+            Eq(100L - left, HostFunctions.ReleasedCount - released, "released by the finalizers");
+            Eq(0L, HostFunctions.UnknownReleaseCount, "second releases");
         }
 
         private static void NothingLeaked()
