@@ -56,3 +56,17 @@ if [ -f "$catalog" ]; then
   echo "$answer"
   [ "$(wc -l <<<"$answer")" -eq 5 ]
 fi
+
+# ExecuteCli runs the tool-call conformance corpus through the binding and prints one
+# "provider/case<TAB>messages" line per case for the cross-language comparison; each line must be
+# the case's expected.json.
+corpus=tests/conformance/execute
+mcs -langversion:7.2 -warn:4 -warnaserror -nologo -out:"$out/ExecuteCli.exe" -r:"$out/ToolRegistry.dll" \
+  bindings/csharp/examples/ExecuteCli.cs bindings/csharp/tests/ExecuteCorpus.cs bindings/csharp/tests/MiniJson.cs
+executed="$(LD_LIBRARY_PATH="$out${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" mono "$out/ExecuteCli.exe" "$corpus")"
+cases="$(find "$corpus" -mindepth 2 -maxdepth 2 -type d | wc -l)"
+[ "$(wc -l <<<"$executed")" -eq "$cases" ] || { echo "ExecuteCli printed $(wc -l <<<"$executed") lines for $cases cases"; exit 1; }
+while IFS=$'\t' read -r name messages; do
+  [ "$messages" = "$(cat "$corpus/$name/expected.json")" ] || { echo "ExecuteCli: $name differs: $messages"; exit 1; }
+done <<<"$executed"
+echo "ExecuteCli ok ($cases cases)"

@@ -71,6 +71,39 @@ namespace ToolRegistry
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
         internal static extern void tr_discoverer_free(IntPtr discoverer);
 
+        // ---- tool-call execution (see HostFunctions.cs for the callbacks) ----
+
+        /// <summary><c>tr_tool_fn</c>: the library calls it, on any thread, to run one tool call.</summary>
+        [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
+        internal delegate void ToolFn(IntPtr userData, IntPtr toolName, IntPtr argsJson, IntPtr call);
+
+        /// <summary><c>tr_free_fn</c>: the library calls it exactly once per registration, on any thread.</summary>
+        [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
+        internal delegate void FreeFn(IntPtr userData);
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status tr_call_return(IntPtr call, byte[] content);
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status tr_call_fail(IntPtr call, byte[] message);
+
+        // fn and free_user_data are passed as raw function pointers (IntPtr) so that IntPtr.Zero can
+        // remove a fallback; the delegates behind them live in static fields (HostFunctions).
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status tr_registry_register_callable(RegistryHandle registry, byte[] toolJson, IntPtr fn, IntPtr userData, IntPtr freeUserData, out IntPtr namesJsonOut, out IntPtr errOut);
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status tr_registry_set_fallback(RegistryHandle registry, IntPtr fn, IntPtr userData, IntPtr freeUserData, out IntPtr errOut);
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status tr_registry_execute(RegistryHandle registry, byte[] callsJson, byte[] optionsJson, out IntPtr messagesJsonOut, out IntPtr errOut);
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status tr_registry_disable(RegistryHandle registry, byte[] name, byte[] reason, out IntPtr errOut);
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status tr_registry_tools_status(RegistryHandle registry, out IntPtr jsonOut, out IntPtr errOut);
+
         /// <summary>
         /// The one place a status becomes an exception. Frees <paramref name="err"/> whatever the status,
         /// so no path can leak or double-free an error string.

@@ -70,7 +70,7 @@ namespace ToolRegistry
         }
     }
 
-    /// <summary>Which schemas <see cref="Registry.GetSchemasJson"/> returns, and in which format.</summary>
+    /// <summary>Which schemas <see cref="Registry.GetSchemasJson(SchemaOptions)"/> returns, and in which format.</summary>
     public sealed class SchemaOptions
     {
         /// <summary>Include deferred tools (default true).</summary>
@@ -85,6 +85,12 @@ namespace ToolRegistry
         /// <summary>Leave out tools with any of these tags.</summary>
         public IEnumerable<string> ExcludeTags { get; set; }
 
+        /// <summary>
+        /// Exactly these tools, in this order, disabled ones included; the other filters are then
+        /// ignored. A name that is not registered is a <see cref="NotFoundException"/>.
+        /// </summary>
+        public IEnumerable<string> Names { get; set; }
+
         /// <summary>The options as the JSON object the C ABI takes.</summary>
         public string ToJson()
         {
@@ -93,6 +99,7 @@ namespace ToolRegistry
                 .Add("api_format", ApiFormat)
                 .Add("tags", Tags)
                 .Add("exclude_tags", ExcludeTags)
+                .Add("names", Names)
                 .ToString();
         }
     }

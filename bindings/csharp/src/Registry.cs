@@ -13,7 +13,7 @@ namespace ToolRegistry
     /// it if you forget); Dispose is idempotent and waits for calls in flight on other threads; any
     /// later call throws <see cref="ObjectDisposedException"/>. Discoverers created from it stay usable.
     /// </remarks>
-    public sealed class Registry : IDisposable
+    public sealed partial class Registry : IDisposable
     {
         private readonly RegistryHandle handle;
 

@@ -11,9 +11,10 @@ namespace ToolRegistry.Tests
     /// <summary>
     /// The C# binding's test program: every method, the exception for each status, Dispose, threads and
     /// the golden scenarios. Prints "N passed, N failed" last and exits non-zero on any failure.
-    /// Usage: mono ToolRegistry.Tests.exe [golden-dir]  (default ../shared/golden from the repo root).
+    /// Usage: mono ToolRegistry.Tests.exe [golden-dir [conformance-dir]]  (defaults ../shared/golden and
+    /// tests/conformance/execute, from the repo root).
     /// </summary>
-    internal static class Program
+    internal static partial class Program
     {
         private static int passed, failed;
 
@@ -74,6 +75,9 @@ namespace ToolRegistry.Tests
                 string path = Path.Combine(goldenDir, name + ".json");
                 Test("golden " + name, () => GoldenFile(path));
             }
+
+            string corpusDir = args.Length > 1 ? args[1] : Environment.GetEnvironmentVariable("TOOLREGISTRY_CONFORMANCE_DIR") ?? Path.Combine("tests", "conformance", "execute");
+            ExecuteTests(corpusDir);
 
             Console.WriteLine("{0} passed, {1} failed", passed, failed);
             return failed == 0 ? 0 : 1;
