@@ -25,9 +25,11 @@
  *  - Panics never cross the boundary: a panic inside a call is reported as TR_STATUS_PANIC. If a panic
  *    ever left a lock poisoned, later calls on that registry fail with TR_STATUS_INTERNAL.
  *  - Limits. JSON inputs over 64 MiB are TR_STATUS_TOO_LARGE; JSON nested 128 levels deep or more is
- *    TR_STATUS_INVALID_JSON; names over 1 KiB, queries over 64 KiB or over 1,024 tokens, and over
- *    1 MiB of searchable text (description, search hint, tags, parameter names) in one tool are
- *    TR_STATUS_TOO_LARGE. Field weights, k1 and delta above 1e6 are TR_STATUS_INVALID_ARGUMENT.
+ *    TR_STATUS_INVALID_JSON; names over 1 KiB, queries over 64 KiB, and over 1 MiB of searchable
+ *    text (description, search hint, tags, parameter names) in one tool are TR_STATUS_TOO_LARGE.
+ *    A query within 64 KiB always gets an answer: past TR_MAX_QUERY_TOKENS analyzed tokens, only
+ *    the first that many are used (tr_discoverer_explain says so). Field weights, k1 and delta
+ *    above 1e6 are TR_STATUS_INVALID_ARGUMENT.
  */
 
 #ifndef TOOLREGISTRY_H
@@ -52,7 +54,7 @@
 #define TR_MAX_NAME_BYTES 1024
 /** Longest query, in bytes; longer is TR_STATUS_TOO_LARGE. */
 #define TR_MAX_QUERY_BYTES 65536
-/** Most tokens a query may have after analysis; more is TR_STATUS_TOO_LARGE. */
+/** Most analyzed query tokens that are used; a longer query is answered from its first this many. */
 #define TR_MAX_QUERY_TOKENS 1024
 /** Most searchable text per tool (description, search hint, tags, parameter names), in bytes; more is TR_STATUS_TOO_LARGE. */
 #define TR_MAX_TOOL_TEXT_BYTES 1048576
@@ -93,7 +95,7 @@ enum tr_status
    */
   TR_STATUS_NOT_FOUND = 5,
   /**
-   * An input over a documented size limit (64 MiB of JSON, 64 KiB or 1,024 tokens of query,
+   * An input over a documented size limit (64 MiB of JSON, 64 KiB of query,
    * 1 KiB of name, 1 MiB of searchable text per tool).
    */
   TR_STATUS_TOO_LARGE = 6,
@@ -162,7 +164,8 @@ tr_status tr_discoverer_new(struct tr_registry *r, const char *options_json, str
  * On success `*json_out` receives `[{"name", "description", "score", "namespace", "deferred",
  * "schema"?}]` (schema for an exact match and for deferred tools); free it with `tr_string_free`.
  * Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (empty or whitespace-only
- * query, top_k 0), TOO_LARGE (query over 64 KiB or 1,024 tokens).
+ * query, top_k 0), TOO_LARGE (query over 64 KiB). A longer query than `TR_MAX_QUERY_TOKENS`
+ * analyzed tokens is answered from its first `TR_MAX_QUERY_TOKENS` tokens, not refused.
  *
  * # Safety
  * Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
@@ -184,7 +187,8 @@ tr_status tr_discoverer_discover(const struct tr_discoverer *d, const char *quer
  * {"query": "convert currency", "profile": "reference", "exact_match": null,
  *  "tokens": [{"token": "convert", "df": 17, "df_ratio": 0.0085, "kept": true, "reason": null},
  *             {"token": "currency", "df": 16, "df_ratio": 0.0080, "kept": true, "reason": null}],
- *  "scored_tokens": ["convert", "currency"], "top_k": 10, "best_score": 29.18,
+ *  "scored_tokens": ["convert", "currency"], "analyzed_token_count": 2, "truncated": null,
+ *  "top_k": 10, "best_score": 29.18,
  *  "score_floor": 8.76, "result_count": 10,
  *  "tool": {"name": "convert_currency", "outcome": "ranked", "reason": "ranked 2 of 10 in the answer",
  *           "indexed": true, "score": 28.60, "rank": 2,
@@ -201,7 +205,9 @@ tr_status tr_discoverer_discover(const struct tr_discoverer *d, const char *quer
  * indexed), `no_query_tokens` (the filter left nothing to score), `no_common_token`,
  * `below_top_k` (`rank` says where it is) and `below_score_floor` (compare `score` with
  * `score_floor`). A field's `score` is the token's score times that field's share of
- * `weighted_tf`. Free `*json_out` with `tr_string_free`. Read-only and
+ * `weighted_tf`. When the query has more than `TR_MAX_QUERY_TOKENS` analyzed tokens
+ * (`analyzed_token_count`), `tokens` lists the first that many, the ones used, and `truncated` is
+ * a sentence saying so (else null). Free `*json_out` with `tr_string_free`. Read-only and
  * thread-safe like discover.
  * Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (empty or whitespace-only
  * query, top_k 0), NOT_FOUND (no tool named `tool_name` is registered), TOO_LARGE.

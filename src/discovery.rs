@@ -3,7 +3,7 @@
 //! The scoring itself lives in [`crate::index`]; this module decides which tokens are scored and
 //! turns scored documents into [`Hit`]s.
 
-use crate::analyzer::{ENHANCED_FIELDS, REFERENCE_FIELDS, enhanced_query_tokens, tokenize};
+use crate::analyzer::{ENHANCED_FIELDS, REFERENCE_FIELDS, enhanced_query_tokens_within, tokenize};
 use crate::error::{Error, Result};
 use crate::format::{ApiFormat, into_string, write_f64, write_opt_str, write_schema, write_str};
 use crate::index::{Bm25Params, Index};
@@ -509,6 +509,9 @@ pub struct QueryToken {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct QueryPlan {
     pub tokens: Vec<QueryToken>,
+    /// Tokens the analysis produced; when over [`MAX_QUERY_TOKENS`], only the first
+    /// [`MAX_QUERY_TOKENS`] are in `tokens`.
+    pub analyzed: usize,
     /// What is scored, in order (duplicates count again).
     pub scored: Vec<String>,
 }
@@ -530,6 +533,7 @@ fn plan_query<const F: usize>(
     index: &Index<F>,
     max_df_ratio: f64,
     tokens: Vec<(String, bool)>,
+    analyzed: usize,
     reanalyze: bool,
 ) -> QueryPlan {
     let n = index.doc_count();
@@ -586,21 +590,17 @@ fn plan_query<const F: usize>(
     };
     QueryPlan {
         tokens: plan,
+        analyzed,
         scored,
     }
 }
 
-fn check_token_count(n: usize) -> Result<()> {
-    if n > MAX_QUERY_TOKENS {
-        return Err(Error::TooLarge(format!(
-            "query: {n} tokens; the limit is {MAX_QUERY_TOKENS}"
-        )));
-    }
-    Ok(())
-}
-
 /// Analyzes, filters and scores `query` in `options.profile`, keeping the best `top_k`
 /// (before the score floor and the zero-score cut).
+///
+/// Only the first [`MAX_QUERY_TOKENS`] analyzed tokens are used: a query within
+/// [`MAX_QUERY_BYTES`] always gets an answer (a pasted log or blob is not a reason to refuse the
+/// words around it), and scoring time stays bounded. `QueryPlan::analyzed` says when more were cut.
 pub(crate) fn rank_query(
     state: &State,
     options: &DiscoveryOptions,
@@ -609,32 +609,42 @@ pub(crate) fn rank_query(
 ) -> Result<Ranking> {
     match options.profile {
         Profile::Reference => {
-            let tokens = tokenize(query).into_iter().map(|t| (t, false)).collect();
+            let mut tokens = tokenize(query);
+            let analyzed = tokens.len();
+            tokens.truncate(MAX_QUERY_TOKENS);
+            let tokens = tokens.into_iter().map(|t| (t, false)).collect();
             let params = options.bm25();
-            plan_and_search(state.index(), options, tokens, true, &params, top_k)
+            plan_and_search(
+                state.index(),
+                options,
+                (tokens, analyzed),
+                true,
+                &params,
+                top_k,
+            )
         }
         Profile::Enhanced => {
             let (analysis, index) = state.enhanced().ok_or_else(|| {
                 Error::Internal("the enhanced index was not built for this registry".into())
             })?;
-            let tokens = enhanced_query_tokens(query, analysis);
+            let tokens = enhanced_query_tokens_within(query, analysis, MAX_QUERY_TOKENS);
             let params = options.bm25_enhanced();
             plan_and_search(index, options, tokens, false, &params, top_k)
         }
     }
 }
 
-/// The steps both profiles share once the query is analyzed: the token limit, the filter, scoring.
+/// The steps both profiles share once the query is analyzed (and cut to the token limit): the
+/// filter, scoring. `tokens` carries the number of tokens before the cut.
 fn plan_and_search<const F: usize>(
     index: &Index<F>,
     options: &DiscoveryOptions,
-    tokens: Vec<(String, bool)>,
+    (tokens, analyzed): (Vec<(String, bool)>, usize),
     reanalyze: bool,
     params: &Bm25Params<F>,
     top_k: usize,
 ) -> Result<Ranking> {
-    check_token_count(tokens.len())?;
-    let plan = plan_query(index, options.max_df_ratio, tokens, reanalyze);
+    let plan = plan_query(index, options.max_df_ratio, tokens, analyzed, reanalyze);
     let hits = if plan.scored.is_empty() {
         Vec::new()
     } else {

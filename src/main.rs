@@ -347,6 +347,8 @@ fn print_metrics(
             "latency_mean_ms": m.latency_mean_ms,
             "latency_p50_ms": m.latency_p50_ms,
             "latency_p95_ms": m.latency_p95_ms,
+            "failed": m.failed,
+            "first_error": m.first_error,
         });
         let _ = writeln!(out, "{v}");
         return;
@@ -375,6 +377,13 @@ fn print_metrics(
         m.latency_p50_ms,
         m.latency_p95_ms
     );
+    if let Some(first) = &m.first_error {
+        let _ = writeln!(
+            out,
+            "{} of {} queries failed (scored as misses); the first: {first}",
+            m.failed, m.queries
+        );
+    }
 }
 
 fn print_explanation(out: &mut String, e: &Explanation) {
@@ -393,6 +402,9 @@ fn print_explanation(out: &mut String, e: &Explanation) {
             }
         };
         let _ = writeln!(out, "  token {:<20} df {:>5}  {verdict}", t.token, t.df);
+    }
+    if let Some(note) = e.truncation_note() {
+        let _ = writeln!(out, "note: {note}");
     }
     let _ = writeln!(out, "scored tokens: {}", e.scored_tokens.join(" "));
     let t = &e.tool;

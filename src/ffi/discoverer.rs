@@ -58,7 +58,8 @@ pub unsafe extern "C" fn tr_discoverer_new(
 /// On success `*json_out` receives `[{"name", "description", "score", "namespace", "deferred",
 /// "schema"?}]` (schema for an exact match and for deferred tools); free it with `tr_string_free`.
 /// Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (empty or whitespace-only
-/// query, top_k 0), TOO_LARGE (query over 64 KiB or 1,024 tokens).
+/// query, top_k 0), TOO_LARGE (query over 64 KiB). A longer query than `TR_MAX_QUERY_TOKENS`
+/// analyzed tokens is answered from its first `TR_MAX_QUERY_TOKENS` tokens, not refused.
 ///
 /// # Safety
 /// Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
@@ -96,7 +97,8 @@ pub unsafe extern "C" fn tr_discoverer_discover(
 /// {"query": "convert currency", "profile": "reference", "exact_match": null,
 ///  "tokens": [{"token": "convert", "df": 17, "df_ratio": 0.0085, "kept": true, "reason": null},
 ///             {"token": "currency", "df": 16, "df_ratio": 0.0080, "kept": true, "reason": null}],
-///  "scored_tokens": ["convert", "currency"], "top_k": 10, "best_score": 29.18,
+///  "scored_tokens": ["convert", "currency"], "analyzed_token_count": 2, "truncated": null,
+///  "top_k": 10, "best_score": 29.18,
 ///  "score_floor": 8.76, "result_count": 10,
 ///  "tool": {"name": "convert_currency", "outcome": "ranked", "reason": "ranked 2 of 10 in the answer",
 ///           "indexed": true, "score": 28.60, "rank": 2,
@@ -113,7 +115,9 @@ pub unsafe extern "C" fn tr_discoverer_discover(
 /// indexed), `no_query_tokens` (the filter left nothing to score), `no_common_token`,
 /// `below_top_k` (`rank` says where it is) and `below_score_floor` (compare `score` with
 /// `score_floor`). A field's `score` is the token's score times that field's share of
-/// `weighted_tf`. Free `*json_out` with `tr_string_free`. Read-only and
+/// `weighted_tf`. When the query has more than `TR_MAX_QUERY_TOKENS` analyzed tokens
+/// (`analyzed_token_count`), `tokens` lists the first that many, the ones used, and `truncated` is
+/// a sentence saying so (else null). Free `*json_out` with `tr_string_free`. Read-only and
 /// thread-safe like discover.
 /// Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (empty or whitespace-only
 /// query, top_k 0), NOT_FOUND (no tool named `tool_name` is registered), TOO_LARGE.
