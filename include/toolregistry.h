@@ -145,8 +145,9 @@ const char *tr_version(void);
 /**
  * Creates a discoverer on `r` with its own ranking options.
  *
- * `options_json` may be NULL or discovery options as for `tr_registry_enable_discovery`.
- * On success `*out` receives the handle; free it with `tr_discoverer_free`.
+ * `options_json` may be NULL or discovery options as for `tr_registry_enable_discovery`; the
+ * default profile is `enhanced`, `{"profile": "reference"}` gives exactly the Python reference's
+ * ranking. On success `*out` receives the handle; free it with `tr_discoverer_free`.
  * Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT.
  *
  * # Safety
@@ -354,16 +355,17 @@ tr_status tr_registry_deferred_summaries(const struct tr_registry *r, char **jso
  * Registers the built-in `discover_tools` (never deferred, never indexed itself) with ranking
  * options; calling it again replaces the options.
  *
- * `options_json` may be NULL (defaults) or `{"profile"?: "reference", "field_weights"?: {"name":
- * 3.0, "description": 2.0, "tags": 1.5, "params": 1.0, "search_hint": 2.0}, "min_score_ratio"?:
- * 0.3, "max_df_ratio"?: 0.5, "k1"?: 1.5, "b"?: 0.75, "delta"?: 1.0}`. Ratios and `b` must be in
- * [0, 1]; weights, `k1` and `delta` in [0, 1e6]; unknown keys are refused.
+ * `options_json` may be NULL (defaults) or `{"profile"?: "enhanced", "field_weights"?: {"name":
+ * 3.0, "description": 2.0, "tags": 1.5, "params": 1.0, "search_hint": 2.0, "param_docs": 1.0},
+ * "min_score_ratio"?: 0.3, "max_df_ratio"?: 0.5, "k1"?: 1.5, "b"?: 0.75, "delta"?: 0.0}`. Ratios
+ * and `b` must be in [0, 1]; weights, `k1` and `delta` in [0, 1e6]; unknown keys are refused.
  *
- * `profile` is `"reference"` (default: the reference engine's ranking, bit for bit) or
- * `"enhanced"` (identifier splitting, stemming, NFKC, parameter descriptions as a sixth field
- * `param_docs` (weight 1.0), English function words dropped from queries, and `delta` 0 by
- * default); it sets the defaults of the other options. The enhanced profile keeps a second index,
- * built the first time a registry uses that profile and kept in step from then on.
+ * `profile` is `"enhanced"` (the default: identifier splitting, stemming, NFKC, parameter
+ * descriptions as a sixth field `param_docs` (weight 1.0), English function words dropped from
+ * queries, and `delta` 0) or `"reference"` (the Python reference engine's ranking, bit for bit,
+ * with `delta` 1.0 and no `param_docs` field: pass `{"profile": "reference"}` for exact parity);
+ * it sets the defaults of the other options. The enhanced profile keeps a second index, built the
+ * first time a registry uses that profile and kept in step from then on.
  * Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT.
  *
  * # Safety

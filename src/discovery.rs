@@ -101,15 +101,16 @@ impl FieldWeights {
     }
 }
 
-/// Which ranking a discoverer uses.
+/// Which ranking a discoverer uses. The default is [`Profile::Enhanced`]; ask for
+/// [`Profile::Reference`] (`"profile": "reference"`) for exact parity with the Python reference.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Profile {
     /// Exactly the reference engine's ranking (`toolregistry` 0.19.0), as the golden vectors pin.
-    #[default]
     Reference,
-    /// Better retrieval on real tool catalogs: identifier splitting, stemming, NFKC, parameter
-    /// descriptions, English function words dropped from queries, plain BM25 (no BM25+ floor).
-    /// See EVALUATION.md for what each change contributes.
+    /// The default. Better retrieval on real tool catalogs: identifier splitting, stemming, NFKC,
+    /// parameter descriptions, English function words dropped from queries, plain BM25 (no BM25+
+    /// floor). See EVALUATION.md for what each change contributes.
+    #[default]
     Enhanced,
 }
 
@@ -162,16 +163,9 @@ pub struct DiscoveryOptions {
 }
 
 impl Default for DiscoveryOptions {
+    /// The enhanced profile's defaults (see [`DiscoveryOptions::for_profile`]).
     fn default() -> Self {
-        DiscoveryOptions {
-            profile: Profile::Reference,
-            field_weights: FieldWeights::default(),
-            min_score_ratio: DEFAULT_MIN_SCORE_RATIO,
-            max_df_ratio: DEFAULT_MAX_DF_RATIO,
-            k1: 1.5,
-            b: 0.75,
-            delta: 1.0,
-        }
+        Self::for_profile(Profile::default())
     }
 }
 
@@ -180,25 +174,41 @@ impl DiscoveryOptions {
     /// [`Profile::Enhanced`] the same but for `delta` 0 (plain BM25: a matched word earns what its
     /// frequency says, not at least its full IDF) and a parameter-documentation weight of 1.0.
     pub fn for_profile(profile: Profile) -> Self {
+        let reference = DiscoveryOptions {
+            profile: Profile::Reference,
+            field_weights: FieldWeights::default(),
+            min_score_ratio: DEFAULT_MIN_SCORE_RATIO,
+            max_df_ratio: DEFAULT_MAX_DF_RATIO,
+            k1: 1.5,
+            b: 0.75,
+            delta: 1.0,
+        };
         match profile {
-            Profile::Reference => Self::default(),
+            Profile::Reference => reference,
             Profile::Enhanced => DiscoveryOptions {
                 profile,
                 field_weights: FieldWeights::enhanced(),
                 delta: 0.0,
-                ..Self::default()
+                ..reference
             },
         }
     }
 
-    /// The enhanced profile's defaults (see [`for_profile`](Self::for_profile)).
+    /// The enhanced profile's defaults, which are also [`Default`]'s (see
+    /// [`for_profile`](Self::for_profile)).
     pub fn enhanced() -> Self {
         Self::for_profile(Profile::Enhanced)
     }
 
+    /// The reference profile's defaults: exactly the Python reference's ranking.
+    pub fn reference() -> Self {
+        Self::for_profile(Profile::Reference)
+    }
+
     /// Parses `{"profile", "field_weights": {...}, "min_score_ratio", "max_df_ratio", "k1", "b",
-    /// "delta"}`, all optional; `None`, `null` or `{}` give the defaults. `profile` (`reference`,
-    /// the default, or `enhanced`) picks the defaults of the others. Unknown keys and out-of-range
+    /// "delta"}`, all optional; `None`, `null` or `{}` give the defaults. `profile` (`enhanced`,
+    /// the default, or `reference` for exact parity with the Python reference) picks the defaults
+    /// of the others. Unknown keys and out-of-range
     /// or non-finite numbers are refused.
     pub fn from_json(text: Option<&str>) -> Result<Self> {
         match text {
@@ -213,7 +223,7 @@ impl DiscoveryOptions {
             return Ok(Self::default());
         };
         let profile = match obj.get("profile") {
-            None | Some(Value::Null) => Profile::Reference,
+            None | Some(Value::Null) => Profile::default(),
             Some(Value::String(name)) => Profile::parse(name).map_err(|_| {
                 Error::invalid(format!(
                     "{path}.profile: unknown profile {name:?} (expected reference or enhanced)"

@@ -104,7 +104,8 @@ enum Command {
 
 #[derive(Args)]
 struct RankingArgs {
-    /// Ranking profile: reference (the reference engine's ranking) or enhanced.
+    /// Ranking profile: enhanced (the default; finds the right tool more often) or reference
+    /// (exactly the Python reference toolregistry 0.19.0's ranking, for parity).
     #[arg(long, value_name = "PROFILE")]
     profile: Option<String>,
     /// Discovery options as JSON, e.g. '{"min_score_ratio": 0}'.

@@ -67,10 +67,10 @@ fn reference_profile_reproduces_the_published_baselines() {
     let off = DiscoveryOptions {
         min_score_ratio: 0.0,
         max_df_ratio: 0.0,
-        ..Default::default()
+        ..DiscoveryOptions::reference()
     };
     for set in ["bfcl", "metatool", "apibench"] {
-        assert_reproduces(set, "reference, defaults", DiscoveryOptions::default());
+        assert_reproduces(set, "reference, defaults", DiscoveryOptions::reference());
         assert_reproduces(set, "reference, both filters off", off);
     }
 }

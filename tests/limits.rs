@@ -443,12 +443,13 @@ fn non_finite_negative_and_huge_ranking_parameters_are_refused() {
         );
         assert!(r.is_null());
     }
-    // The extremes that are accepted keep every score finite.
+    // The extremes that are accepted keep every score finite (reference profile: its BM25+
+    // delta keeps a matched word's score positive even with zero weights).
     for text in [
-        r#"{"field_weights": {"name": 1e6, "description": 1e6, "tags": 1e6, "params": 1e6, "search_hint": 1e6}, "k1": 1e6, "delta": 1e6}"#,
-        r#"{"k1": 0, "b": 1, "field_weights": {"name": 0, "description": 0, "tags": 0, "params": 0, "search_hint": 0}}"#,
-        r#"{"k1": 0, "field_weights": {"name": 0}, "min_score_ratio": 0, "max_df_ratio": 0}"#,
-        r#"{"field_weights": {"name": 5e-324}, "b": 0, "delta": 0}"#,
+        r#"{"profile": "reference", "field_weights": {"name": 1e6, "description": 1e6, "tags": 1e6, "params": 1e6, "search_hint": 1e6}, "k1": 1e6, "delta": 1e6}"#,
+        r#"{"profile": "reference", "k1": 0, "b": 1, "field_weights": {"name": 0, "description": 0, "tags": 0, "params": 0, "search_hint": 0}}"#,
+        r#"{"profile": "reference", "k1": 0, "field_weights": {"name": 0}, "min_score_ratio": 0, "max_df_ratio": 0}"#,
+        r#"{"profile": "reference", "field_weights": {"name": 5e-324}, "b": 0, "delta": 0}"#,
     ] {
         let o = CString::new(text).unwrap();
         let (mut d, mut err, mut out) = (ptr::null_mut(), ptr::null_mut(), ptr::null_mut());

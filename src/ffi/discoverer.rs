@@ -24,8 +24,9 @@ unsafe fn discoverer_ref<'a>(d: *const tr_discoverer) -> Result<&'a Discoverer, 
 
 /// Creates a discoverer on `r` with its own ranking options.
 ///
-/// `options_json` may be NULL or discovery options as for `tr_registry_enable_discovery`.
-/// On success `*out` receives the handle; free it with `tr_discoverer_free`.
+/// `options_json` may be NULL or discovery options as for `tr_registry_enable_discovery`; the
+/// default profile is `enhanced`, `{"profile": "reference"}` gives exactly the Python reference's
+/// ranking. On success `*out` receives the handle; free it with `tr_discoverer_free`.
 /// Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT.
 ///
 /// # Safety

@@ -18,9 +18,9 @@ namespace ToolRegistry
     /// <summary>The ranking profiles (<see cref="DiscoveryOptions.Profile"/>).</summary>
     public static class DiscoveryProfile
     {
-        /// <summary>The reference engine's ranking, bit for bit (the default).</summary>
+        /// <summary>The reference engine's ranking, bit for bit: ask for it for exact parity with the Python reference.</summary>
         public const string Reference = "reference";
-        /// <summary>Identifier splitting, stemming, NFKC, parameter descriptions, query stopwords, delta 0.</summary>
+        /// <summary>The default: identifier splitting, stemming, NFKC, parameter descriptions, query stopwords, delta 0.</summary>
         public const string Enhanced = "enhanced";
     }
 
@@ -29,7 +29,7 @@ namespace ToolRegistry
     {
         /// <summary>
         /// A <see cref="DiscoveryProfile"/> constant; it sets the defaults of the other options
-        /// (null: reference).
+        /// (null: enhanced; set <see cref="DiscoveryProfile.Reference"/> for exact reference parity).
         /// </summary>
         public string Profile { get; set; }
 
@@ -52,7 +52,7 @@ namespace ToolRegistry
         /// <summary>BM25 length normalisation in [0, 1] (default 0.75).</summary>
         public double? B { get; set; }
 
-        /// <summary>BM25+ lower bound per matched term (default 1.0).</summary>
+        /// <summary>BM25+ lower bound per matched term (default 0 in the enhanced profile, 1.0 in the reference).</summary>
         public double? Delta { get; set; }
 
         /// <summary>The options as the JSON object the C ABI takes.</summary>
