@@ -157,11 +157,18 @@ const char *tr_version(void);
 tr_status tr_discoverer_new(struct tr_registry *r, const char *options_json, struct tr_discoverer **out, char **err_out);
 
 /**
- * Finds tools by exact name or natural-language query.
+ * Finds tools by exact name, natural-language query, or `select:a,b,c`.
  *
  * A query equal to an enabled tool's name (or equal after lowercasing and reading `/` and `-` as
- * `_`) returns that tool alone with score 1.0 and its schema. Otherwise the BM25F ranking, best
- * first. `options_json` may be NULL or `{"top_k"?: int >= 1 (default 10), "api_format"?: str}`.
+ * `_`) returns that tool alone with score 1.0 and its schema. A query `select:a,b,c` returns the
+ * tools so named (by the same tolerant exact match), in that order, each with score 1.0 and its
+ * schema; unknown names are skipped, and filters and `top_k` do not apply. Otherwise the BM25F
+ * ranking, best first. `options_json` may be NULL or `{"top_k"?: int >= 1 (default 10),
+ * "api_format"?: str, "namespaces"?: [str], "tags"?: [str], "deferred"?: bool}`. The filters
+ * choose the tools that may answer before ranking and `top_k`: `namespaces`, registered under one
+ * of these namespaces; `tags`, carrying any of these tags (both compared ignoring ASCII case);
+ * `deferred`, only deferred (true) or only loaded (false) tools. Scores are the same as without
+ * a filter. An exact-name match that does not pass the filters is ranked like any query.
  * On success `*json_out` receives `[{"name", "description", "score", "namespace", "deferred",
  * "schema"?}]` (schema for an exact match and for deferred tools); free it with `tr_string_free`.
  * Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (empty or whitespace-only
@@ -182,7 +189,7 @@ tr_status tr_discoverer_discover(const struct tr_discoverer *d, const char *quer
  * `tr_discoverer_discover`) and reports the analyzed query tokens with the filter's verdicts, the
  * tool's score taken apart per token and per field, its rank, or why it is not in the answer.
  * `options_json` may be NULL or `{"top_k"?: int >= 1 (default 10)}` as for discover
- * (`api_format` is accepted and ignored). On success `*json_out` receives, for example:
+ * (`api_format` and the filters are accepted and ignored: explain ranks the whole catalog). On success `*json_out` receives, for example:
  *
  * ```json
  * {"query": "convert currency", "profile": "reference", "exact_match": null,
@@ -378,7 +385,8 @@ tr_status tr_registry_enable_discovery(struct tr_registry *r, const char *option
  * Runs a built-in tool, as a model's tool call would.
  *
  * `discover_tools` takes `args_json` `{"query": str, "top_k"?: int >= 1 (default 10),
- * "api_format"?: str}` and answers like `tr_discoverer_discover`. Registered tools are run by the
+ * "api_format"?: str, "namespace"?: str | [str], "tags"?: [str] | str}` and answers like
+ * `tr_discoverer_discover` (`namespace` and `tags` are its `namespaces` and `tags` filters). Registered tools are run by the
  * host, not here (INVALID_ARGUMENT).
  * On success `*json_out` receives the result; free it with `tr_string_free`.
  * Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (bad arguments, empty

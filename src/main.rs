@@ -26,10 +26,17 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Find tools by exact name or natural-language query.
+    /// Find tools by exact name, natural-language query, or `select:NAME,NAME,...`.
     Discover {
-        /// A tool name or a few words describing the capability.
+        /// A tool name, a few words describing the capability, or `select:a,b,c` (those tools,
+        /// by exact name, in that order).
         query: String,
+        /// Only tools of this namespace (repeat for any of several).
+        #[arg(long = "namespace", value_name = "NS")]
+        namespaces: Vec<String>,
+        /// Only tools with this tag (repeat for any of several).
+        #[arg(long = "tag", value_name = "TAG")]
+        tags: Vec<String>,
         #[command(flatten)]
         catalog: CatalogArg,
         /// Most results to show.
@@ -197,6 +204,8 @@ fn run(cli: Cli, out: &mut String) -> Result<(), String> {
     match cli.command {
         Command::Discover {
             query,
+            namespaces,
+            tags,
             catalog,
             top_k,
             api_format,
@@ -208,6 +217,9 @@ fn run(cli: Cli, out: &mut String) -> Result<(), String> {
             let request = DiscoverRequest {
                 top_k,
                 api_format: ApiFormat::parse(&api_format).map_err(err)?,
+                namespaces,
+                tags,
+                ..Default::default()
             };
             let discoverer = registry.discoverer(options);
             if json {

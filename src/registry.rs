@@ -432,7 +432,7 @@ name to get its full schema, or describe the capability you need in a few keywor
 \"convert currency\") to get the best matching tools, best first. Results for tools listed below include \
 their schema, so you can call them next.";
 
-const DISCOVER_TOOLS_PARAMETERS: &str = r#"{"type":"object","properties":{"query":{"type":"string","description":"A tool's exact name, or a few keywords describing the capability you need.","minLength":1,"pattern":"[\\s\\S]*\\S[\\s\\S]*"},"top_k":{"type":"integer","description":"Most results to return.","minimum":1,"default":10},"api_format":{"type":"string","description":"Format of the returned schemas.","enum":["openai-chat","openai-responses","anthropic","gemini"],"default":"openai-chat"}},"required":["query"]}"#;
+const DISCOVER_TOOLS_PARAMETERS: &str = r#"{"type":"object","properties":{"query":{"type":"string","description":"A tool's exact name, a few keywords describing the capability you need, or select:name1,name2 to get several tools' schemas by exact name.","minLength":1,"pattern":"[\\s\\S]*\\S[\\s\\S]*"},"namespace":{"type":"string","description":"Only search the tools of this namespace (the MCP server or tool group the name starts with, e.g. \"github\" for github-create_issue). Omit to search all tools."},"tags":{"type":"array","items":{"type":"string"},"description":"Only search tools that carry at least one of these tags. Omit to search all tools."},"top_k":{"type":"integer","description":"Most results to return.","minimum":1,"default":10},"api_format":{"type":"string","description":"Format of the returned schemas.","enum":["openai-chat","openai-responses","anthropic","gemini"],"default":"openai-chat"}},"required":["query"]}"#;
 
 /// The first sentence of the first line of a tool description, for one-line summaries.
 ///
@@ -809,8 +809,8 @@ impl Registry {
         Ok(())
     }
 
-    /// Runs a built-in tool. `discover_tools` takes `{"query", "top_k"?, "api_format"?}` and
-    /// answers like [`Discoverer::discover_json`]. Registered tools are executed by the host, not here.
+    /// Runs a built-in tool. `discover_tools` takes `{"query", "top_k"?, "api_format"?,
+    /// "namespace"?, "tags"?}` and answers like [`Discoverer::discover_json`]. Registered tools are executed by the host, not here.
     pub fn call_json(&self, name: &str, args_json: &str) -> Result<String> {
         let state = self.shared.read()?;
         if name == DISCOVER_TOOLS {

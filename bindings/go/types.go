@@ -177,6 +177,21 @@ type DiscoveryOptions struct {
 	Delta *float64 `json:"delta,omitempty"`
 }
 
+// DiscoverRequest is one discover call's options; see Discoverer.DiscoverWith. The filters
+// choose which tools may answer before ranking and TopK; scores are as without them.
+type DiscoverRequest struct {
+	// TopK is the most results to return; 0 means 10.
+	TopK int `json:"top_k,omitempty"`
+	// APIFormat of the returned schemas; "" means OpenAI chat.
+	APIFormat APIFormat `json:"api_format,omitempty"`
+	// Namespaces keeps tools registered under one of these namespaces (ignoring ASCII case).
+	Namespaces []string `json:"namespaces,omitempty"`
+	// Tags keeps tools carrying at least one of these tags (ignoring ASCII case).
+	Tags []string `json:"tags,omitempty"`
+	// Deferred keeps only deferred tools (true) or only loaded ones (false); nil keeps both.
+	Deferred *bool `json:"deferred,omitempty"`
+}
+
 // Summary is one line about a deferred tool, for a system prompt.
 type Summary struct {
 	Name string `json:"name"`

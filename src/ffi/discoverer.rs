@@ -51,11 +51,18 @@ pub unsafe extern "C" fn tr_discoverer_new(
     })
 }
 
-/// Finds tools by exact name or natural-language query.
+/// Finds tools by exact name, natural-language query, or `select:a,b,c`.
 ///
 /// A query equal to an enabled tool's name (or equal after lowercasing and reading `/` and `-` as
-/// `_`) returns that tool alone with score 1.0 and its schema. Otherwise the BM25F ranking, best
-/// first. `options_json` may be NULL or `{"top_k"?: int >= 1 (default 10), "api_format"?: str}`.
+/// `_`) returns that tool alone with score 1.0 and its schema. A query `select:a,b,c` returns the
+/// tools so named (by the same tolerant exact match), in that order, each with score 1.0 and its
+/// schema; unknown names are skipped, and filters and `top_k` do not apply. Otherwise the BM25F
+/// ranking, best first. `options_json` may be NULL or `{"top_k"?: int >= 1 (default 10),
+/// "api_format"?: str, "namespaces"?: [str], "tags"?: [str], "deferred"?: bool}`. The filters
+/// choose the tools that may answer before ranking and `top_k`: `namespaces`, registered under one
+/// of these namespaces; `tags`, carrying any of these tags (both compared ignoring ASCII case);
+/// `deferred`, only deferred (true) or only loaded (false) tools. Scores are the same as without
+/// a filter. An exact-name match that does not pass the filters is ranked like any query.
 /// On success `*json_out` receives `[{"name", "description", "score", "namespace", "deferred",
 /// "schema"?}]` (schema for an exact match and for deferred tools); free it with `tr_string_free`.
 /// Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (empty or whitespace-only
@@ -92,7 +99,7 @@ pub unsafe extern "C" fn tr_discoverer_discover(
 /// `tr_discoverer_discover`) and reports the analyzed query tokens with the filter's verdicts, the
 /// tool's score taken apart per token and per field, its rank, or why it is not in the answer.
 /// `options_json` may be NULL or `{"top_k"?: int >= 1 (default 10)}` as for discover
-/// (`api_format` is accepted and ignored). On success `*json_out` receives, for example:
+/// (`api_format` and the filters are accepted and ignored: explain ranks the whole catalog). On success `*json_out` receives, for example:
 ///
 /// ```json
 /// {"query": "convert currency", "profile": "reference", "exact_match": null,

@@ -275,7 +275,8 @@ pub unsafe extern "C" fn tr_registry_enable_discovery(
 /// Runs a built-in tool, as a model's tool call would.
 ///
 /// `discover_tools` takes `args_json` `{"query": str, "top_k"?: int >= 1 (default 10),
-/// "api_format"?: str}` and answers like `tr_discoverer_discover`. Registered tools are run by the
+/// "api_format"?: str, "namespace"?: str | [str], "tags"?: [str] | str}` and answers like
+/// `tr_discoverer_discover` (`namespace` and `tags` are its `namespaces` and `tags` filters). Registered tools are run by the
 /// host, not here (INVALID_ARGUMENT).
 /// On success `*json_out` receives the result; free it with `tr_string_free`.
 /// Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (bad arguments, empty

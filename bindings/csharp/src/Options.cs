@@ -70,6 +70,28 @@ namespace ToolRegistry
         }
     }
 
+    /// <summary>
+    /// One discover call's options (<see cref="Discoverer.Discover(string, DiscoverRequest)"/>). The
+    /// filters choose which tools may answer before ranking and TopK; scores are as without them.
+    /// </summary>
+    public sealed class DiscoverRequest
+    {
+        /// <summary>At most this many hits (at least 1; null: 10).</summary>
+        public int? TopK { get; set; }
+
+        /// <summary>Format of returned schemas, an <see cref="ToolRegistry.ApiFormat"/> constant; null for openai-chat.</summary>
+        public string ApiFormat { get; set; }
+
+        /// <summary>Only tools registered under one of these namespaces (ignoring ASCII case); null: any.</summary>
+        public IList<string> Namespaces { get; set; }
+
+        /// <summary>Only tools carrying at least one of these tags (ignoring ASCII case); null: any.</summary>
+        public IList<string> Tags { get; set; }
+
+        /// <summary>Only deferred (true) or only loaded (false) tools; null: both.</summary>
+        public bool? Deferred { get; set; }
+    }
+
     /// <summary>Which schemas <see cref="Registry.GetSchemasJson"/> returns, and in which format.</summary>
     public sealed class SchemaOptions
     {

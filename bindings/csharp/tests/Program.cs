@@ -52,6 +52,7 @@ namespace ToolRegistry.Tests
             Test("discovery options change ranking and are validated", DiscoveryOptionsValidated);
             Test("explain: outcomes, tokens, per-field scores agree with Discover", Explain);
             Test("ranking profiles", Profiles);
+            Test("discover filters, namespace search, select:", DiscoverFilters);
             Test("non-ASCII text round-trips as UTF-8", Unicode);
             Test("status enum matches tr_status_name", StatusNames);
             Test("status NULL_ARGUMENT -> InvalidInputException", StatusNullArgument);
@@ -335,6 +336,26 @@ namespace ToolRegistry.Tests
             }
             var e = Throws<InvalidInputException>(() => new Registry(new DiscoveryOptions { MinScoreRatio = 2 }), "ratio out of range");
             Eq(Status.InvalidArgument, e.Status, "bad option status");
+        }
+
+        private static void DiscoverFilters()
+        {
+            using (var r = Sample())
+            using (var d = r.CreateDiscoverer())
+            {
+                var hits = d.Discover("issues repository", new DiscoverRequest { Namespaces = new[] { "GitHub" } });
+                True(hits.Count > 0 && hits.All(h => h.Namespace == "github"), "namespace filter");
+                hits = d.Discover("file disk", new DiscoverRequest { Tags = new[] { "destructive" } });
+                Seq(new[] { "delete_file" }, Names(hits), "tag filter");
+                hits = d.Discover("issue", new DiscoverRequest { Deferred = false, TopK = 1 });
+                Seq(new[] { "github-create_issue" }, Names(hits), "deferred filter and top_k");
+                Eq("github-list_issues", d.Discover("github list").First().Name, "namespace searchable (enhanced default)");
+                hits = d.Discover("select:read_file,nope,GitHub-List_Issues", new DiscoverRequest());
+                Seq(new[] { "read_file", "github-list_issues" }, Names(hits), "select: in order, unknown skipped");
+                True(hits.All(h => h.Score == 1.0 && h.SchemaJson != null), "select: score 1.0 with schemas");
+                var e = Throws<InvalidInputException>(() => d.Discover("x", new DiscoverRequest { TopK = 0 }), "top_k 0");
+                Eq(Status.InvalidArgument, e.Status, "bad request status");
+            }
         }
 
         private static void DiscovererBasics()
