@@ -52,7 +52,7 @@ namespace ToolRegistry
         }
 
         /// <summary>
-        /// Like <see cref="Discover"/> with filters: <see cref="DiscoverRequest.Namespaces"/>,
+        /// Like <see cref="Discover(string, int, string)"/> with filters: <see cref="DiscoverRequest.Namespaces"/>,
         /// <see cref="DiscoverRequest.Tags"/> and <see cref="DiscoverRequest.Deferred"/> choose which tools
         /// may answer before ranking and TopK. A query "select:a,b,c" returns those tools by exact name,
         /// in that order, with their schemas.
@@ -88,7 +88,7 @@ namespace ToolRegistry
         /// <summary>
         /// Explains how <paramref name="query"/> ranks the tool <paramref name="toolName"/>: the query
         /// tokens the filter kept or dropped, the tool's score per token and field, its rank, or why it
-        /// is not in the answer. Runs the same analysis and scoring as <see cref="Discover"/>.
+        /// is not in the answer. Runs the same analysis and scoring as <see cref="Discover(string, int, string)"/>.
         /// </summary>
         /// <exception cref="NotFoundException">No tool named <paramref name="toolName"/> is registered.</exception>
         /// <exception cref="InvalidInputException">Empty query or topK below 1.</exception>
