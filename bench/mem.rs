@@ -68,7 +68,7 @@ fn main() {
         }
     };
     registry
-        .enable_discovery(DiscoveryOptions::default())
+        .enable_discovery(DiscoveryOptions::reference())
         .expect("enable discovery");
     let build_s = started.elapsed().as_secs_f64();
     let hits = registry

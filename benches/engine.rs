@@ -198,7 +198,7 @@ fn bench(c: &mut Criterion, cases: &[Case]) {
 
         let registry = Registry::new();
         registry.register_json(&case.catalog).expect("register");
-        let discoverer = registry.discoverer(DiscoveryOptions::default());
+        let discoverer = registry.discoverer(DiscoveryOptions::reference());
         let mut g = c.benchmark_group("discover_rust");
         g.throughput(Throughput::Elements(1));
         g.bench_function(BenchmarkId::from_parameter(label), |b| {
@@ -327,7 +327,7 @@ fn report(cases: &[Case]) {
 
         let registry = Registry::new();
         registry.register_json(&case.catalog).expect("register");
-        let d = registry.discoverer(DiscoveryOptions::default());
+        let d = registry.discoverer(DiscoveryOptions::reference());
         let rust = latencies(case.queries.len(), passes, |i| {
             black_box(d.discover(&case.queries[i], &request).expect("discover"));
         });

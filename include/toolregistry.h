@@ -25,9 +25,11 @@
  *  - Panics never cross the boundary: a panic inside a call is reported as TR_STATUS_PANIC. If a panic
  *    ever left a lock poisoned, later calls on that registry fail with TR_STATUS_INTERNAL.
  *  - Limits. JSON inputs over 64 MiB are TR_STATUS_TOO_LARGE; JSON nested 128 levels deep or more is
- *    TR_STATUS_INVALID_JSON; names over 1 KiB, queries over 64 KiB or over 1,024 tokens, and over
- *    1 MiB of searchable text (description, search hint, tags, parameter names) in one tool are
- *    TR_STATUS_TOO_LARGE. Field weights, k1 and delta above 1e6 are TR_STATUS_INVALID_ARGUMENT.
+ *    TR_STATUS_INVALID_JSON; names over 1 KiB, queries over 64 KiB, and over 1 MiB of searchable
+ *    text (description, search hint, tags, parameter names) in one tool are TR_STATUS_TOO_LARGE.
+ *    A query within 64 KiB always gets an answer: past TR_MAX_QUERY_TOKENS analyzed tokens, only
+ *    the first that many are used (tr_discoverer_explain says so). Field weights, k1 and delta
+ *    above 1e6 are TR_STATUS_INVALID_ARGUMENT.
  */
 
 #ifndef TOOLREGISTRY_H
@@ -52,7 +54,7 @@
 #define TR_MAX_NAME_BYTES 1024
 /** Longest query, in bytes; longer is TR_STATUS_TOO_LARGE. */
 #define TR_MAX_QUERY_BYTES 65536
-/** Most tokens a query may have after analysis; more is TR_STATUS_TOO_LARGE. */
+/** Most analyzed query tokens that are used; a longer query is answered from its first this many. */
 #define TR_MAX_QUERY_TOKENS 1024
 /** Most searchable text per tool (description, search hint, tags, parameter names), in bytes; more is TR_STATUS_TOO_LARGE. */
 #define TR_MAX_TOOL_TEXT_BYTES 1048576
@@ -93,7 +95,7 @@ enum tr_status
    */
   TR_STATUS_NOT_FOUND = 5,
   /**
-   * An input over a documented size limit (64 MiB of JSON, 64 KiB or 1,024 tokens of query,
+   * An input over a documented size limit (64 MiB of JSON, 64 KiB of query,
    * 1 KiB of name, 1 MiB of searchable text per tool).
    */
   TR_STATUS_TOO_LARGE = 6,
@@ -269,8 +271,9 @@ tr_status tr_registry_execute(struct tr_registry *r, const char *calls_json, con
 /**
  * Creates a discoverer on `r` with its own ranking options.
  *
- * `options_json` may be NULL or discovery options as for `tr_registry_enable_discovery`.
- * On success `*out` receives the handle; free it with `tr_discoverer_free`.
+ * `options_json` may be NULL or discovery options as for `tr_registry_enable_discovery`; the
+ * default profile is `enhanced`, `{"profile": "reference"}` gives exactly the Python reference's
+ * ranking. On success `*out` receives the handle; free it with `tr_discoverer_free`.
  * Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT.
  *
  * # Safety
@@ -280,15 +283,23 @@ tr_status tr_registry_execute(struct tr_registry *r, const char *calls_json, con
 tr_status tr_discoverer_new(struct tr_registry *r, const char *options_json, struct tr_discoverer **out, char **err_out);
 
 /**
- * Finds tools by exact name or natural-language query.
+ * Finds tools by exact name, natural-language query, or `select:a,b,c`.
  *
  * A query equal to an enabled tool's name (or equal after lowercasing and reading `/` and `-` as
- * `_`) returns that tool alone with score 1.0 and its schema. Otherwise the BM25F ranking, best
- * first. `options_json` may be NULL or `{"top_k"?: int >= 1 (default 10), "api_format"?: str}`.
+ * `_`) returns that tool alone with score 1.0 and its schema. A query `select:a,b,c` returns the
+ * tools so named (by the same tolerant exact match), in that order, each with score 1.0 and its
+ * schema; unknown names are skipped, and filters and `top_k` do not apply. Otherwise the BM25F
+ * ranking, best first. `options_json` may be NULL or `{"top_k"?: int >= 1 (default 10),
+ * "api_format"?: str, "namespaces"?: [str], "tags"?: [str], "deferred"?: bool}`. The filters
+ * choose the tools that may answer before ranking and `top_k`: `namespaces`, registered under one
+ * of these namespaces; `tags`, carrying any of these tags (both compared ignoring ASCII case);
+ * `deferred`, only deferred (true) or only loaded (false) tools. Scores are the same as without
+ * a filter. An exact-name match that does not pass the filters is ranked like any query.
  * On success `*json_out` receives `[{"name", "description", "score", "namespace", "deferred",
  * "schema"?}]` (schema for an exact match and for deferred tools); free it with `tr_string_free`.
  * Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (empty or whitespace-only
- * query, top_k 0), TOO_LARGE (query over 64 KiB or 1,024 tokens).
+ * query, top_k 0), TOO_LARGE (query over 64 KiB). A longer query than `TR_MAX_QUERY_TOKENS`
+ * analyzed tokens is answered from its first `TR_MAX_QUERY_TOKENS` tokens, not refused.
  *
  * # Safety
  * Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
@@ -304,13 +315,14 @@ tr_status tr_discoverer_discover(const struct tr_discoverer *d, const char *quer
  * `tr_discoverer_discover`) and reports the analyzed query tokens with the filter's verdicts, the
  * tool's score taken apart per token and per field, its rank, or why it is not in the answer.
  * `options_json` may be NULL or `{"top_k"?: int >= 1 (default 10)}` as for discover
- * (`api_format` is accepted and ignored). On success `*json_out` receives, for example:
+ * (`api_format` and the filters are accepted and ignored: explain ranks the whole catalog). On success `*json_out` receives, for example:
  *
  * ```json
  * {"query": "convert currency", "profile": "reference", "exact_match": null,
  *  "tokens": [{"token": "convert", "df": 17, "df_ratio": 0.0085, "kept": true, "reason": null},
  *             {"token": "currency", "df": 16, "df_ratio": 0.0080, "kept": true, "reason": null}],
- *  "scored_tokens": ["convert", "currency"], "top_k": 10, "best_score": 29.18,
+ *  "scored_tokens": ["convert", "currency"], "analyzed_token_count": 2, "truncated": null,
+ *  "top_k": 10, "best_score": 29.18,
  *  "score_floor": 8.76, "result_count": 10,
  *  "tool": {"name": "convert_currency", "outcome": "ranked", "reason": "ranked 2 of 10 in the answer",
  *           "indexed": true, "score": 28.60, "rank": 2,
@@ -327,7 +339,9 @@ tr_status tr_discoverer_discover(const struct tr_discoverer *d, const char *quer
  * indexed), `no_query_tokens` (the filter left nothing to score), `no_common_token`,
  * `below_top_k` (`rank` says where it is) and `below_score_floor` (compare `score` with
  * `score_floor`). A field's `score` is the token's score times that field's share of
- * `weighted_tf`. Free `*json_out` with `tr_string_free`. Read-only and
+ * `weighted_tf`. When the query has more than `TR_MAX_QUERY_TOKENS` analyzed tokens
+ * (`analyzed_token_count`), `tokens` lists the first that many, the ones used, and `truncated` is
+ * a sentence saying so (else null). Free `*json_out` with `tr_string_free`. Read-only and
  * thread-safe like discover.
  * Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (empty or whitespace-only
  * query, top_k 0), NOT_FOUND (no tool named `tool_name` is registered), TOO_LARGE.
@@ -480,16 +494,18 @@ tr_status tr_registry_deferred_summaries(const struct tr_registry *r, char **jso
  * tool by name, for clients that cannot add discovered tools to their tool list; pass
  * `"call_deferred": false` to leave it out.
  *
- * `options_json` may be NULL (defaults) or `{"profile"?: "reference", "field_weights"?: {"name":
- * 3.0, "description": 2.0, "tags": 1.5, "params": 1.0, "search_hint": 2.0}, "min_score_ratio"?:
- * 0.3, "max_df_ratio"?: 0.5, "k1"?: 1.5, "b"?: 0.75, "delta"?: 1.0, "call_deferred"?: true}`. Ratios and `b` must be in
- * [0, 1]; weights, `k1` and `delta` in [0, 1e6]; unknown keys are refused.
+ * `options_json` may be NULL (defaults) or `{"profile"?: "enhanced", "field_weights"?: {"name":
+ * 3.0, "description": 2.0, "tags": 1.5, "params": 1.0, "search_hint": 2.0, "param_docs": 1.0},
+ * "min_score_ratio"?: 0.3, "max_df_ratio"?: 0.5, "k1"?: 1.5, "b"?: 0.75, "delta"?: 0.0,
+ * "call_deferred"?: true}`. Ratios and `b` must be in [0, 1]; weights, `k1` and `delta` in
+ * [0, 1e6]; unknown keys are refused.
  *
- * `profile` is `"reference"` (default: the reference engine's ranking, bit for bit) or
- * `"enhanced"` (identifier splitting, stemming, NFKC, parameter descriptions as a sixth field
- * `param_docs` (weight 1.0), English function words dropped from queries, and `delta` 0 by
- * default); it sets the defaults of the other options. The enhanced profile keeps a second index,
- * built the first time a registry uses that profile and kept in step from then on.
+ * `profile` is `"enhanced"` (the default: identifier splitting, stemming, NFKC, parameter
+ * descriptions as a sixth field `param_docs` (weight 1.0), English function words dropped from
+ * queries, and `delta` 0) or `"reference"` (the Python reference engine's ranking, bit for bit,
+ * with `delta` 1.0 and no `param_docs` field: pass `{"profile": "reference"}` for exact parity);
+ * it sets the defaults of the other options. The enhanced profile keeps a second index, built the
+ * first time a registry uses that profile and kept in step from then on.
  * Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT.
  *
  * # Safety
@@ -502,10 +518,11 @@ tr_status tr_registry_enable_discovery(struct tr_registry *r, const char *option
  * Runs a built-in tool, as a model's tool call would.
  *
  * `discover_tools` takes `args_json` `{"query": str, "top_k"?: int >= 1 (default 10),
- * "api_format"?: str}` and answers like `tr_discoverer_discover`; `call_deferred` takes
- * `{"_target_tool": str, ...}` and answers with the tool's output (a failure of the tool is
- * INVALID_ARGUMENT with its message). Registered tools run through `tr_registry_execute`
- * (INVALID_ARGUMENT here).
+ * "api_format"?: str, "namespace"?: str | [str], "tags"?: [str] | str}` and answers like
+ * `tr_discoverer_discover` (`namespace` and `tags` are its `namespaces` and `tags` filters);
+ * `call_deferred` takes `{"_target_tool": str, ...}` and answers with the tool's output (a failure
+ * of the tool is INVALID_ARGUMENT with its message). Registered tools run through
+ * `tr_registry_execute` (INVALID_ARGUMENT here).
  * On success `*json_out` receives the result; free it with `tr_string_free`.
  * Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (bad arguments, empty
  * query), NOT_FOUND (unknown built-in, or discovery not enabled), TOO_LARGE.

@@ -498,6 +498,14 @@ pub fn split_identifier(run: &str) -> Vec<&str> {
     parts
 }
 
+/// Most tokens identifier splitting may add to one whitespace-separated chunk of text. Real
+/// identifiers add a handful (`getHTTPResponseCode`: 4 parts besides the whole); once a chunk has
+/// used its budget, its further runs are kept whole. Without it, a pasted blob of mixed case and
+/// digits (base64, hex, minified JSON, a URL) turned into thousands of tokens: an 18 KB base64
+/// image, 560 `\w` runs, became 10,269 tokens. 32 changes no ranking of the public sets (16
+/// lowered apibench's R@3 by 0.001).
+pub const SPLIT_BUDGET_PER_CHUNK: usize = 32;
+
 /// The enhanced profile's analyzer, for documents and queries alike: optional NFKC, the reference's
 /// `\w` runs, identifier splitting (the whole identifier kept as a token too), lowercasing, Snowball
 /// English stemming, then the reference's CJK bigrams.
@@ -510,27 +518,45 @@ pub fn tokenize_enhanced(text: &str, cfg: &EnhancedAnalysis) -> Vec<String> {
     } else {
         text
     };
-    let mut runs = Vec::new();
+    // Each `\w` run, and whether whitespace precedes it (it starts a new chunk of text).
+    let mut runs: Vec<(&str, bool)> = Vec::new();
     let mut start: Option<usize> = None;
+    let mut new_chunk = true;
     for (i, c) in text.char_indices() {
         match (is_word_char(c), start) {
             (true, None) => start = Some(i),
-            (false, Some(s)) => {
-                runs.push(&text[s..i]);
-                start = None;
+            (false, found) => {
+                if let Some(s) = found {
+                    runs.push((&text[s..i], new_chunk));
+                    start = None;
+                    new_chunk = false;
+                }
+                new_chunk |= c.is_whitespace();
             }
             _ => {}
         }
     }
     if let Some(s) = start {
-        runs.push(&text[s..]);
+        runs.push((&text[s..], new_chunk));
     }
     let stem = |t: String| -> String { if cfg.stem { stem_word(t) } else { t } };
     let mut tokens = Vec::with_capacity(runs.len() + 4);
-    for run in runs {
+    // Tokens splitting added in the current whitespace-separated chunk (see SPLIT_BUDGET_PER_CHUNK).
+    let mut extra = 0;
+    for (run, chunk_start) in runs {
+        if chunk_start {
+            extra = 0;
+        }
         if cfg.split_identifiers {
             let parts = split_identifier(run);
+            if parts.len() > 1 && extra + parts.len() > SPLIT_BUDGET_PER_CHUNK {
+                // The chunk (a URL, a stack frame, minified JSON) has had its share of splits.
+                tokens.push(stem(lowercase(run)));
+                continue;
+            }
             if parts.len() > 1 {
+                // The parts and the whole identifier, in place of one token.
+                extra += parts.len();
                 for p in &parts {
                     tokens.push(stem(lowercase(p)));
                 }
@@ -553,18 +579,31 @@ pub fn tokenize_enhanced(text: &str, cfg: &EnhancedAnalysis) -> Vec<String> {
 /// Query tokens for the enhanced profile, each with whether it is an English function word that
 /// the analysis drops (only when `cfg.stopwords` is on and the query has other words).
 pub fn enhanced_query_tokens(query: &str, cfg: &EnhancedAnalysis) -> Vec<(String, bool)> {
+    enhanced_query_tokens_within(query, cfg, usize::MAX).0
+}
+
+/// [`enhanced_query_tokens`] for the first `limit` tokens only (the rest are never stemmed or
+/// looked up), with the number of tokens the whole query has.
+pub fn enhanced_query_tokens_within(
+    query: &str,
+    cfg: &EnhancedAnalysis,
+    limit: usize,
+) -> (Vec<(String, bool)>, usize) {
     let no_stem = EnhancedAnalysis {
         stem: false,
         ..*cfg
     };
     // Stopwords are recognized before stemming ("does" would stem to "doe").
-    let raw = tokenize_enhanced(query, &no_stem);
+    let mut raw = tokenize_enhanced(query, &no_stem);
+    let total = raw.len();
+    raw.truncate(limit);
     let stop: Vec<bool> = raw
         .iter()
         .map(|t| cfg.stopwords && is_stopword(t))
         .collect();
     let all_stop = stop.iter().all(|&s| s);
-    raw.into_iter()
+    let tokens = raw
+        .into_iter()
         .zip(stop)
         .map(|(t, s)| {
             let dropped = s && !all_stop;
@@ -576,7 +615,8 @@ pub fn enhanced_query_tokens(query: &str, cfg: &EnhancedAnalysis) -> Vec<(String
             };
             (t, dropped)
         })
-        .collect()
+        .collect();
+    (tokens, total)
 }
 
 /// The texts of the parameter descriptions and string enum values of a tool's top-level
@@ -763,6 +803,39 @@ mod tests {
         assert_eq!(
             tokenize_enhanced("QueryHealthData", &off),
             ["queryhealthdata"]
+        );
+    }
+
+    #[test]
+    fn blobs_are_not_split_without_bound() {
+        let cfg = EnhancedAnalysis::default();
+        // A run that would split into more parts than the budget is one token.
+        let long = "aB1".repeat(30);
+        assert_eq!(tokenize_enhanced(&long, &cfg), [long.to_lowercase()]);
+        // Short mixed runs inside one chunk: at most SPLIT_BUDGET_PER_CHUNK added tokens.
+        let chunk = "xY9/".repeat(500);
+        let runs = tokenize(&chunk).len();
+        let got = tokenize_enhanced(&chunk, &cfg).len();
+        assert!(
+            got <= runs + SPLIT_BUDGET_PER_CHUNK,
+            "{got} tokens from {runs} runs"
+        );
+        // The budget is per whitespace-separated chunk: ordinary text splits as before.
+        let text = "getUserName ".repeat(100);
+        assert_eq!(tokenize_enhanced(&text, &cfg).len(), 400);
+        // Documents count runs the same way (the whole identifier of a long name still splits).
+        let name = "list_all_open_pull_requests_for_the_given_repository_owner_and_name";
+        assert_eq!(tokenize_enhanced(name, &cfg).len(), 13);
+    }
+
+    #[test]
+    fn query_tokens_within_a_limit_report_the_total() {
+        let cfg = EnhancedAnalysis::default();
+        let (tokens, total) = enhanced_query_tokens_within("send emails to the team now", &cfg, 2);
+        assert_eq!(total, 6);
+        assert_eq!(
+            tokens,
+            [("send".to_string(), false), ("email".to_string(), false)]
         );
     }
 

@@ -3,7 +3,7 @@
 //! The scoring itself lives in [`crate::index`]; this module decides which tokens are scored and
 //! turns scored documents into [`Hit`]s.
 
-use crate::analyzer::{ENHANCED_FIELDS, REFERENCE_FIELDS, enhanced_query_tokens, tokenize};
+use crate::analyzer::{ENHANCED_FIELDS, REFERENCE_FIELDS, enhanced_query_tokens_within, tokenize};
 use crate::error::{Error, Result};
 use crate::format::{ApiFormat, into_string, write_f64, write_opt_str, write_schema, write_str};
 use crate::index::{Bm25Params, Index};
@@ -101,15 +101,16 @@ impl FieldWeights {
     }
 }
 
-/// Which ranking a discoverer uses.
+/// Which ranking a discoverer uses. The default is [`Profile::Enhanced`]; ask for
+/// [`Profile::Reference`] (`"profile": "reference"`) for exact parity with the Python reference.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Profile {
     /// Exactly the reference engine's ranking (`toolregistry` 0.19.0), as the golden vectors pin.
-    #[default]
     Reference,
-    /// Better retrieval on real tool catalogs: identifier splitting, stemming, NFKC, parameter
-    /// descriptions, English function words dropped from queries, plain BM25 (no BM25+ floor).
-    /// See EVALUATION.md for what each change contributes.
+    /// The default. Better retrieval on real tool catalogs: identifier splitting, stemming, NFKC,
+    /// parameter descriptions, English function words dropped from queries, plain BM25 (no BM25+
+    /// floor). See EVALUATION.md for what each change contributes.
+    #[default]
     Enhanced,
 }
 
@@ -162,16 +163,9 @@ pub struct DiscoveryOptions {
 }
 
 impl Default for DiscoveryOptions {
+    /// The enhanced profile's defaults (see [`DiscoveryOptions::for_profile`]).
     fn default() -> Self {
-        DiscoveryOptions {
-            profile: Profile::Reference,
-            field_weights: FieldWeights::default(),
-            min_score_ratio: DEFAULT_MIN_SCORE_RATIO,
-            max_df_ratio: DEFAULT_MAX_DF_RATIO,
-            k1: 1.5,
-            b: 0.75,
-            delta: 1.0,
-        }
+        Self::for_profile(Profile::default())
     }
 }
 
@@ -180,25 +174,41 @@ impl DiscoveryOptions {
     /// [`Profile::Enhanced`] the same but for `delta` 0 (plain BM25: a matched word earns what its
     /// frequency says, not at least its full IDF) and a parameter-documentation weight of 1.0.
     pub fn for_profile(profile: Profile) -> Self {
+        let reference = DiscoveryOptions {
+            profile: Profile::Reference,
+            field_weights: FieldWeights::default(),
+            min_score_ratio: DEFAULT_MIN_SCORE_RATIO,
+            max_df_ratio: DEFAULT_MAX_DF_RATIO,
+            k1: 1.5,
+            b: 0.75,
+            delta: 1.0,
+        };
         match profile {
-            Profile::Reference => Self::default(),
+            Profile::Reference => reference,
             Profile::Enhanced => DiscoveryOptions {
                 profile,
                 field_weights: FieldWeights::enhanced(),
                 delta: 0.0,
-                ..Self::default()
+                ..reference
             },
         }
     }
 
-    /// The enhanced profile's defaults (see [`for_profile`](Self::for_profile)).
+    /// The enhanced profile's defaults, which are also [`Default`]'s (see
+    /// [`for_profile`](Self::for_profile)).
     pub fn enhanced() -> Self {
         Self::for_profile(Profile::Enhanced)
     }
 
+    /// The reference profile's defaults: exactly the Python reference's ranking.
+    pub fn reference() -> Self {
+        Self::for_profile(Profile::Reference)
+    }
+
     /// Parses `{"profile", "field_weights": {...}, "min_score_ratio", "max_df_ratio", "k1", "b",
-    /// "delta"}`, all optional; `None`, `null` or `{}` give the defaults. `profile` (`reference`,
-    /// the default, or `enhanced`) picks the defaults of the others. Unknown keys and out-of-range
+    /// "delta"}`, all optional; `None`, `null` or `{}` give the defaults. `profile` (`enhanced`,
+    /// the default, or `reference` for exact parity with the Python reference) picks the defaults
+    /// of the others. Unknown keys and out-of-range
     /// or non-finite numbers are refused.
     pub fn from_json(text: Option<&str>) -> Result<Self> {
         match text {
@@ -213,7 +223,7 @@ impl DiscoveryOptions {
             return Ok(Self::default());
         };
         let profile = match obj.get("profile") {
-            None | Some(Value::Null) => Profile::Reference,
+            None | Some(Value::Null) => Profile::default(),
             Some(Value::String(name)) => Profile::parse(name).map_err(|_| {
                 Error::invalid(format!(
                     "{path}.profile: unknown profile {name:?} (expected reference or enhanced)"
@@ -284,12 +294,25 @@ impl DiscoveryOptions {
 }
 
 /// One discover call's parameters besides the query.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+///
+/// The filters (`namespaces`, `tags`, `deferred`) choose which tools may be in the answer before
+/// it is ranked and cut to `top_k`: a filtered search returns the best `top_k` of the admitted
+/// tools. Scores are those of the whole catalog (IDF counts every enabled tool), so a tool scores
+/// the same with or without a filter. They apply to an exact-name match too (a tool that does not
+/// pass is not matched by name), but not to `select:` queries, which name their tools.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DiscoverRequest {
     /// Most results to return (>= 1; larger than the catalog is fine).
     pub top_k: usize,
     /// Format of the schemas in the answer.
     pub api_format: ApiFormat,
+    /// Only tools registered under one of these namespaces (compared ignoring ASCII case);
+    /// empty: any tool, with or without a namespace.
+    pub namespaces: Vec<String>,
+    /// Only tools carrying at least one of these tags (compared ignoring ASCII case); empty: any.
+    pub tags: Vec<String>,
+    /// Only deferred tools (`Some(true)`) or only loaded ones (`Some(false)`); `None`: both.
+    pub deferred: Option<bool>,
 }
 
 impl Default for DiscoverRequest {
@@ -297,12 +320,36 @@ impl Default for DiscoverRequest {
         DiscoverRequest {
             top_k: DEFAULT_TOP_K,
             api_format: ApiFormat::default(),
+            namespaces: Vec::new(),
+            tags: Vec::new(),
+            deferred: None,
         }
     }
 }
 
 impl DiscoverRequest {
-    /// Parses `{"top_k"?, "api_format"?}`; `None` or `null` give the defaults.
+    /// Whether any filter is set.
+    pub fn has_filters(&self) -> bool {
+        !self.namespaces.is_empty() || !self.tags.is_empty() || self.deferred.is_some()
+    }
+
+    /// Whether `tool` passes the filters.
+    pub fn admits(&self, tool: &crate::tool::Tool) -> bool {
+        let meta = tool.metadata();
+        self.deferred.is_none_or(|d| d == meta.defer)
+            && (self.namespaces.is_empty()
+                || tool
+                    .namespace()
+                    .is_some_and(|ns| self.namespaces.iter().any(|n| n.eq_ignore_ascii_case(ns))))
+            && (self.tags.is_empty()
+                || meta
+                    .tags
+                    .iter()
+                    .any(|t| self.tags.iter().any(|w| w.eq_ignore_ascii_case(t))))
+    }
+
+    /// Parses `{"top_k"?, "api_format"?, "namespaces"?: [str], "tags"?: [str], "deferred"?:
+    /// bool}`; `None` or `null` give the defaults.
     pub fn from_json(text: Option<&str>) -> Result<Self> {
         let mut r = Self::default();
         let Some(text) = text else { return Ok(r) };
@@ -315,9 +362,12 @@ impl DiscoverRequest {
             match key.as_str() {
                 "top_k" => r.top_k = parse_top_k(v, &here)?,
                 "api_format" => r.api_format = parse_api_format(v, &here)?,
+                "namespaces" => r.namespaces = parse_strings(v, &here)?,
+                "tags" => r.tags = parse_strings(v, &here)?,
+                "deferred" => r.deferred = parse_opt_bool(v, &here)?,
                 _ => {
                     return Err(Error::invalid(format!(
-                        "{here}: unknown option (expected top_k or api_format)"
+                        "{here}: unknown option (expected top_k, api_format, namespaces, tags or deferred)"
                     )));
                 }
             }
@@ -509,6 +559,9 @@ pub struct QueryToken {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct QueryPlan {
     pub tokens: Vec<QueryToken>,
+    /// Tokens the analysis produced; when over [`MAX_QUERY_TOKENS`], only the first
+    /// [`MAX_QUERY_TOKENS`] are in `tokens`.
+    pub analyzed: usize,
     /// What is scored, in order (duplicates count again).
     pub scored: Vec<String>,
 }
@@ -530,6 +583,7 @@ fn plan_query<const F: usize>(
     index: &Index<F>,
     max_df_ratio: f64,
     tokens: Vec<(String, bool)>,
+    analyzed: usize,
     reanalyze: bool,
 ) -> QueryPlan {
     let n = index.doc_count();
@@ -586,21 +640,17 @@ fn plan_query<const F: usize>(
     };
     QueryPlan {
         tokens: plan,
+        analyzed,
         scored,
     }
 }
 
-fn check_token_count(n: usize) -> Result<()> {
-    if n > MAX_QUERY_TOKENS {
-        return Err(Error::TooLarge(format!(
-            "query: {n} tokens; the limit is {MAX_QUERY_TOKENS}"
-        )));
-    }
-    Ok(())
-}
-
 /// Analyzes, filters and scores `query` in `options.profile`, keeping the best `top_k`
 /// (before the score floor and the zero-score cut).
+///
+/// Only the first [`MAX_QUERY_TOKENS`] analyzed tokens are used: a query within
+/// [`MAX_QUERY_BYTES`] always gets an answer (a pasted log or blob is not a reason to refuse the
+/// words around it), and scoring time stays bounded. `QueryPlan::analyzed` says when more were cut.
 pub(crate) fn rank_query(
     state: &State,
     options: &DiscoveryOptions,
@@ -609,32 +659,42 @@ pub(crate) fn rank_query(
 ) -> Result<Ranking> {
     match options.profile {
         Profile::Reference => {
-            let tokens = tokenize(query).into_iter().map(|t| (t, false)).collect();
+            let mut tokens = tokenize(query);
+            let analyzed = tokens.len();
+            tokens.truncate(MAX_QUERY_TOKENS);
+            let tokens = tokens.into_iter().map(|t| (t, false)).collect();
             let params = options.bm25();
-            plan_and_search(state.index(), options, tokens, true, &params, top_k)
+            plan_and_search(
+                state.index(),
+                options,
+                (tokens, analyzed),
+                true,
+                &params,
+                top_k,
+            )
         }
         Profile::Enhanced => {
             let (analysis, index) = state.enhanced().ok_or_else(|| {
                 Error::Internal("the enhanced index was not built for this registry".into())
             })?;
-            let tokens = enhanced_query_tokens(query, analysis);
+            let tokens = enhanced_query_tokens_within(query, analysis, MAX_QUERY_TOKENS);
             let params = options.bm25_enhanced();
             plan_and_search(index, options, tokens, false, &params, top_k)
         }
     }
 }
 
-/// The steps both profiles share once the query is analyzed: the token limit, the filter, scoring.
+/// The steps both profiles share once the query is analyzed (and cut to the token limit): the
+/// filter, scoring. `tokens` carries the number of tokens before the cut.
 fn plan_and_search<const F: usize>(
     index: &Index<F>,
     options: &DiscoveryOptions,
-    tokens: Vec<(String, bool)>,
+    (tokens, analyzed): (Vec<(String, bool)>, usize),
     reanalyze: bool,
     params: &Bm25Params<F>,
     top_k: usize,
 ) -> Result<Ranking> {
-    check_token_count(tokens.len())?;
-    let plan = plan_query(index, options.max_df_ratio, tokens, reanalyze);
+    let plan = plan_query(index, options.max_df_ratio, tokens, analyzed, reanalyze);
     let hits = if plan.scored.is_empty() {
         Vec::new()
     } else {
@@ -728,10 +788,25 @@ fn answer(
     if request.top_k < 1 {
         return Err(Error::invalid("top_k: must be at least 1"));
     }
-    if let Some(doc) = state.exact_match(query) {
+    if let Some(doc) = state
+        .exact_match(query)
+        .filter(|&doc| request.admits(state.tool_at(doc)))
+    {
         return Ok((vec![crate::index::ScoredDoc { doc, score: 1.0 }], true));
     }
-    let mut scored = rank_query(state, options, query, request.top_k)?.hits;
+    if let Some(names) = select_names(query) {
+        return Ok((select(state, names), true));
+    }
+    let mut scored = if request.has_filters() {
+        // Rank every matching tool, keep the admitted ones, then cut: the filter comes first.
+        let everything = state.index().doc_count().max(1);
+        let mut all = rank_query(state, options, query, everything)?.hits;
+        all.retain(|h| request.admits(state.tool_at(h.doc)));
+        all.truncate(request.top_k);
+        all
+    } else {
+        rank_query(state, options, query, request.top_k)?.hits
+    };
     scored.retain(|h| h.score > 0.0);
     if let Some(floor) = score_floor(options, scored.first().map(|h| h.score)) {
         scored.retain(|h| h.score >= floor);
@@ -739,7 +814,41 @@ fn answer(
     Ok((scored, false))
 }
 
-/// The arguments of a `discover_tools` call: `{"query", "top_k"?, "api_format"?}`.
+/// The prefix of a query that names its tools: `select:a,b,c`.
+pub const SELECT_PREFIX: &str = "select:";
+
+/// The names of a `select:a,b,c` query (trimmed, empty ones skipped), or `None` for any other
+/// query. The prefix is matched ignoring ASCII case and leading whitespace.
+pub fn select_names(query: &str) -> Option<impl Iterator<Item = &str>> {
+    let q = query.trim_start();
+    let head = q.get(..SELECT_PREFIX.len())?;
+    if !head.eq_ignore_ascii_case(SELECT_PREFIX) {
+        return None;
+    }
+    Some(
+        q[SELECT_PREFIX.len()..]
+            .split(',')
+            .map(str::trim)
+            .filter(|n| !n.is_empty()),
+    )
+}
+
+/// The tools a `select:` query names, by tolerant exact name (as a whole-query exact match is
+/// found), in the given order, each once, unknown or disabled names skipped; score 1.0 each.
+fn select<'a>(state: &State, names: impl Iterator<Item = &'a str>) -> Vec<crate::index::ScoredDoc> {
+    let mut out: Vec<crate::index::ScoredDoc> = Vec::new();
+    for name in names {
+        if let Some(doc) = state.exact_match(name) {
+            if !out.iter().any(|h| h.doc == doc) {
+                out.push(crate::index::ScoredDoc { doc, score: 1.0 });
+            }
+        }
+    }
+    out
+}
+
+/// The arguments of a `discover_tools` call: `{"query", "top_k"?, "api_format"?, "namespace"?:
+/// str | [str], "tags"?: [str] | str}`.
 pub fn parse_discover_tools_args(text: &str) -> Result<(String, DiscoverRequest)> {
     let value = parse_json(text, "arguments")?;
     let obj = value.as_object().ok_or_else(|| {
@@ -764,9 +873,12 @@ pub fn parse_discover_tools_args(text: &str) -> Result<(String, DiscoverRequest)
             },
             "top_k" => request.top_k = parse_top_k(v, &here)?,
             "api_format" => request.api_format = parse_api_format(v, &here)?,
+            // A model may well send one namespace or tag as a plain string.
+            "namespace" => request.namespaces = parse_string_or_strings(v, &here)?,
+            "tags" => request.tags = parse_string_or_strings(v, &here)?,
             _ => {
                 return Err(Error::invalid(format!(
-                    "{here}: unknown argument (discover_tools takes query, top_k and api_format)"
+                    "{here}: unknown argument (discover_tools takes query, top_k, api_format, namespace and tags)"
                 )));
             }
         }
@@ -802,6 +914,48 @@ fn number_in(v: &Value, path: &str, min: f64, max: f64) -> Result<f64> {
         )));
     }
     Ok(x)
+}
+
+/// An array of strings; `null` is the empty list.
+fn parse_strings(v: &Value, path: &str) -> Result<Vec<String>> {
+    match v {
+        Value::Null => Ok(Vec::new()),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| match item {
+                Value::String(s) => Ok(s.clone()),
+                other => Err(Error::invalid(format!(
+                    "{path}[{i}]: expected a string, got {}",
+                    kind_of(other)
+                ))),
+            })
+            .collect(),
+        other => Err(Error::invalid(format!(
+            "{path}: expected an array of strings, got {}",
+            kind_of(other)
+        ))),
+    }
+}
+
+/// One string or an array of strings.
+fn parse_string_or_strings(v: &Value, path: &str) -> Result<Vec<String>> {
+    match v {
+        Value::String(s) => Ok(vec![s.clone()]),
+        other => parse_strings(other, path),
+    }
+}
+
+/// A boolean; `null` is `None`.
+fn parse_opt_bool(v: &Value, path: &str) -> Result<Option<bool>> {
+    match v {
+        Value::Null => Ok(None),
+        Value::Bool(b) => Ok(Some(*b)),
+        other => Err(Error::invalid(format!(
+            "{path}: expected true or false, got {}",
+            kind_of(other)
+        ))),
+    }
 }
 
 fn parse_top_k(v: &Value, path: &str) -> Result<usize> {

@@ -174,6 +174,10 @@ pub struct Metrics {
     pub latency_p95_ms: f64,
     /// Mean discover latency, milliseconds.
     pub latency_mean_ms: f64,
+    /// Queries whose discover failed (each scored as a miss: an empty ranking).
+    pub failed: usize,
+    /// The first failure, as `"<query id>: <error>"`.
+    pub first_error: Option<String>,
 }
 
 /// Averages per-query scores (judged queries only) and summarizes latencies.
@@ -200,6 +204,8 @@ pub fn aggregate(
         latency_p50_ms: percentile(&sorted, 0.50),
         latency_p95_ms: percentile(&sorted, 0.95),
         latency_mean_ms: sorted.iter().sum::<f64>() / sorted.len().max(1) as f64,
+        failed: 0,
+        first_error: None,
     }
 }
 
@@ -224,6 +230,10 @@ pub struct Ranked {
 }
 
 /// Runs every query through `discoverer` with `top_k` [`CUTOFF`] and scores the answers.
+///
+/// A query that fails (empty, over the size limit, ...) does not stop the run: it counts as a miss
+/// with an empty ranking, and [`Metrics::failed`] and [`Metrics::first_error`] report it. The
+/// `Result` is kept for errors of the run as a whole.
 pub fn evaluate(discoverer: &Discoverer, queries: &[EvalQuery]) -> Result<(Metrics, Vec<Ranked>)> {
     let request = DiscoverRequest {
         top_k: CUTOFF,
@@ -233,9 +243,17 @@ pub fn evaluate(discoverer: &Discoverer, queries: &[EvalQuery]) -> Result<(Metri
     let mut latencies = Vec::with_capacity(queries.len());
     let mut rankings = Vec::with_capacity(queries.len());
     let mut zero = 0;
+    let (mut failed, mut first_error) = (0, None);
     for q in queries {
         let start = Instant::now();
-        let hits = discoverer.discover(&q.query, &request)?;
+        let hits = match discoverer.discover(&q.query, &request) {
+            Ok(hits) => hits,
+            Err(e) => {
+                failed += 1;
+                first_error.get_or_insert_with(|| format!("{}: {e}", q.id));
+                Vec::new()
+            }
+        };
         latencies.push(start.elapsed().as_secs_f64() * 1e3);
         let ranked: Vec<String> = hits.into_iter().map(|h| h.name).collect();
         if ranked.is_empty() {
@@ -247,7 +265,12 @@ pub fn evaluate(discoverer: &Discoverer, queries: &[EvalQuery]) -> Result<(Metri
             ranked,
         });
     }
-    Ok((aggregate(&scores, zero, &latencies), rankings))
+    let metrics = Metrics {
+        failed,
+        first_error,
+        ..aggregate(&scores, zero, &latencies)
+    };
+    Ok((metrics, rankings))
 }
 
 #[cfg(test)]

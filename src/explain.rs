@@ -115,6 +115,9 @@ pub struct Explanation {
     pub tokens: Vec<QueryToken>,
     /// The tokens that were scored.
     pub scored_tokens: Vec<String>,
+    /// Tokens the analysis produced. Over [`MAX_QUERY_TOKENS`](crate::limits::MAX_QUERY_TOKENS),
+    /// only the first that many are used (and listed in `tokens`); the rest are ignored.
+    pub analyzed_token_count: usize,
     /// `top_k` of the request.
     pub top_k: usize,
     /// The best score in the answer.
@@ -128,6 +131,17 @@ pub struct Explanation {
 }
 
 impl Explanation {
+    /// When the query had more tokens than the limit: a sentence saying which were used.
+    pub fn truncation_note(&self) -> Option<String> {
+        let limit = crate::limits::MAX_QUERY_TOKENS;
+        (self.analyzed_token_count > limit).then(|| {
+            format!(
+                "the query has {} tokens after analysis; only the first {limit} were used",
+                self.analyzed_token_count
+            )
+        })
+    }
+
     /// The explanation as JSON text (see `tr_discoverer_explain` for the shape).
     pub fn to_json(&self) -> String {
         self.to_value().to_string()
@@ -194,6 +208,8 @@ impl Explanation {
             "exact_match": self.exact_match,
             "tokens": tokens,
             "scored_tokens": self.scored_tokens,
+            "analyzed_token_count": self.analyzed_token_count,
+            "truncated": self.truncation_note(),
             "top_k": self.top_k,
             "best_score": self.best_score,
             "score_floor": self.score_floor,
@@ -242,6 +258,7 @@ pub(crate) fn explain(
         exact_match: None,
         tokens: Vec::new(),
         scored_tokens: Vec::new(),
+        analyzed_token_count: 0,
         top_k: request.top_k,
         best_score: None,
         score_floor: None,
@@ -275,6 +292,7 @@ pub(crate) fn explain(
     let everything = state.index().doc_count().max(1);
     let ranking = rank_query(state, options, query, everything)?;
     out.tokens = ranking.plan.tokens;
+    out.analyzed_token_count = ranking.plan.analyzed;
     out.scored_tokens = ranking.plan.scored;
     // The answer, exactly as discover computes it: top_k, positive scores, then the floor.
     let mut answer: Vec<_> = ranking.hits.iter().take(request.top_k).copied().collect();

@@ -15,8 +15,9 @@ pub const MAX_JSON_DEPTH: usize = 128;
 pub const MAX_NAME_BYTES: usize = 1024;
 /// Longest query, in bytes.
 pub const MAX_QUERY_BYTES: usize = 64 * 1024;
-/// Most tokens a query may have after analysis. Scoring cost grows with tokens times postings,
-/// so this bounds the time of one discover.
+/// Most analyzed query tokens that are scored. Scoring cost grows with tokens times postings,
+/// so this bounds the time of one discover; a longer query is answered from its first this many
+/// tokens (explain says so), never refused: agents paste logs and blobs into queries.
 pub const MAX_QUERY_TOKENS: usize = 1024;
 
 /// Most searchable text one tool may carry, in bytes: its description, search hint, tags and

@@ -26,10 +26,17 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Find tools by exact name or natural-language query.
+    /// Find tools by exact name, natural-language query, or `select:NAME,NAME,...`.
     Discover {
-        /// A tool name or a few words describing the capability.
+        /// A tool name, a few words describing the capability, or `select:a,b,c` (those tools,
+        /// by exact name, in that order).
         query: String,
+        /// Only tools of this namespace (repeat for any of several).
+        #[arg(long = "namespace", value_name = "NS")]
+        namespaces: Vec<String>,
+        /// Only tools with this tag (repeat for any of several).
+        #[arg(long = "tag", value_name = "TAG")]
+        tags: Vec<String>,
         #[command(flatten)]
         catalog: CatalogArg,
         /// Most results to show.
@@ -104,7 +111,8 @@ enum Command {
 
 #[derive(Args)]
 struct RankingArgs {
-    /// Ranking profile: reference (the reference engine's ranking) or enhanced.
+    /// Ranking profile: enhanced (the default; finds the right tool more often) or reference
+    /// (exactly the Python reference toolregistry 0.19.0's ranking, for parity).
     #[arg(long, value_name = "PROFILE")]
     profile: Option<String>,
     /// Discovery options as JSON, e.g. '{"min_score_ratio": 0}'.
@@ -196,6 +204,8 @@ fn run(cli: Cli, out: &mut String) -> Result<(), String> {
     match cli.command {
         Command::Discover {
             query,
+            namespaces,
+            tags,
             catalog,
             top_k,
             api_format,
@@ -207,6 +217,9 @@ fn run(cli: Cli, out: &mut String) -> Result<(), String> {
             let request = DiscoverRequest {
                 top_k,
                 api_format: ApiFormat::parse(&api_format).map_err(err)?,
+                namespaces,
+                tags,
+                ..Default::default()
             };
             let discoverer = registry.discoverer(options);
             if json {
@@ -347,6 +360,8 @@ fn print_metrics(
             "latency_mean_ms": m.latency_mean_ms,
             "latency_p50_ms": m.latency_p50_ms,
             "latency_p95_ms": m.latency_p95_ms,
+            "failed": m.failed,
+            "first_error": m.first_error,
         });
         let _ = writeln!(out, "{v}");
         return;
@@ -375,6 +390,13 @@ fn print_metrics(
         m.latency_p50_ms,
         m.latency_p95_ms
     );
+    if let Some(first) = &m.first_error {
+        let _ = writeln!(
+            out,
+            "{} of {} queries failed (scored as misses); the first: {first}",
+            m.failed, m.queries
+        );
+    }
 }
 
 fn print_explanation(out: &mut String, e: &Explanation) {
@@ -393,6 +415,9 @@ fn print_explanation(out: &mut String, e: &Explanation) {
             }
         };
         let _ = writeln!(out, "  token {:<20} df {:>5}  {verdict}", t.token, t.df);
+    }
+    if let Some(note) = e.truncation_note() {
+        let _ = writeln!(out, "note: {note}");
     }
     let _ = writeln!(out, "scored tokens: {}", e.scored_tokens.join(" "));
     let t = &e.tool;

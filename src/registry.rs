@@ -1026,9 +1026,9 @@ impl Registry {
         Ok(())
     }
 
-    /// Runs a built-in tool: `discover_tools` takes `{"query", "top_k"?, "api_format"?}` and
-    /// answers like [`Discoverer::discover_json`]; `call_deferred` runs a deferred tool. Calls of
-    /// registered tools go through `crate::exec` (`tr_registry_execute`).
+/// Runs a built-in tool: `discover_tools` takes `{"query", "top_k"?, "api_format"?,
+    /// "namespace"?, "tags"?}` and answers like [`Discoverer::discover_json`]; `call_deferred` runs
+    /// a deferred tool. Calls of registered tools go through `crate::exec` (`tr_registry_execute`).
     pub fn call_json(&self, name: &str, args_json: &str) -> Result<String> {
         let builtin = {
             let state = self.shared.read()?;

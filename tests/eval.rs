@@ -67,10 +67,10 @@ fn reference_profile_reproduces_the_published_baselines() {
     let off = DiscoveryOptions {
         min_score_ratio: 0.0,
         max_df_ratio: 0.0,
-        ..Default::default()
+        ..DiscoveryOptions::reference()
     };
     for set in ["bfcl", "metatool", "apibench"] {
-        assert_reproduces(set, "reference, defaults", DiscoveryOptions::default());
+        assert_reproduces(set, "reference, defaults", DiscoveryOptions::reference());
         assert_reproduces(set, "reference, both filters off", off);
     }
 }
@@ -169,6 +169,62 @@ fn cli_eval_and_explain() {
         assert!(!out.status.success());
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A query that fails does not stop `eval`: it is a miss, and the report says how many failed
+/// and what the first error was, in both profiles and both output forms.
+#[test]
+fn cli_eval_counts_failing_queries_as_misses() {
+    let dir = std::env::temp_dir().join(format!("tr-eval-fail-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("catalog.json"),
+        r#"[{"name": "send_mail", "description": "Send an email.", "parameters": {"type": "object", "properties": {}}}]"#,
+    )
+    .unwrap();
+    let too_long = "mail ".repeat(20_000);
+    let queries = [
+        serde_json::json!({"id": "blank", "query": "   ", "relevant": ["send_mail"]}),
+        serde_json::json!({"id": "ok", "query": "send mail", "relevant": ["send_mail"]}),
+        serde_json::json!({"id": "huge", "query": too_long, "relevant": ["send_mail"]}),
+    ];
+    let lines: Vec<String> = queries.iter().map(|q| q.to_string()).collect();
+    std::fs::write(dir.join("queries.jsonl"), lines.join("\n")).unwrap();
+    let bin = env!("CARGO_BIN_EXE_toolregistry");
+    for profile in ["reference", "enhanced"] {
+        let out = std::process::Command::new(bin)
+            .args(["eval", "--profile", profile, "--json", "--catalog"])
+            .arg(&dir)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let m: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(m["queries"], 3, "{m}");
+        assert_eq!(m["failed"], 2, "{m}");
+        let first = m["first_error"].as_str().unwrap();
+        assert!(first.starts_with("blank: invalid argument"), "{first}");
+        assert!(
+            (m["mrr@10"].as_f64().unwrap() - 1.0 / 3.0).abs() < 1e-12,
+            "{m}"
+        );
+        assert!((m["zero_result_share"].as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-12);
+
+        let out = std::process::Command::new(bin)
+            .args(["eval", "--profile", profile, "--catalog"])
+            .arg(&dir)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains("2 of 3 queries failed (scored as misses); the first: blank:"),
+            "{text}"
+        );
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }

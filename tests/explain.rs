@@ -36,7 +36,7 @@ fn req(top_k: usize) -> DiscoverRequest {
 #[test]
 fn ranked_tool_score_and_rank_agree_with_discover() {
     let r = registry();
-    for options in [DiscoveryOptions::default(), DiscoveryOptions::enhanced()] {
+    for options in [DiscoveryOptions::reference(), DiscoveryOptions::enhanced()] {
         let d = r.discoverer(options);
         for query in [
             "convert currency",
@@ -71,7 +71,7 @@ fn ranked_tool_score_and_rank_agree_with_discover() {
 #[test]
 fn contributions_name_fields_with_tf_and_weight() {
     let r = registry();
-    let d = r.discoverer(DiscoveryOptions::default());
+    let d = r.discoverer(DiscoveryOptions::reference());
     let e = d
         .explain("convert currency", "convert_currency", &req(10))
         .unwrap();
@@ -89,7 +89,7 @@ fn contributions_name_fields_with_tf_and_weight() {
 #[test]
 fn why_not_disabled_no_common_token_top_k_and_floor() {
     let r = registry();
-    let d = r.discoverer(DiscoveryOptions::default());
+    let d = r.discoverer(DiscoveryOptions::reference());
 
     r.set_enabled("send_email", false).unwrap();
     let e = d.explain("send an email", "send_email", &req(10)).unwrap();
@@ -118,7 +118,7 @@ fn why_not_disabled_no_common_token_top_k_and_floor() {
     // a high floor cuts the weaker one.
     let strict = r.discoverer(DiscoveryOptions {
         min_score_ratio: 0.9,
-        ..Default::default()
+        ..DiscoveryOptions::reference()
     });
     let e = strict
         .explain("currency exchange rates", "convert_currency", &req(10))
@@ -142,12 +142,12 @@ fn why_not_disabled_no_common_token_top_k_and_floor() {
 #[test]
 fn filler_tokens_are_reported_with_df_and_ratio() {
     let r = registry();
-    let d = r.discoverer(DiscoveryOptions::default());
+    let d = r.discoverer(DiscoveryOptions::reference());
     // "file" is in 3 of 7 tools (43%), "disk" too: with max_df_ratio 0.4 both are filler, and
     // the rarest one occurring in a tool name ("file") is kept.
     let d2 = r.discoverer(DiscoveryOptions {
         max_df_ratio: 0.4,
-        ..Default::default()
+        ..DiscoveryOptions::reference()
     });
     let e = d2.explain("file disk", "read_file", &req(10)).unwrap();
     let file = e.tokens.iter().find(|t| t.token == "file").unwrap();
@@ -179,7 +179,7 @@ fn filler_tokens_are_reported_with_df_and_ratio() {
 #[test]
 fn exact_names_and_unknown_tools() {
     let r = registry();
-    let d = r.discoverer(DiscoveryOptions::default());
+    let d = r.discoverer(DiscoveryOptions::reference());
     let e = d.explain("read_file", "read_file", &req(10)).unwrap();
     assert_eq!(e.tool.outcome, Outcome::ExactMatch);
     assert_eq!(e.tool.score, Some(1.0));

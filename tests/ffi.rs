@@ -673,8 +673,9 @@ fn too_large_inputs() {
             "TR_STATUS_TOO_LARGE",
             "query",
         );
+        // Many tokens within the byte limit: answered from the first TR_MAX_QUERY_TOKENS.
         let many_tokens = "a ".repeat(5_000);
-        expect_failure(
+        check(
             tr_discoverer_discover(
                 d,
                 cstr(&many_tokens).as_ptr(),
@@ -683,9 +684,9 @@ fn too_large_inputs() {
                 &mut err,
             ),
             &mut err,
-            "TR_STATUS_TOO_LARGE",
-            "tokens",
-        );
+        )
+        .unwrap();
+        take(out);
         // top_k far beyond the catalog is fine.
         check(
             tr_discoverer_discover(

@@ -26,7 +26,7 @@ fn committed_header_is_up_to_date() {
          #define TR_MAX_NAME_BYTES {}\n\
          /** Longest query, in bytes; longer is TR_STATUS_TOO_LARGE. */\n\
          #define TR_MAX_QUERY_BYTES {}\n\
-         /** Most tokens a query may have after analysis; more is TR_STATUS_TOO_LARGE. */\n\
+         /** Most analyzed query tokens that are used; a longer query is answered from its first this many. */\n\
          #define TR_MAX_QUERY_TOKENS {}\n\
          /** Most searchable text per tool (description, search hint, tags, parameter names), in bytes; more is TR_STATUS_TOO_LARGE. */\n\
          #define TR_MAX_TOOL_TEXT_BYTES {}\n",

@@ -14,6 +14,22 @@ fn names(hits: &[toolregistry::Hit]) -> Vec<&str> {
     hits.iter().map(|h| h.name.as_str()).collect()
 }
 
+/// A newcomer gets the enhanced profile: no options, `{}`, `null` and `Default` all mean it.
+#[test]
+fn enhanced_is_the_default_profile() {
+    assert_eq!(DiscoveryOptions::default(), DiscoveryOptions::enhanced());
+    assert_eq!(Profile::default(), Profile::Enhanced);
+    for text in [None, Some("{}"), Some("null"), Some(r#"{"profile": null}"#)] {
+        assert_eq!(
+            DiscoveryOptions::from_json(text).unwrap(),
+            DiscoveryOptions::enhanced(),
+            "{text:?}"
+        );
+    }
+    assert_ne!(DiscoveryOptions::reference(), DiscoveryOptions::enhanced());
+    assert_eq!(DiscoveryOptions::reference().profile, Profile::Reference);
+}
+
 #[test]
 fn options_parse_profile_and_its_defaults() {
     let o = DiscoveryOptions::from_json(Some(r#"{"profile": "enhanced"}"#)).unwrap();
@@ -24,12 +40,12 @@ fn options_parse_profile_and_its_defaults() {
     let o = DiscoveryOptions::from_json(Some(r#"{"delta": 0.5, "profile": "enhanced"}"#)).unwrap();
     assert_eq!((o.profile, o.delta), (Profile::Enhanced, 0.5));
     let o = DiscoveryOptions::from_json(Some(r#"{"profile": "reference"}"#)).unwrap();
-    assert_eq!(o, DiscoveryOptions::default());
+    assert_eq!(o, DiscoveryOptions::reference());
     for (bad, needle) in [
         (r#"{"profile": "fast"}"#, "unknown profile"),
         (r#"{"profile": 1}"#, "expected a string"),
         (
-            r#"{"field_weights": {"param_docs": 1}}"#,
+            r#"{"profile": "reference", "field_weights": {"param_docs": 1}}"#,
             "reference profile",
         ),
     ] {
@@ -49,11 +65,11 @@ fn options_parse_profile_and_its_defaults() {
 fn enhanced_index_is_built_only_when_used_and_then_kept_in_step() {
     let r = Registry::new();
     r.register_json(TOOLS).unwrap();
-    let reference = r.discoverer(DiscoveryOptions::default());
+    let reference = r.discoverer(DiscoveryOptions::reference());
     reference
         .discover("weather", &DiscoverRequest::default())
         .unwrap();
-    r.enable_discovery(DiscoveryOptions::default()).unwrap();
+    r.enable_discovery(DiscoveryOptions::reference()).unwrap();
     assert!(
         !r.has_enhanced_index().unwrap(),
         "a reference-only registry pays nothing"
@@ -104,7 +120,7 @@ fn enhanced_index_is_built_only_when_used_and_then_kept_in_step() {
 fn enhanced_finds_what_the_reference_misses() {
     let r = Registry::new();
     r.register_json(TOOLS).unwrap();
-    let reference = r.discoverer(DiscoveryOptions::default());
+    let reference = r.discoverer(DiscoveryOptions::reference());
     let enhanced = r.discoverer(DiscoveryOptions::enhanced());
     let req = DiscoverRequest::default();
     // CamelCase names, parameter names and descriptions; stemming.
@@ -139,5 +155,63 @@ fn enhanced_finds_what_the_reference_misses() {
     assert_eq!(
         names(&enhanced.discover("ｗｅａｔｈｅｒ", &req).unwrap()),
         ["weather_now"]
+    );
+}
+
+/// The default (enhanced) profile keeps the reference's contract, through the Rust API and
+/// `discover_tools`: an exact name first with score 1.0 and its schema, `top_k`, schemas for
+/// deferred tools only, and CJK queries answered.
+#[test]
+fn the_default_profile_keeps_the_reference_contract() {
+    let r = Registry::from_options_json(Some(r#"{"discovery": {}}"#)).unwrap();
+    r.register_json(TOOLS).unwrap();
+    r.register_json(
+        r#"[{"name": "查询天气", "description": "查询城市的天气预报", "metadata": {"defer": true}},
+            {"name": "weather_alerts", "description": "Severe weather alerts for a region.", "metadata": {"defer": true}}]"#,
+    )
+    .unwrap();
+    assert!(
+        r.has_enhanced_index().unwrap(),
+        "discover_tools defaults to enhanced"
+    );
+    let d = r.discoverer(DiscoveryOptions::default());
+    assert_eq!(d.options().profile, Profile::Enhanced);
+    let req = DiscoverRequest::default();
+
+    // Exact name (tolerant of case and separators), alone, score 1.0, schema even when not deferred.
+    for query in ["weather_now", "Weather-Now"] {
+        let hits = d.discover(query, &req).unwrap();
+        assert_eq!(names(&hits), ["weather_now"], "{query}");
+        assert_eq!(hits[0].score, 1.0);
+        assert!(hits[0].schema.is_some());
+    }
+    // Fuzzy hits: schema exactly for the deferred ones.
+    let hits = d.discover("weather", &req).unwrap();
+    assert!(hits.len() >= 2, "{:?}", names(&hits));
+    for h in &hits {
+        assert_eq!(h.schema.is_some(), h.deferred, "{}", h.name);
+        assert!(h.score > 0.0);
+    }
+    // top_k.
+    let one = DiscoverRequest {
+        top_k: 1,
+        ..Default::default()
+    };
+    assert_eq!(d.discover("weather", &one).unwrap().len(), 1);
+    // CJK.
+    assert_eq!(names(&d.discover("天气预报", &req).unwrap()), ["查询天气"]);
+    let via_call = r
+        .call_json("discover_tools", r#"{"query": "天气预报", "top_k": 3}"#)
+        .unwrap();
+    assert_eq!(
+        via_call,
+        d.discover_json(
+            "天气预报",
+            &DiscoverRequest {
+                top_k: 3,
+                ..Default::default()
+            }
+        )
+        .unwrap()
     );
 }

@@ -48,7 +48,7 @@ fn incremental_index_equals_a_rebuild() {
         let registry = Registry::new();
         let options = DiscoveryOptions {
             min_score_ratio: 0.0,
-            ..Default::default()
+            ..DiscoveryOptions::reference()
         };
         let discoverer = registry.discoverer(options);
         // Half the seeds build the enhanced index at once, the other half midway, so both the
@@ -137,7 +137,7 @@ fn replacing_keeps_position_and_reregistering_moves_to_the_end() {
     }
     let d = registry.discoverer(DiscoveryOptions {
         min_score_ratio: 0.0,
-        ..Default::default()
+        ..DiscoveryOptions::reference()
     });
     let order = || -> Vec<String> {
         d.discover("file", &DiscoverRequest::default())
@@ -179,7 +179,7 @@ fn exact_name_matching_is_tolerant() {
             r#"[{"name":"list_issues","namespace":"github"},{"name":"weather/get-current"}]"#,
         )
         .unwrap();
-    let d = registry.discoverer(DiscoveryOptions::default());
+    let d = registry.discoverer(DiscoveryOptions::reference());
     for (query, want) in [
         ("github-list_issues", "github-list_issues"),
         ("GitHub_List_Issues", "github-list_issues"),
@@ -207,7 +207,7 @@ fn exact_name_matching_is_tolerant() {
 fn concurrent_discovers_and_mutations_stay_consistent() {
     let registry = Arc::new(Registry::new());
     registry
-        .enable_discovery(DiscoveryOptions::default())
+        .enable_discovery(DiscoveryOptions::reference())
         .unwrap();
     for i in 0..200 {
         registry
@@ -224,7 +224,7 @@ fn concurrent_discovers_and_mutations_stay_consistent() {
         handles.push(std::thread::spawn(move || {
             let d = registry.discoverer(DiscoveryOptions {
                 min_score_ratio: 0.0,
-                ..Default::default()
+                ..DiscoveryOptions::reference()
             });
             while !stop.load(Ordering::Relaxed) {
                 let hits = d
@@ -308,7 +308,7 @@ fn slot_compaction_keeps_order_and_index() {
     assert!(registry.verify_index().unwrap());
     let d = registry.discoverer(DiscoveryOptions {
         min_score_ratio: 0.0,
-        ..Default::default()
+        ..DiscoveryOptions::reference()
     });
     let hits = d
         .discover(

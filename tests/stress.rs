@@ -180,7 +180,7 @@ fn eight_threads_mutate_and_search_while_discoverers_are_replaced() {
     registry
         .enable_discovery(DiscoveryOptions {
             min_score_ratio: 0.0,
-            ..Default::default()
+            ..DiscoveryOptions::reference()
         })
         .unwrap();
     let mut rng = Rng(7);
@@ -190,11 +190,11 @@ fn eight_threads_mutate_and_search_while_discoverers_are_replaced() {
             .unwrap();
     }
     let slots: Arc<Vec<Mutex<Discoverer>>> = Arc::new(vec![
-        Mutex::new(registry.discoverer(DiscoveryOptions::default())),
+        Mutex::new(registry.discoverer(DiscoveryOptions::reference())),
         Mutex::new(registry.discoverer(DiscoveryOptions {
             max_df_ratio: 0.0,
             min_score_ratio: 0.0,
-            ..Default::default()
+            ..DiscoveryOptions::reference()
         })),
     ]);
     let stop = Arc::new(AtomicBool::new(false));
@@ -213,7 +213,7 @@ fn eight_threads_mutate_and_search_while_discoverers_are_replaced() {
                 let options = DiscoveryOptions {
                     min_score_ratio: [0.0, 0.3][rng.below(2)],
                     max_df_ratio: [0.0, 0.5][rng.below(2)],
-                    ..Default::default()
+                    ..DiscoveryOptions::reference()
                 };
                 let fresh = registry.discoverer(options);
                 // The old discoverer is dropped here, possibly while a worker still uses a clone.
@@ -286,7 +286,7 @@ fn eight_threads_mutate_and_search_while_discoverers_are_replaced() {
     fresh
         .enable_discovery(DiscoveryOptions {
             min_score_ratio: 0.0,
-            ..Default::default()
+            ..DiscoveryOptions::reference()
         })
         .unwrap();
     for name in &names {

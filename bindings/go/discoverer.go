@@ -67,6 +67,36 @@ func (d *Discoverer) DiscoverFormat(query string, topK int, format APIFormat) ([
 	return results, nil
 }
 
+// DiscoverWith is Discover with every per-call option: filters that choose the tools before
+// ranking (Namespaces, Tags, Deferred), TopK (0: 10) and the schema format. A query
+// "select:a,b,c" returns those tools by exact name, in that order, with their schemas.
+func (d *Discoverer) DiscoverWith(query string, req DiscoverRequest) ([]Result, error) {
+	q, err := cText("query", query)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := json.Marshal(req)
+	if err != nil {
+		return nil, fmt.Errorf("toolregistry: encoding discover options: %w", err)
+	}
+	opts, err := cJSON("options", doc)
+	if err != nil {
+		return nil, err
+	}
+	var out []byte
+	if err := d.use(func(h discovererHandle) (err error) {
+		out, err = nativeDiscover(h, q, opts)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	var results []Result
+	if err := json.Unmarshal(out, &results); err != nil {
+		return nil, fmt.Errorf("toolregistry: decoding results: %w", err)
+	}
+	return results, nil
+}
+
 func (d *Discoverer) discoverJSON(query string, topK int, format APIFormat) ([]byte, error) {
 	q, err := cText("query", query)
 	if err != nil {

@@ -23,7 +23,7 @@ func explainFixture(t *testing.T, opts DiscoveryOptions) (*Registry, *Discoverer
 
 // A ranked tool's explanation agrees with Discover, and its parts add up to its score.
 func TestExplainRanked(t *testing.T) {
-	_, d := explainFixture(t, DiscoveryOptions{})
+	_, d := explainFixture(t, DiscoveryOptions{Profile: ProfileReference})
 	const query = "send an email"
 	hits, err := d.Discover(query, 10)
 	if err != nil || len(hits) == 0 {
@@ -74,7 +74,7 @@ func TestExplainRanked(t *testing.T) {
 }
 
 func TestExplainOutcomes(t *testing.T) {
-	r, d := explainFixture(t, DiscoveryOptions{})
+	r, d := explainFixture(t, DiscoveryOptions{Profile: ProfileReference})
 	cases := []struct {
 		query, tool string
 		topK        int
@@ -135,7 +135,7 @@ func TestExplainBelowScoreFloor(t *testing.T) {
 }
 
 func TestExplainErrors(t *testing.T) {
-	_, d := explainFixture(t, DiscoveryOptions{})
+	_, d := explainFixture(t, DiscoveryOptions{Profile: ProfileReference})
 	_, err := d.Explain("email", "no_such_tool", 10)
 	wantCode(t, err, ErrNotFound)
 	_, err = d.Explain("  ", "send_email", 10)

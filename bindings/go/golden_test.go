@@ -128,6 +128,8 @@ func replayGolden(t *testing.T, data []byte) int {
 			if err = json.Unmarshal(raw, &opts); err != nil {
 				break
 			}
+			// The golden vectors are the reference's answers; the default profile is enhanced.
+			opts.Profile = ProfileReference
 			if err = r.EnableDiscovery(opts); err != nil {
 				break
 			}

@@ -478,12 +478,13 @@ func TestDiscovererOptionsDiffer(t *testing.T) {
 	if len(a) >= len(b) {
 		t.Fatalf("min_score_ratio 0.99 should keep fewer hits than 0: %v vs %v", names(a), names(b))
 	}
-	weighted, err := r.NewDiscoverer(DiscoveryOptions{FieldWeights: map[Field]float64{FieldSearchHint: 0}})
+	// The reference profile: its BM25+ delta keeps a zero-weighted match in the answer.
+	weighted, err := r.NewDiscoverer(DiscoveryOptions{Profile: ProfileReference, FieldWeights: map[Field]float64{FieldSearchHint: 0}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer weighted.Close()
-	plain, err := r.NewDiscoverer(DiscoveryOptions{})
+	plain, err := r.NewDiscoverer(DiscoveryOptions{Profile: ProfileReference})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -165,18 +165,20 @@ const (
 type Profile string
 
 const (
-	// ProfileReference ranks exactly like the Python reference toolregistry 0.19.0 (the default).
+	// ProfileReference ranks exactly like the Python reference toolregistry 0.19.0: ask for it
+	// for exact parity with the reference (the golden vectors).
 	ProfileReference Profile = "reference"
-	// ProfileEnhanced adds identifier splitting, stemming, NFKC normalization, parameter
-	// descriptions as a sixth field, drops English function words from queries, and defaults
-	// Delta to 0.
+	// ProfileEnhanced (the default) adds identifier splitting, stemming, NFKC normalization,
+	// parameter descriptions as a sixth field, drops English function words from queries, and
+	// defaults Delta to 0. It finds the right tool more often on real catalogs.
 	ProfileEnhanced Profile = "enhanced"
 )
 
 // DiscoveryOptions tunes ranking. The zero value means the defaults; nil pointers keep the
 // default of their field (use Ptr to set one, including to 0).
 type DiscoveryOptions struct {
-	// Profile is the ranking model; "" means ProfileReference.
+	// Profile is the ranking model; "" means ProfileEnhanced (set ProfileReference for exact
+	// parity with the Python reference).
 	Profile Profile `json:"profile,omitempty"`
 	// FieldWeights overrides the weights of the named fields; the others keep their defaults.
 	FieldWeights map[Field]float64 `json:"field_weights,omitempty"`
@@ -185,10 +187,26 @@ type DiscoveryOptions struct {
 	// MaxDFRatio drops query words found in at least this fraction of tools, and in at least
 	// three of them (default 0.5; 0 disables).
 	MaxDFRatio *float64 `json:"max_df_ratio,omitempty"`
-	// K1, B and Delta are the BM25+ parameters (defaults 1.5, 0.75, 1.0).
+	// K1, B and Delta are the BM25+ parameters (defaults 1.5, 0.75, and Delta 0 in
+	// ProfileEnhanced, 1.0 in ProfileReference).
 	K1    *float64 `json:"k1,omitempty"`
 	B     *float64 `json:"b,omitempty"`
 	Delta *float64 `json:"delta,omitempty"`
+}
+
+// DiscoverRequest is one discover call's options; see Discoverer.DiscoverWith. The filters
+// choose which tools may answer before ranking and TopK; scores are as without them.
+type DiscoverRequest struct {
+	// TopK is the most results to return; 0 means 10.
+	TopK int `json:"top_k,omitempty"`
+	// APIFormat of the returned schemas; "" means OpenAI chat.
+	APIFormat APIFormat `json:"api_format,omitempty"`
+	// Namespaces keeps tools registered under one of these namespaces (ignoring ASCII case).
+	Namespaces []string `json:"namespaces,omitempty"`
+	// Tags keeps tools carrying at least one of these tags (ignoring ASCII case).
+	Tags []string `json:"tags,omitempty"`
+	// Deferred keeps only deferred tools (true) or only loaded ones (false); nil keeps both.
+	Deferred *bool `json:"deferred,omitempty"`
 }
 
 // Summary is one line about a deferred tool, for a system prompt.

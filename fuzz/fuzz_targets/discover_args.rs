@@ -31,6 +31,17 @@ fuzz_target!(|data: &[u8]| {
             let query = args["query"].as_str().unwrap();
             let mut rest = args.as_object().unwrap().clone();
             rest.remove("query");
+            // The arguments' `namespace` and `tags` (a string or strings) are the options'
+            // `namespaces` and `tags` lists.
+            for (arg, option) in [("namespace", "namespaces"), ("tags", "tags")] {
+                if let Some(v) = rest.remove(arg) {
+                    let list = match v {
+                        serde_json::Value::String(s) => serde_json::json!([s]),
+                        other => other,
+                    };
+                    rest.insert(option.to_string(), list);
+                }
+            }
             let request =
                 DiscoverRequest::from_json(Some(&serde_json::Value::Object(rest).to_string()))
                     .unwrap();

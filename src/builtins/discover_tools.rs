@@ -10,7 +10,7 @@ name to get its full schema, or describe the capability you need in a few keywor
 \"convert currency\") to get the best matching tools, best first. Results for tools listed below include \
 their schema, so you can call them next.";
 
-const PARAMETERS: &str = r#"{"type":"object","properties":{"query":{"type":"string","description":"A tool's exact name, or a few keywords describing the capability you need.","minLength":1,"pattern":"[\\s\\S]*\\S[\\s\\S]*"},"top_k":{"type":"integer","description":"Most results to return.","minimum":1,"default":10},"api_format":{"type":"string","description":"Format of the returned schemas.","enum":["openai-chat","openai-responses","anthropic","gemini"],"default":"openai-chat"}},"required":["query"]}"#;
+const PARAMETERS: &str = r#"{"type":"object","properties":{"query":{"type":"string","description":"A tool's exact name, a few keywords describing the capability you need, or select:name1,name2 to get several tools' schemas by exact name.","minLength":1,"pattern":"[\\s\\S]*\\S[\\s\\S]*"},"namespace":{"type":"string","description":"Only search the tools of this namespace (the MCP server or tool group the name starts with, e.g. \"github\" for github-create_issue). Omit to search all tools."},"tags":{"type":"array","items":{"type":"string"},"description":"Only search tools that carry at least one of these tags. Omit to search all tools."},"top_k":{"type":"integer","description":"Most results to return.","minimum":1,"default":10},"api_format":{"type":"string","description":"Format of the returned schemas.","enum":["openai-chat","openai-responses","anthropic","gemini"],"default":"openai-chat"}},"required":["query"]}"#;
 
 /// Searches the registry with the options discovery was enabled with.
 #[derive(Debug)]

@@ -24,8 +24,9 @@ unsafe fn discoverer_ref<'a>(d: *const tr_discoverer) -> Result<&'a Discoverer, 
 
 /// Creates a discoverer on `r` with its own ranking options.
 ///
-/// `options_json` may be NULL or discovery options as for `tr_registry_enable_discovery`.
-/// On success `*out` receives the handle; free it with `tr_discoverer_free`.
+/// `options_json` may be NULL or discovery options as for `tr_registry_enable_discovery`; the
+/// default profile is `enhanced`, `{"profile": "reference"}` gives exactly the Python reference's
+/// ranking. On success `*out` receives the handle; free it with `tr_discoverer_free`.
 /// Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT.
 ///
 /// # Safety
@@ -50,15 +51,23 @@ pub unsafe extern "C" fn tr_discoverer_new(
     })
 }
 
-/// Finds tools by exact name or natural-language query.
+/// Finds tools by exact name, natural-language query, or `select:a,b,c`.
 ///
 /// A query equal to an enabled tool's name (or equal after lowercasing and reading `/` and `-` as
-/// `_`) returns that tool alone with score 1.0 and its schema. Otherwise the BM25F ranking, best
-/// first. `options_json` may be NULL or `{"top_k"?: int >= 1 (default 10), "api_format"?: str}`.
+/// `_`) returns that tool alone with score 1.0 and its schema. A query `select:a,b,c` returns the
+/// tools so named (by the same tolerant exact match), in that order, each with score 1.0 and its
+/// schema; unknown names are skipped, and filters and `top_k` do not apply. Otherwise the BM25F
+/// ranking, best first. `options_json` may be NULL or `{"top_k"?: int >= 1 (default 10),
+/// "api_format"?: str, "namespaces"?: [str], "tags"?: [str], "deferred"?: bool}`. The filters
+/// choose the tools that may answer before ranking and `top_k`: `namespaces`, registered under one
+/// of these namespaces; `tags`, carrying any of these tags (both compared ignoring ASCII case);
+/// `deferred`, only deferred (true) or only loaded (false) tools. Scores are the same as without
+/// a filter. An exact-name match that does not pass the filters is ranked like any query.
 /// On success `*json_out` receives `[{"name", "description", "score", "namespace", "deferred",
 /// "schema"?}]` (schema for an exact match and for deferred tools); free it with `tr_string_free`.
 /// Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (empty or whitespace-only
-/// query, top_k 0), TOO_LARGE (query over 64 KiB or 1,024 tokens).
+/// query, top_k 0), TOO_LARGE (query over 64 KiB). A longer query than `TR_MAX_QUERY_TOKENS`
+/// analyzed tokens is answered from its first `TR_MAX_QUERY_TOKENS` tokens, not refused.
 ///
 /// # Safety
 /// Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
@@ -90,13 +99,14 @@ pub unsafe extern "C" fn tr_discoverer_discover(
 /// `tr_discoverer_discover`) and reports the analyzed query tokens with the filter's verdicts, the
 /// tool's score taken apart per token and per field, its rank, or why it is not in the answer.
 /// `options_json` may be NULL or `{"top_k"?: int >= 1 (default 10)}` as for discover
-/// (`api_format` is accepted and ignored). On success `*json_out` receives, for example:
+/// (`api_format` and the filters are accepted and ignored: explain ranks the whole catalog). On success `*json_out` receives, for example:
 ///
 /// ```json
 /// {"query": "convert currency", "profile": "reference", "exact_match": null,
 ///  "tokens": [{"token": "convert", "df": 17, "df_ratio": 0.0085, "kept": true, "reason": null},
 ///             {"token": "currency", "df": 16, "df_ratio": 0.0080, "kept": true, "reason": null}],
-///  "scored_tokens": ["convert", "currency"], "top_k": 10, "best_score": 29.18,
+///  "scored_tokens": ["convert", "currency"], "analyzed_token_count": 2, "truncated": null,
+///  "top_k": 10, "best_score": 29.18,
 ///  "score_floor": 8.76, "result_count": 10,
 ///  "tool": {"name": "convert_currency", "outcome": "ranked", "reason": "ranked 2 of 10 in the answer",
 ///           "indexed": true, "score": 28.60, "rank": 2,
@@ -113,7 +123,9 @@ pub unsafe extern "C" fn tr_discoverer_discover(
 /// indexed), `no_query_tokens` (the filter left nothing to score), `no_common_token`,
 /// `below_top_k` (`rank` says where it is) and `below_score_floor` (compare `score` with
 /// `score_floor`). A field's `score` is the token's score times that field's share of
-/// `weighted_tf`. Free `*json_out` with `tr_string_free`. Read-only and
+/// `weighted_tf`. When the query has more than `TR_MAX_QUERY_TOKENS` analyzed tokens
+/// (`analyzed_token_count`), `tokens` lists the first that many, the ones used, and `truncated` is
+/// a sentence saying so (else null). Free `*json_out` with `tr_string_free`. Read-only and
 /// thread-safe like discover.
 /// Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (empty or whitespace-only
 /// query, top_k 0), NOT_FOUND (no tool named `tool_name` is registered), TOO_LARGE.

@@ -247,16 +247,18 @@ pub unsafe extern "C" fn tr_registry_deferred_summaries(
 /// tool by name, for clients that cannot add discovered tools to their tool list; pass
 /// `"call_deferred": false` to leave it out.
 ///
-/// `options_json` may be NULL (defaults) or `{"profile"?: "reference", "field_weights"?: {"name":
-/// 3.0, "description": 2.0, "tags": 1.5, "params": 1.0, "search_hint": 2.0}, "min_score_ratio"?:
-/// 0.3, "max_df_ratio"?: 0.5, "k1"?: 1.5, "b"?: 0.75, "delta"?: 1.0, "call_deferred"?: true}`. Ratios and `b` must be in
-/// [0, 1]; weights, `k1` and `delta` in [0, 1e6]; unknown keys are refused.
+/// `options_json` may be NULL (defaults) or `{"profile"?: "enhanced", "field_weights"?: {"name":
+/// 3.0, "description": 2.0, "tags": 1.5, "params": 1.0, "search_hint": 2.0, "param_docs": 1.0},
+/// "min_score_ratio"?: 0.3, "max_df_ratio"?: 0.5, "k1"?: 1.5, "b"?: 0.75, "delta"?: 0.0,
+/// "call_deferred"?: true}`. Ratios and `b` must be in [0, 1]; weights, `k1` and `delta` in
+/// [0, 1e6]; unknown keys are refused.
 ///
-/// `profile` is `"reference"` (default: the reference engine's ranking, bit for bit) or
-/// `"enhanced"` (identifier splitting, stemming, NFKC, parameter descriptions as a sixth field
-/// `param_docs` (weight 1.0), English function words dropped from queries, and `delta` 0 by
-/// default); it sets the defaults of the other options. The enhanced profile keeps a second index,
-/// built the first time a registry uses that profile and kept in step from then on.
+/// `profile` is `"enhanced"` (the default: identifier splitting, stemming, NFKC, parameter
+/// descriptions as a sixth field `param_docs` (weight 1.0), English function words dropped from
+/// queries, and `delta` 0) or `"reference"` (the Python reference engine's ranking, bit for bit,
+/// with `delta` 1.0 and no `param_docs` field: pass `{"profile": "reference"}` for exact parity);
+/// it sets the defaults of the other options. The enhanced profile keeps a second index, built the
+/// first time a registry uses that profile and kept in step from then on.
 /// Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT.
 ///
 /// # Safety
@@ -279,10 +281,11 @@ pub unsafe extern "C" fn tr_registry_enable_discovery(
 /// Runs a built-in tool, as a model's tool call would.
 ///
 /// `discover_tools` takes `args_json` `{"query": str, "top_k"?: int >= 1 (default 10),
-/// "api_format"?: str}` and answers like `tr_discoverer_discover`; `call_deferred` takes
-/// `{"_target_tool": str, ...}` and answers with the tool's output (a failure of the tool is
-/// INVALID_ARGUMENT with its message). Registered tools run through `tr_registry_execute`
-/// (INVALID_ARGUMENT here).
+/// "api_format"?: str, "namespace"?: str | [str], "tags"?: [str] | str}` and answers like
+/// `tr_discoverer_discover` (`namespace` and `tags` are its `namespaces` and `tags` filters);
+/// `call_deferred` takes `{"_target_tool": str, ...}` and answers with the tool's output (a failure
+/// of the tool is INVALID_ARGUMENT with its message). Registered tools run through
+/// `tr_registry_execute` (INVALID_ARGUMENT here).
 /// On success `*json_out` receives the result; free it with `tr_string_free`.
 /// Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (bad arguments, empty
 /// query), NOT_FOUND (unknown built-in, or discovery not enabled), TOO_LARGE.

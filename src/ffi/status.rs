@@ -22,7 +22,7 @@ pub enum tr_status {
     TR_STATUS_INVALID_ARGUMENT = 4,
     /// An unknown tool, namespace or built-in name.
     TR_STATUS_NOT_FOUND = 5,
-    /// An input over a documented size limit (64 MiB of JSON, 64 KiB or 1,024 tokens of query,
+    /// An input over a documented size limit (64 MiB of JSON, 64 KiB of query,
     /// 1 KiB of name, 1 MiB of searchable text per tool).
     TR_STATUS_TOO_LARGE = 6,
     /// A broken invariant, such as a lock poisoned by an earlier panic.

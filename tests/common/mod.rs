@@ -50,9 +50,11 @@ pub fn golden_tool_json(tool: &Value) -> String {
     t.to_string()
 }
 
-/// Discovery options JSON for an `enable_discovery` step.
+/// Discovery options JSON for an `enable_discovery` step, pinned to the reference profile (the
+/// default is enhanced; the golden vectors are the reference's answers).
 pub fn golden_options_json(step: &Value) -> String {
     let mut o = serde_json::Map::new();
+    o.insert("profile".into(), "reference".into());
     for key in ["field_weights", "min_score_ratio", "max_df_ratio"] {
         if let Some(v) = step.get(key) {
             o.insert(key.to_string(), v.clone());

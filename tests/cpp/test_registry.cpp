@@ -246,3 +246,29 @@ TEST(DetailJson, ParsesEscapesNumbersAndKeepsRawText) {
         }
     }
 }
+
+TEST(Discoverer, FiltersNamespaceSearchAndSelect) {
+    Registry registry;
+    registry.register_tools(fixtures::kShapes);
+    Discoverer discoverer = registry.discoverer();
+    toolregistry::DiscoverRequest request;
+    request.namespaces = {"GitHub"};
+    auto hits = discoverer.discover_with("list issues email", request);
+    ASSERT_EQ(hits.size(), 1u);
+    EXPECT_EQ(hits[0].name, "github-list_issues");
+    request = {};
+    request.tags = {"network"};
+    request.deferred = true;
+    hits = discoverer.discover_with("email issues", request);
+    ASSERT_EQ(hits.size(), 1u);
+    EXPECT_EQ(hits[0].name, "anthropic_send_email");
+    // The namespace is searchable (enhanced, the default profile).
+    hits = discoverer.discover("github issues");
+    ASSERT_FALSE(hits.empty());
+    EXPECT_EQ(hits[0].name, "github-list_issues");
+    hits = discoverer.discover_with("select:mcp_read_file,nope,flat_add", {});
+    ASSERT_EQ(hits.size(), 2u);
+    EXPECT_EQ(hits[0].name, "mcp_read_file");
+    EXPECT_EQ(hits[1].name, "flat_add");
+    EXPECT_EQ(hits[0].score, 1.0);
+}

@@ -94,6 +94,21 @@ enum class ApiFormat { OpenAiChat, OpenAiResponses, Anthropic, Gemini };
     return "openai-chat";
 }
 
+/// One discover call's options (Discoverer::discover_with). The filters choose which tools may
+/// answer before ranking and `top_k`; scores are as without them.
+struct DiscoverRequest {
+    /// Most results to return (>= 1).
+    std::size_t top_k = 10;
+    /// Format of the returned schemas.
+    ApiFormat api_format = ApiFormat::OpenAiChat;
+    /// Only tools registered under one of these namespaces (ignoring ASCII case); empty: any.
+    std::vector<std::string> namespaces;
+    /// Only tools carrying at least one of these tags (ignoring ASCII case); empty: any.
+    std::vector<std::string> tags;
+    /// Only deferred (true) or only loaded (false) tools; empty: both.
+    std::optional<bool> deferred;
+};
+
 /// One discover answer entry.
 struct Hit {
     std::string name;
@@ -230,6 +245,26 @@ private:
 [[nodiscard]] inline std::string discover_options(std::size_t top_k, ApiFormat format) {
     std::string out = "{\"top_k\":" + std::to_string(top_k) + ",\"api_format\":";
     out += json_quote(to_string(format));
+    out += '}';
+    return out;
+}
+
+/// A DiscoverRequest as the C ABI's discover options JSON.
+[[nodiscard]] inline std::string discover_options(const DiscoverRequest& r) {
+    std::string out = discover_options(r.top_k, r.api_format);
+    out.pop_back();
+    auto list = [&out](const char* key, const std::vector<std::string>& items) {
+        if (items.empty()) return;
+        out += std::string(",\"") + key + "\":[";
+        for (std::size_t i = 0; i < items.size(); ++i) {
+            if (i > 0) out += ',';
+            out += json_quote(c_string(items[i], key));
+        }
+        out += ']';
+    };
+    list("namespaces", r.namespaces);
+    list("tags", r.tags);
+    if (r.deferred) out += *r.deferred ? ",\"deferred\":true" : ",\"deferred\":false";
     out += '}';
     return out;
 }
@@ -653,7 +688,14 @@ public:
         return detail::parse_hits(discover_json(query, detail::discover_options(top_k, format)));
     }
 
-    /// discover() as raw JSON; `options_json`: empty or `{"top_k"?, "api_format"?}`.
+    /// discover() with filters (namespaces, tags, deferred); a query `select:a,b,c` returns those
+    /// tools by exact name, in that order, with their schemas.
+    [[nodiscard]] std::vector<Hit> discover_with(std::string_view query, const DiscoverRequest& request) const {
+        return detail::parse_hits(discover_json(query, detail::discover_options(request)));
+    }
+
+    /// discover() as raw JSON; `options_json`: empty or `{"top_k"?, "api_format"?, "namespaces"?,
+    /// "tags"?, "deferred"?}`.
     [[nodiscard]] std::string discover_json(std::string_view query, std::string_view options_json = {}) const {
         std::string q = detail::c_string(query, "query");
         detail::OptionalCString options(options_json, "options_json");

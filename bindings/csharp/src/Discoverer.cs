@@ -51,7 +51,30 @@ namespace ToolRegistry
             return DiscoverResult.ParseList(DiscoverJson(query, topK, apiFormat));
         }
 
-        /// <summary>Like <see cref="Discover"/>, as raw JSON: [{"name", "description", "score", "namespace", "deferred", "schema"?}].</summary>
+        /// <summary>
+        /// Like <see cref="Discover(string, int, string)"/> with filters: <see cref="DiscoverRequest.Namespaces"/>,
+        /// <see cref="DiscoverRequest.Tags"/> and <see cref="DiscoverRequest.Deferred"/> choose which tools
+        /// may answer before ranking and TopK. A query "select:a,b,c" returns those tools by exact name,
+        /// in that order, with their schemas.
+        /// </summary>
+        public IReadOnlyList<DiscoverResult> Discover(string query, DiscoverRequest request)
+        {
+            var q = Utf8.EncodeRequired(query, "query");
+            var r = request ?? new DiscoverRequest();
+            var o = Utf8.Encode(new JsonObjectWriter()
+                .Add("top_k", r.TopK)
+                .Add("api_format", r.ApiFormat)
+                .Add("namespaces", r.Namespaces)
+                .Add("tags", r.Tags)
+                .Add("deferred", r.Deferred)
+                .ToString(), "options");
+            IntPtr json, err;
+            var status = Native.tr_discoverer_discover(Handle, q, o, out json, out err);
+            Native.Check(status, err);
+            return DiscoverResult.ParseList(Utf8.Take(json));
+        }
+
+        /// <summary>Like <see cref="Discover(string, int, string)"/>, as raw JSON: [{"name", "description", "score", "namespace", "deferred", "schema"?}].</summary>
         public string DiscoverJson(string query, int topK = 10, string apiFormat = null)
         {
             var q = Utf8.EncodeRequired(query, "query");
@@ -65,7 +88,7 @@ namespace ToolRegistry
         /// <summary>
         /// Explains how <paramref name="query"/> ranks the tool <paramref name="toolName"/>: the query
         /// tokens the filter kept or dropped, the tool's score per token and field, its rank, or why it
-        /// is not in the answer. Runs the same analysis and scoring as <see cref="Discover"/>.
+        /// is not in the answer. Runs the same analysis and scoring as <see cref="Discover(string, int, string)"/>.
         /// </summary>
         /// <exception cref="NotFoundException">No tool named <paramref name="toolName"/> is registered.</exception>
         /// <exception cref="InvalidInputException">Empty query or topK below 1.</exception>

@@ -18,9 +18,9 @@ namespace ToolRegistry
     /// <summary>The ranking profiles (<see cref="DiscoveryOptions.Profile"/>).</summary>
     public static class DiscoveryProfile
     {
-        /// <summary>The reference engine's ranking, bit for bit (the default).</summary>
+        /// <summary>The reference engine's ranking, bit for bit: ask for it for exact parity with the Python reference.</summary>
         public const string Reference = "reference";
-        /// <summary>Identifier splitting, stemming, NFKC, parameter descriptions, query stopwords, delta 0.</summary>
+        /// <summary>The default: identifier splitting, stemming, NFKC, parameter descriptions, query stopwords, delta 0.</summary>
         public const string Enhanced = "enhanced";
     }
 
@@ -29,7 +29,7 @@ namespace ToolRegistry
     {
         /// <summary>
         /// A <see cref="DiscoveryProfile"/> constant; it sets the defaults of the other options
-        /// (null: reference).
+        /// (null: enhanced; set <see cref="DiscoveryProfile.Reference"/> for exact reference parity).
         /// </summary>
         public string Profile { get; set; }
 
@@ -52,7 +52,7 @@ namespace ToolRegistry
         /// <summary>BM25 length normalisation in [0, 1] (default 0.75).</summary>
         public double? B { get; set; }
 
-        /// <summary>BM25+ lower bound per matched term (default 1.0).</summary>
+        /// <summary>BM25+ lower bound per matched term (default 0 in the enhanced profile, 1.0 in the reference).</summary>
         public double? Delta { get; set; }
 
         /// <summary>The options as the JSON object the C ABI takes.</summary>
@@ -70,7 +70,29 @@ namespace ToolRegistry
         }
     }
 
-    /// <summary>Which schemas <see cref="Registry.GetSchemasJson(SchemaOptions)"/> returns, and in which format.</summary>
+    /// <summary>
+    /// One discover call's options (<see cref="Discoverer.Discover(string, DiscoverRequest)"/>). The
+    /// filters choose which tools may answer before ranking and TopK; scores are as without them.
+    /// </summary>
+    public sealed class DiscoverRequest
+    {
+        /// <summary>At most this many hits (at least 1; null: 10).</summary>
+        public int? TopK { get; set; }
+
+        /// <summary>Format of returned schemas, an <see cref="ToolRegistry.ApiFormat"/> constant; null for openai-chat.</summary>
+        public string ApiFormat { get; set; }
+
+        /// <summary>Only tools registered under one of these namespaces (ignoring ASCII case); null: any.</summary>
+        public IList<string> Namespaces { get; set; }
+
+        /// <summary>Only tools carrying at least one of these tags (ignoring ASCII case); null: any.</summary>
+        public IList<string> Tags { get; set; }
+
+        /// <summary>Only deferred (true) or only loaded (false) tools; null: both.</summary>
+        public bool? Deferred { get; set; }
+    }
+
+    /// <summary>Which schemas <see cref="Registry.GetSchemasJson"/> returns, and in which format.</summary>
     public sealed class SchemaOptions
     {
         /// <summary>Include deferred tools (default true).</summary>

@@ -41,7 +41,8 @@ namespace ToolRegistry.Tests
         /// <summary>The options of an enable_discovery step, through the typed DiscoveryOptions.</summary>
         public static DiscoveryOptions Options(JsonNode step)
         {
-            var o = new DiscoveryOptions();
+            // The golden vectors are the reference's answers; the default profile is enhanced.
+            var o = new DiscoveryOptions { Profile = DiscoveryProfile.Reference };
             if (step.Has("field_weights"))
             {
                 o.FieldWeights = step["field_weights"].Members.ToDictionary(kv => kv.Key, kv => kv.Value.Num);
