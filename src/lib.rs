@@ -40,6 +40,7 @@ pub mod format;
 pub mod index;
 pub mod limits;
 pub mod registry;
+pub mod schema;
 pub mod tool;
 
 pub mod ffi;

@@ -7,6 +7,7 @@
 
 use crate::error::{Error, Result};
 use crate::limits::{MAX_NAME_BYTES, check_input_size, kind_of, parse_json};
+use crate::schema::{Cleaned, Form, SchemaCache};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
@@ -109,6 +110,8 @@ pub struct Tool {
     /// Bytes of the parameter names, without the spaces that join them.
     param_bytes: u32,
     metadata: ToolMetadata,
+    /// The schema's cleaned forms per provider, filled on first output (not part of equality).
+    schemas: SchemaCache,
 }
 
 impl PartialEq for Tool {
@@ -290,6 +293,12 @@ impl Tool {
         &self.text[self.desc_end as usize..self.params_end as usize]
     }
 
+    /// The parameters schema as emitted in `form` (cleaned; see [`crate::schema`]), computed on
+    /// first use and kept with the tool. The registered schema stays [`parameters_json`](Self::parameters_json).
+    pub fn cleaned_parameters(&self, form: Form) -> Cleaned<'_> {
+        self.schemas.clean(self.parameters_json(), form)
+    }
+
     /// The top-level property names of the parameters schema, in schema order (read back from
     /// the schema: the search index uses [`param_text`](Self::param_text)).
     pub fn param_names(&self) -> Vec<String> {
@@ -447,6 +456,7 @@ impl Tool {
             param_bytes: offset(param_bytes)?,
             text: text.into_boxed_str(),
             metadata: ToolMetadata::default(),
+            schemas: SchemaCache::new(),
         })
     }
 }

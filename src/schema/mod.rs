@@ -1,0 +1,170 @@
+//! Schema cleaning: what a tool's parameters schema looks like in each provider's request.
+//!
+//! The registry stores a tool's schema as registered; every schema the library emits goes
+//! through here. Three forms, each computed once per tool on first use ([`SchemaCache`]):
+//!
+//! - **flattened** (`openai-chat`, `openai-responses`, `anthropic`): the reference's cleaning
+//!   ([`flatten`]): local `$ref`s inlined and the definition maps dropped (a circular reference is
+//!   cut), `allOf` merged, `anyOf`/`oneOf` null variants removed (one variant left is merged in),
+//!   `$schema`, `title`, `examples`, `const`, … stripped outside property-name maps, `required`
+//!   pruned to existing properties;
+//! - **Gemini** ([`gemini`]): the flattened schema in Gemini's OpenAPI subset, types in upper case;
+//! - **strict** ([`strict`]): the flattened schema in OpenAI's strict-mode subset, or the reason
+//!   it cannot be (the tool is then emitted non-strict with a warning, never dropped).
+
+pub mod flatten;
+pub mod gemini;
+pub mod strict;
+
+use crate::format::ApiFormat;
+use once_cell::race::OnceBox;
+use serde_json::Value;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// Which cleaned form of a schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// The reference's flattening (OpenAI chat and responses, Anthropic).
+    Flattened = 0,
+    /// Gemini's function-declaration subset.
+    Gemini = 1,
+    /// OpenAI strict mode.
+    Strict = 2,
+}
+
+impl Form {
+    /// The form `format` uses; `strict` only matters for the OpenAI formats.
+    pub fn of(format: ApiFormat, strict: bool) -> Form {
+        match format {
+            ApiFormat::Gemini => Form::Gemini,
+            ApiFormat::OpenAiChat | ApiFormat::OpenAiResponses if strict => Form::Strict,
+            _ => Form::Flattened,
+        }
+    }
+
+    fn bit(self) -> u8 {
+        1 << self as u8
+    }
+}
+
+/// Whether `format` has a strict mode (the OpenAI formats).
+pub fn has_strict_mode(format: ApiFormat) -> bool {
+    matches!(format, ApiFormat::OpenAiChat | ApiFormat::OpenAiResponses)
+}
+
+/// A schema ready to be written: its parameters JSON, whether it is the strict form, and when
+/// strict mode was asked for but is impossible, why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cleaned<'a> {
+    /// Compact JSON of the parameters schema.
+    pub parameters: &'a str,
+    /// The strict form (write `"strict": true`).
+    pub strict: bool,
+    /// Strict mode was asked for and is impossible for this schema: the reason.
+    pub warning: Option<&'a str>,
+}
+
+/// The cleaned forms of one stored schema, filled on first use.
+///
+/// Costs 16 bytes per tool until a form is asked for. A form equal to the stored text only sets
+/// a bit; one that differs is kept (so most tools of a clean catalog keep nothing), in a block
+/// allocated on the first such form.
+#[derive(Default)]
+pub struct SchemaCache {
+    /// Bit per [`Form`]: known to equal the stored schema text.
+    same: AtomicU8,
+    texts: OnceBox<Texts>,
+}
+
+/// Per [`Form`], its text when it differs from the stored one, or why there is none (strict).
+#[derive(Default)]
+struct Texts([OnceLock<Result<Box<str>, Box<str>>>; 3]);
+
+impl SchemaCache {
+    /// An empty cache (usable in a `static`).
+    pub const fn new() -> Self {
+        SchemaCache {
+            same: AtomicU8::new(0),
+            texts: OnceBox::new(),
+        }
+    }
+
+    /// The parameters of `stored` (compact JSON of the registered schema) in `form`.
+    pub fn clean<'a>(&'a self, stored: &'a str, form: Form) -> Cleaned<'a> {
+        let slot = form as usize;
+        let known = self.texts.get().and_then(|t| t.0[slot].get());
+        let cleaned = match known {
+            Some(c) => c.as_deref(),
+            None if self.same.load(Ordering::Relaxed) & form.bit() != 0 => Ok(stored),
+            None => match compute(stored, form) {
+                Ok(text) if *text == *stored => {
+                    self.same.fetch_or(form.bit(), Ordering::Relaxed);
+                    Ok(stored)
+                }
+                // Two threads may both compute; the first result is kept (they are equal).
+                c => self.texts.get_or_init(Box::default).0[slot]
+                    .get_or_init(|| c)
+                    .as_deref(),
+            },
+        };
+        match cleaned {
+            Ok(parameters) => Cleaned {
+                parameters,
+                strict: form == Form::Strict,
+                warning: None,
+            },
+            Err(reason) => Cleaned {
+                parameters: self.clean(stored, Form::Flattened).parameters,
+                strict: false,
+                warning: Some(reason),
+            },
+        }
+    }
+}
+
+/// Computes one form from the stored text.
+fn compute(stored: &str, form: Form) -> Result<Box<str>, Box<str>> {
+    let flat = flatten::normalize_parameters(&parse(stored));
+    match form {
+        Form::Flattened => Ok(to_text(&flat)),
+        Form::Gemini => Ok(to_text(&gemini::gemini_parameters(&flat))),
+        Form::Strict => strict::strict_parameters(&flat)
+            .map(|v| to_text(&v))
+            .map_err(Box::from),
+    }
+}
+
+impl Clone for SchemaCache {
+    /// A fresh, empty cache: the forms are recomputed on first use.
+    fn clone(&self) -> Self {
+        SchemaCache::new()
+    }
+}
+
+impl std::fmt::Debug for SchemaCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SchemaCache")
+            .field("same", &self.same.load(Ordering::Relaxed))
+            .finish_non_exhaustive()
+    }
+}
+
+/// Cleans a schema without caching: for one-off schemas and tests.
+pub fn clean_uncached(stored: &str, form: Form) -> (String, Result<(), String>) {
+    let cache = SchemaCache::new();
+    let c = cache.clean(stored, form);
+    (
+        c.parameters.to_string(),
+        c.warning.map_or(Ok(()), |w| Err(w.to_string())),
+    )
+}
+
+fn parse(stored: &str) -> Value {
+    // Stored schemas were validated as JSON objects at registration.
+    serde_json::from_str(stored).unwrap_or(Value::Null)
+}
+
+fn to_text(v: &Value) -> Box<str> {
+    v.to_string().into_boxed_str()
+}
