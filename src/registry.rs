@@ -10,10 +10,12 @@ use crate::discovery::{
 };
 use crate::error::{Error, Result};
 use crate::format::{
-    ApiFormat, into_string, write_opt_str, write_schema, write_schema_parts, write_str,
+    ApiFormat, into_string, write_cached_schema_parts, write_opt_str, write_schema_strict,
+    write_str,
 };
 use crate::index::{DocId, Index};
 use crate::limits::{check_tool_text, kind_of, parse_json};
+use crate::schema::SchemaCache;
 use crate::tool::{MetadataUpdate, Tool, dedup_tags};
 use hashbrown::HashTable;
 use serde_json::Value;
@@ -476,6 +478,10 @@ pub struct SchemaOptions {
     pub tags: Option<Vec<String>>,
     /// Drop tools with any of these tags.
     pub exclude_tags: Option<Vec<String>>,
+    /// OpenAI strict mode (OpenAI formats only; see [`crate::schema`]). The answer is then
+    /// `{"tools": [...], "warnings": [{"name", "reason"}]}`: a tool whose schema cannot be made
+    /// strict is in `tools` non-strict and named in `warnings`.
+    pub strict: bool,
 }
 
 impl Default for SchemaOptions {
@@ -485,12 +491,14 @@ impl Default for SchemaOptions {
             api_format: ApiFormat::OpenAiChat,
             tags: None,
             exclude_tags: None,
+            strict: false,
         }
     }
 }
 
 impl SchemaOptions {
-    /// Parses `{"include_deferred"?, "api_format"?, "tags"?, "exclude_tags"?}`; `None`/`null` give the defaults.
+    /// Parses `{"include_deferred"?, "api_format"?, "tags"?, "exclude_tags"?, "strict"?}`;
+    /// `None`/`null` give the defaults.
     pub fn from_json(text: Option<&str>) -> Result<Self> {
         let mut o = Self::default();
         let Some(text) = text else { return Ok(o) };
@@ -521,13 +529,19 @@ impl SchemaOptions {
                 }
                 "tags" => o.tags = string_list(v, &here)?,
                 "exclude_tags" => o.exclude_tags = string_list(v, &here)?,
+                "strict" => {
+                    o.strict = v.as_bool().ok_or_else(|| {
+                        Error::invalid(format!("{here}: expected a boolean, got {}", kind_of(v)))
+                    })?
+                }
                 _ => {
                     return Err(Error::invalid(format!(
-                        "{here}: unknown option (expected include_deferred, api_format, tags or exclude_tags)"
+                        "{here}: unknown option (expected include_deferred, api_format, tags, exclude_tags or strict)"
                     )));
                 }
             }
         }
+        crate::schema::check_strict(o.strict, o.api_format, "options")?;
         Ok(o)
     }
 }
@@ -724,7 +738,7 @@ impl Registry {
     }
 
     /// Schemas of the enabled tools (and `discover_tools` when discovery is on), sorted by name,
-    /// as a JSON array.
+    /// as a JSON array; with `strict`, `{"tools": [...], "warnings": [...]}` (see [`SchemaOptions`]).
     pub fn schemas_json(&self, options: &SchemaOptions) -> Result<String> {
         let state = self.shared.read()?;
         let mut tools: Vec<&Tool> = state
@@ -744,14 +758,18 @@ impl Registry {
         // The built-in has no tags, so a tag filter leaves it out.
         let builtin = state.discovery.is_some() && options.tags.is_none();
         let builtin_at = tools.partition_point(|t| t.name() < DISCOVER_TOOLS);
+        let (format, strict) = (options.api_format, options.strict);
+        let mut warnings: Vec<(&str, &str)> = Vec::new();
         let mut out = Vec::new();
-        out.push(b'[');
+        out.extend_from_slice(if strict { b"{\"tools\":[" } else { b"[" });
         for (i, tool) in tools.iter().enumerate() {
             if builtin && i == builtin_at {
-                write_discover_tools_schema(&mut out, &state, options.api_format);
+                write_discover_tools_schema(&mut out, &state, format, strict);
                 out.push(b',');
             }
-            write_schema(&mut out, tool, options.api_format);
+            if let Some(w) = write_schema_strict(&mut out, tool, format, strict) {
+                warnings.push((tool.name(), w));
+            }
             if i + 1 < tools.len() {
                 out.push(b',');
             }
@@ -760,9 +778,23 @@ impl Registry {
             if !tools.is_empty() {
                 out.push(b',');
             }
-            write_discover_tools_schema(&mut out, &state, options.api_format);
+            write_discover_tools_schema(&mut out, &state, format, strict);
         }
         out.push(b']');
+        if strict {
+            out.extend_from_slice(b",\"warnings\":[");
+            for (i, (name, reason)) in warnings.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                out.extend_from_slice(b"{\"name\":");
+                write_str(&mut out, name);
+                out.extend_from_slice(b",\"reason\":");
+                write_str(&mut out, reason);
+                out.push(b'}');
+            }
+            out.extend_from_slice(b"]}");
+        }
         Ok(into_string(out))
     }
 
@@ -906,13 +938,19 @@ impl Registry {
     }
 }
 
-fn write_discover_tools_schema(out: &mut Vec<u8>, state: &State, format: ApiFormat) {
-    write_schema_parts(
+/// The built-in's cleaned schema forms, computed once per process.
+static DISCOVER_TOOLS_SCHEMAS: SchemaCache = SchemaCache::new();
+
+fn write_discover_tools_schema(out: &mut Vec<u8>, state: &State, format: ApiFormat, strict: bool) {
+    // Its schema is ours and always strict-able (a unit test checks): no warning to pass on.
+    write_cached_schema_parts(
         out,
         DISCOVER_TOOLS,
         &state.discover_tools_description(),
         DISCOVER_TOOLS_PARAMETERS,
+        &DISCOVER_TOOLS_SCHEMAS,
         format,
+        strict,
     );
 }
 

@@ -244,3 +244,182 @@ fn c_abi_reproduces_the_reference() {
     }
     report(failures);
 }
+
+/// Checks the strict-mode rules on a schema made strict: every object closed and listing all
+/// its properties as required, no `default`.
+fn assert_strict(schema: &Value, at: &str) {
+    let Some(map) = schema.as_object() else {
+        return;
+    };
+    assert!(!map.contains_key("default"), "{at}: default left: {schema}");
+    if let Some(Value::Object(props)) = map.get("properties") {
+        assert_eq!(map["additionalProperties"], false, "{at}: {schema}");
+        let names: Vec<&str> = props.keys().map(String::as_str).collect();
+        let required: Vec<&str> = map.get("required").map_or(vec![], |r| {
+            r.as_array()
+                .unwrap()
+                .iter()
+                .map(|n| n.as_str().unwrap())
+                .collect()
+        });
+        assert_eq!(required, names, "{at}: {schema}");
+        for (name, p) in props {
+            assert_strict(p, &format!("{at}.{name}"));
+        }
+    }
+    if let Some(items) = map.get("items") {
+        assert_strict(items, &format!("{at}[]"));
+    }
+    for v in map
+        .get("anyOf")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        assert_strict(v, at);
+    }
+}
+
+#[test]
+fn strict_mode_over_the_corpus_never_drops_a_tool() {
+    let cases = cases();
+    let registry = Registry::new();
+    registry.register_json(&tools_json(&cases)).unwrap();
+    registry
+        .enable_discovery(DiscoveryOptions::default())
+        .unwrap();
+    let (r, _) = new_registry_with(None, &tools_json(&cases));
+    let mut err = std::ptr::null_mut();
+    check(
+        unsafe { tr_registry_enable_discovery(r, std::ptr::null(), &mut err) },
+        &mut err,
+    )
+    .unwrap();
+    for format in [ApiFormat::OpenAiChat, ApiFormat::OpenAiResponses] {
+        let options_json = json!({"api_format": format.as_str(), "strict": true}).to_string();
+        let options = SchemaOptions::from_json(Some(&options_json)).unwrap();
+        assert!(options.strict);
+        let answer = registry.schemas_json(&options).unwrap();
+        // The C ABI answers the same bytes.
+        let mut out = std::ptr::null_mut();
+        let c_options = cstr(&options_json);
+        check(
+            unsafe { tr_registry_get_schemas(r, c_options.as_ptr(), &mut out, &mut err) },
+            &mut err,
+        )
+        .unwrap();
+        assert_eq!(take(out), answer);
+
+        let doc: Value = serde_json::from_str(&answer).unwrap();
+        let tools = doc["tools"].as_array().unwrap();
+        assert_eq!(
+            tools.len(),
+            cases.len() + 1,
+            "every tool is emitted, and discover_tools"
+        );
+        let warned: std::collections::HashMap<&str, &str> = doc["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| (w["name"].as_str().unwrap(), w["reason"].as_str().unwrap()))
+            .collect();
+        let by_name: std::collections::HashMap<&str, &Case> =
+            cases.iter().map(|c| (c.name.as_str(), c)).collect();
+        let mut strict_count = 0;
+        for tool in tools {
+            let def = if format == ApiFormat::OpenAiChat {
+                &tool["function"]
+            } else {
+                tool
+            };
+            let name = def["name"].as_str().unwrap();
+            let strict = def.get("strict") == Some(&Value::Bool(true));
+            assert_eq!(
+                strict,
+                !warned.contains_key(name),
+                "{name}: strict xor warned"
+            );
+            if strict {
+                strict_count += 1;
+                assert_strict(&def["parameters"], name);
+            } else {
+                // Not strict: exactly the non-strict answer.
+                assert_eq!(tool.to_string(), expected(by_name[name], format), "{name}");
+                assert!(!warned[name].is_empty());
+            }
+        }
+        assert!(
+            !warned.contains_key("discover_tools"),
+            "our own tool is always strict"
+        );
+        // Most real schemas can be strict; the untyped and free-form ones cannot.
+        assert!(
+            strict_count > cases.len() / 2,
+            "{strict_count} strict of {}",
+            cases.len()
+        );
+        assert!(
+            warned.len() > 10,
+            "the corpus has non-strict cases: {}",
+            warned.len()
+        );
+
+        // Discover answers: the same strict schema, or the non-strict one with a `warning`.
+        let mut d = std::ptr::null_mut();
+        check(
+            unsafe { tr_discoverer_new(r, std::ptr::null(), &mut d, &mut err) },
+            &mut err,
+        )
+        .unwrap();
+        for tool in tools.iter().take(300) {
+            let def = if format == ApiFormat::OpenAiChat {
+                &tool["function"]
+            } else {
+                tool
+            };
+            let name = def["name"].as_str().unwrap();
+            if name == "discover_tools" {
+                continue;
+            }
+            let query = cstr(name);
+            let mut out = std::ptr::null_mut();
+            check(
+                unsafe {
+                    tr_discoverer_discover(
+                        d,
+                        query.as_ptr(),
+                        c_options.as_ptr(),
+                        &mut out,
+                        &mut err,
+                    )
+                },
+                &mut err,
+            )
+            .unwrap();
+            let hits: Value = serde_json::from_str(&take(out)).unwrap();
+            assert_eq!(hits[0]["schema"], *tool, "{name}");
+            assert_eq!(
+                hits[0]["warning"].as_str(),
+                warned.get(name).copied(),
+                "{name}"
+            );
+        }
+        unsafe { tr_discoverer_free(d) };
+    }
+    // Strict mode is OpenAI's: other formats refuse it, through both APIs.
+    for format in ["anthropic", "gemini"] {
+        let options_json = json!({"api_format": format, "strict": true}).to_string();
+        assert!(SchemaOptions::from_json(Some(&options_json)).is_err());
+        let mut out = std::ptr::null_mut();
+        let c_options = cstr(&options_json);
+        let status = unsafe { tr_registry_get_schemas(r, c_options.as_ptr(), &mut out, &mut err) };
+        let (name, msg) = check(status, &mut err).unwrap_err();
+        assert_eq!(name, "TR_STATUS_INVALID_ARGUMENT");
+        assert!(
+            msg.contains("options.strict: strict mode is OpenAI's"),
+            "{msg}"
+        );
+        assert!(out.is_null());
+    }
+    unsafe { tr_registry_free(r) };
+}

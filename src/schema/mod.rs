@@ -16,6 +16,7 @@ pub mod flatten;
 pub mod gemini;
 pub mod strict;
 
+use crate::error::Error;
 use crate::format::ApiFormat;
 use once_cell::race::OnceBox;
 use serde_json::Value;
@@ -51,6 +52,17 @@ impl Form {
 /// Whether `format` has a strict mode (the OpenAI formats).
 pub fn has_strict_mode(format: ApiFormat) -> bool {
     matches!(format, ApiFormat::OpenAiChat | ApiFormat::OpenAiResponses)
+}
+
+/// Refuses `"strict": true` with a format that has no strict mode; `path` names the option.
+pub fn check_strict(strict: bool, format: ApiFormat, path: &str) -> crate::Result<()> {
+    if strict && !has_strict_mode(format) {
+        return Err(Error::invalid(format!(
+            "{path}.strict: strict mode is OpenAI's (openai-chat or openai-responses), not {}",
+            format.as_str()
+        )));
+    }
+    Ok(())
 }
 
 /// A schema ready to be written: its parameters JSON, whether it is the strict form, and when
@@ -150,14 +162,12 @@ impl std::fmt::Debug for SchemaCache {
     }
 }
 
-/// Cleans a schema without caching: for one-off schemas and tests.
-pub fn clean_uncached(stored: &str, form: Form) -> (String, Result<(), String>) {
+/// Cleans a schema without caching (for one-off schemas and tests): the parameters JSON, and
+/// the strict-mode warning if any.
+pub fn clean_uncached(stored: &str, form: Form) -> (String, Option<String>) {
     let cache = SchemaCache::new();
     let c = cache.clean(stored, form);
-    (
-        c.parameters.to_string(),
-        c.warning.map_or(Ok(()), |w| Err(w.to_string())),
-    )
+    (c.parameters.to_string(), c.warning.map(str::to_string))
 }
 
 fn parse(stored: &str) -> Value {
@@ -167,4 +177,64 @@ fn parse(stored: &str) -> Value {
 
 fn to_text(v: &Value) -> Box<str> {
     v.to_string().into_boxed_str()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_clean_schema_is_not_copied() {
+        let stored = r#"{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}"#;
+        let cache = SchemaCache::new();
+        let c = cache.clean(stored, Form::Flattened);
+        assert!(std::ptr::eq(c.parameters, stored));
+        assert!(
+            cache.texts.get().is_none(),
+            "nothing allocated for an unchanged schema"
+        );
+        // Gemini differs (upper-case types): kept, and the same text on the next call.
+        let g = cache.clean(stored, Form::Gemini).parameters;
+        assert!(g.contains("\"OBJECT\""));
+        assert!(std::ptr::eq(
+            cache.clean(stored, Form::Gemini).parameters,
+            g
+        ));
+    }
+
+    #[test]
+    fn strict_falls_back_to_the_flattened_schema_with_a_reason() {
+        let stored =
+            r#"{"type":"object","title":"T","properties":{"m":{"type":"object"}},"required":[]}"#;
+        let cache = SchemaCache::new();
+        let c = cache.clean(stored, Form::Strict);
+        assert!(!c.strict);
+        assert_eq!(
+            c.parameters,
+            r#"{"type":"object","properties":{"m":{"type":"object"}}}"#
+        );
+        assert_eq!(
+            c.warning,
+            Some("m: an object without \"properties\" takes arbitrary keys")
+        );
+        let ok = r#"{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}"#;
+        let cache = SchemaCache::new();
+        let c = cache.clean(ok, Form::Strict);
+        assert!(c.strict && c.warning.is_none());
+        assert_eq!(
+            c.parameters,
+            r#"{"type":"object","properties":{"a":{"type":"string"}},"required":["a"],"additionalProperties":false}"#
+        );
+    }
+
+    #[test]
+    fn strict_needs_an_openai_format() {
+        assert!(check_strict(true, ApiFormat::OpenAiResponses, "options").is_ok());
+        assert!(check_strict(false, ApiFormat::Gemini, "options").is_ok());
+        let err = check_strict(true, ApiFormat::Anthropic, "options").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid argument: options.strict: strict mode is OpenAI's (openai-chat or openai-responses), not anthropic"
+        );
+    }
 }

@@ -246,3 +246,94 @@ fn make_nullable(schema: &mut Map<String, Value>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn strict(v: Value) -> Result<String, String> {
+        strict_parameters(&v).map(|v| v.to_string())
+    }
+
+    #[test]
+    fn optional_properties_become_required_and_nullable() {
+        let got = strict(json!({"type": "object", "properties": {
+            "a": {"type": "string", "default": "x", "minLength": 1},
+            "b": {"type": "integer", "enum": [1, 2]},
+            "c": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+            "d": {"type": ["number", "null"]},
+            "e": {"type": "object", "properties": {"f": {"type": "boolean"}}, "required": ["f"]}
+        }, "required": ["a"]}))
+        .unwrap();
+        assert_eq!(
+            got,
+            json!({"type": "object", "properties": {
+                "a": {"type": "string"},
+                "b": {"type": ["integer", "null"], "enum": [1, 2, null]},
+                "c": {"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]},
+                "d": {"type": ["number", "null"]},
+                "e": {"type": ["object", "null"], "properties": {"f": {"type": "boolean"}},
+                      "required": ["f"], "additionalProperties": false}
+            }, "required": ["a", "b", "c", "d", "e"], "additionalProperties": false})
+            .to_string()
+        );
+        // No parameters: no `required`, still closed.
+        assert_eq!(
+            strict(json!({"type": "object", "properties": {}})).unwrap(),
+            r#"{"type":"object","properties":{},"additionalProperties":false}"#
+        );
+    }
+
+    #[test]
+    fn impossible_schemas_say_why() {
+        let cases = [
+            (
+                json!({"type": "object", "properties": {"m": {"type": "object"}}}),
+                "m: an object without \"properties\" takes arbitrary keys",
+            ),
+            (
+                json!({"type": "object", "properties": {"m": {"type": "object", "properties": {}, "additionalProperties": {"type": "string"}}}}),
+                "m: \"additionalProperties\" allows arbitrary keys",
+            ),
+            (
+                json!({"type": "object", "properties": {"x": {"description": "anything"}}}),
+                "x: no \"type\" (any value is accepted)",
+            ),
+            (
+                json!({"type": "object", "properties": {"x": {"type": "dict"}}}),
+                "x: \"dict\" is not a JSON Schema type",
+            ),
+            (
+                json!({"type": "object", "properties": {"l": {"type": "array"}}}),
+                "l: an array without \"items\"",
+            ),
+            (
+                json!({"type": "object", "properties": {"o": {"oneOf": [{"type": "string"}]}}}),
+                "o: strict mode does not support \"oneOf\"",
+            ),
+            (
+                json!({"type": "object", "properties": {"l": {"type": "array", "items": {"type": "object", "properties": {"z": {}}}}}}),
+                "l[].z: no \"type\" (any value is accepted)",
+            ),
+            (
+                json!({"type": "object", "properties": {}, "additionalProperties": true}),
+                "parameters: \"additionalProperties\" allows arbitrary keys",
+            ),
+        ];
+        for (schema, why) in cases {
+            assert_eq!(strict(schema.clone()), Err(why.to_string()), "{schema}");
+        }
+        // Eleven nested objects are one too many.
+        let mut deep = json!({"type": "object", "properties": {}});
+        for _ in 0..10 {
+            deep = json!({"type": "object", "properties": {"n": deep}, "required": ["n"]});
+        }
+        assert!(
+            strict(deep.clone())
+                .unwrap_err()
+                .contains("nested more than 10")
+        );
+        assert!(strict(deep["properties"]["n"].clone()).is_ok());
+    }
+}
