@@ -158,11 +158,14 @@ tr_status tr_discoverer_new(struct tr_registry *r, const char *options_json, str
  *
  * A query equal to an enabled tool's name (or equal after lowercasing and reading `/` and `-` as
  * `_`) returns that tool alone with score 1.0 and its schema. Otherwise the BM25F ranking, best
- * first. `options_json` may be NULL or `{"top_k"?: int >= 1 (default 10), "api_format"?: str}`.
- * On success `*json_out` receives `[{"name", "description", "score", "namespace", "deferred",
- * "schema"?}]` (schema for an exact match and for deferred tools); free it with `tr_string_free`.
+ * first. `options_json` may be NULL or `{"top_k"?: int >= 1 (default 10), "api_format"?: str,
+ * "strict"?: bool}`. On success `*json_out` receives `[{"name", "description", "score",
+ * "namespace", "deferred", "schema"?, "warning"?}]` (schema for an exact match and for deferred
+ * tools, cleaned as by `tr_registry_get_schemas`); free it with `tr_string_free`. With `"strict":
+ * true` (openai-chat or openai-responses only) schemas are in OpenAI strict mode; a hit whose
+ * schema cannot be strict gets it non-strict plus a `"warning"` saying why.
  * Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (empty or whitespace-only
- * query, top_k 0), TOO_LARGE (query over 64 KiB or 1,024 tokens).
+ * query, top_k 0, strict with anthropic or gemini), TOO_LARGE (query over 64 KiB or 1,024 tokens).
  *
  * # Safety
  * Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
@@ -178,7 +181,7 @@ tr_status tr_discoverer_discover(const struct tr_discoverer *d, const char *quer
  * `tr_discoverer_discover`) and reports the analyzed query tokens with the filter's verdicts, the
  * tool's score taken apart per token and per field, its rank, or why it is not in the answer.
  * `options_json` may be NULL or `{"top_k"?: int >= 1 (default 10)}` as for discover
- * (`api_format` is accepted and ignored). On success `*json_out` receives, for example:
+ * (`api_format` and `strict` are accepted and ignored). On success `*json_out` receives, for example:
  *
  * ```json
  * {"query": "convert currency", "profile": "reference", "exact_match": null,
@@ -317,13 +320,20 @@ tr_status tr_registry_set_enabled(struct tr_registry *r, const char *name, bool 
 
 /**
  * The schemas of the enabled tools, sorted by name, as a JSON array (`discover_tools` included
- * when discovery is on).
+ * when discovery is on). Each parameters schema is cleaned for the provider as the reference does
+ * (`$ref` inlined, `allOf` merged, null unions simplified, unsupported keys stripped; Gemini's
+ * subset with upper-case types); the registered definition is kept as it was.
  *
  * `options_json` may be NULL or `{"include_deferred"?: bool (default true), "api_format"?:
  * "openai-chat" | "openai-responses" | "anthropic" | "gemini", "tags"?: [str] (keep tools with any),
- * "exclude_tags"?: [str]}`. Example: `{"include_deferred": false, "api_format": "anthropic"}`.
- * On success `*json_out` receives the array; free it with `tr_string_free`.
- * Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT.
+ * "exclude_tags"?: [str], "strict"?: bool (default false)}`. Example: `{"include_deferred": false,
+ * "api_format": "anthropic"}`. On success `*json_out` receives the array; free it with
+ * `tr_string_free`. With `"strict": true` (OpenAI strict mode, openai-chat or openai-responses
+ * only) it receives `{"tools": [...], "warnings": [{"name", "reason"}]}`: every object closed
+ * (`additionalProperties: false`), every property required, optional ones nullable; a tool that
+ * cannot be made strict is still in `tools`, non-strict, and named in `warnings`.
+ * Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (also `strict` with
+ * anthropic or gemini).
  *
  * # Safety
  * Every pointer argument is NULL or valid: handles come from this library and are not yet freed,

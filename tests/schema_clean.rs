@@ -423,3 +423,60 @@ fn strict_mode_over_the_corpus_never_drops_a_tool() {
     }
     unsafe { tr_registry_free(r) };
 }
+
+/// Schemas built to make cleaning explode: references that fan out (each definition uses the next
+/// one twice, 40 deep: 2^40 nodes if inlined naively), a chain of 5,000 references (as deep if
+/// inlined), and `allOf` branches with 100,000 required names each. Cleaning stays bounded: every
+/// answer is produced, parses back (so it is at most 128 levels deep) and stays small.
+#[test]
+fn pathological_schemas_stay_bounded() {
+    let mut fan = serde_json::Map::new();
+    let mut chain = serde_json::Map::new();
+    for i in 0..5000 {
+        let next = json!({"$ref": format!("#/$defs/D{}", i + 1)});
+        if i < 40 {
+            fan.insert(
+                format!("D{i}"),
+                json!({"type": "object", "properties": {"a": next, "b": next}}),
+            );
+        }
+        chain.insert(
+            format!("D{i}"),
+            json!({"type": "object", "properties": {"n": next}}),
+        );
+    }
+    fan.insert("D40".into(), json!({"type": "string"}));
+    let names =
+        |prefix: &str| -> Vec<String> { (0..100_000).map(|i| format!("{prefix}{i}")).collect() };
+    let tools = json!([
+        {"name": "fan", "parameters": {"type": "object", "properties": {"x": {"$ref": "#/$defs/D0"}}, "$defs": fan}},
+        {"name": "chain", "parameters": {"type": "object", "properties": {"x": {"$ref": "#/$defs/D0"}}, "$defs": chain}},
+        {"name": "required", "parameters": {"type": "object", "properties": {"p0": {"type": "string"}},
+            "allOf": [{"required": names("p")}, {"required": names("q")}]}},
+    ]);
+    let registry = Registry::new();
+    registry.register_json(&tools.to_string()).unwrap();
+    for format in ApiFormat::ALL {
+        for strict in [false, true] {
+            if strict && !toolregistry::schema::has_strict_mode(format) {
+                continue;
+            }
+            let options = SchemaOptions {
+                api_format: format,
+                strict,
+                ..SchemaOptions::default()
+            };
+            let answer = registry.schemas_json(&options).unwrap();
+            assert!(answer.len() < 32 << 20, "{} bytes", answer.len());
+            let v: Value = serde_json::from_str(&answer).expect("the answer parses back");
+            assert!(v.is_array() || v["tools"].is_array());
+        }
+    }
+    // The required lists were merged and pruned to the one real property.
+    let tool = registry.tool("required").unwrap().unwrap();
+    let flat = tool.cleaned_parameters(toolregistry::schema::Form::Flattened);
+    assert_eq!(
+        flat.parameters,
+        r#"{"type":"object","properties":{"p0":{"type":"string"}},"required":["p0"]}"#
+    );
+}

@@ -54,11 +54,14 @@ pub unsafe extern "C" fn tr_discoverer_new(
 ///
 /// A query equal to an enabled tool's name (or equal after lowercasing and reading `/` and `-` as
 /// `_`) returns that tool alone with score 1.0 and its schema. Otherwise the BM25F ranking, best
-/// first. `options_json` may be NULL or `{"top_k"?: int >= 1 (default 10), "api_format"?: str}`.
-/// On success `*json_out` receives `[{"name", "description", "score", "namespace", "deferred",
-/// "schema"?}]` (schema for an exact match and for deferred tools); free it with `tr_string_free`.
+/// first. `options_json` may be NULL or `{"top_k"?: int >= 1 (default 10), "api_format"?: str,
+/// "strict"?: bool}`. On success `*json_out` receives `[{"name", "description", "score",
+/// "namespace", "deferred", "schema"?, "warning"?}]` (schema for an exact match and for deferred
+/// tools, cleaned as by `tr_registry_get_schemas`); free it with `tr_string_free`. With `"strict":
+/// true` (openai-chat or openai-responses only) schemas are in OpenAI strict mode; a hit whose
+/// schema cannot be strict gets it non-strict plus a `"warning"` saying why.
 /// Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (empty or whitespace-only
-/// query, top_k 0), TOO_LARGE (query over 64 KiB or 1,024 tokens).
+/// query, top_k 0, strict with anthropic or gemini), TOO_LARGE (query over 64 KiB or 1,024 tokens).
 ///
 /// # Safety
 /// Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
@@ -90,7 +93,7 @@ pub unsafe extern "C" fn tr_discoverer_discover(
 /// `tr_discoverer_discover`) and reports the analyzed query tokens with the filter's verdicts, the
 /// tool's score taken apart per token and per field, its rank, or why it is not in the answer.
 /// `options_json` may be NULL or `{"top_k"?: int >= 1 (default 10)}` as for discover
-/// (`api_format` is accepted and ignored). On success `*json_out` receives, for example:
+/// (`api_format` and `strict` are accepted and ignored). On success `*json_out` receives, for example:
 ///
 /// ```json
 /// {"query": "convert currency", "profile": "reference", "exact_match": null,

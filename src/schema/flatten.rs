@@ -87,10 +87,24 @@ pub fn flatten_schema(schema: &Map<String, Value>) -> Value {
 
 // ---- Phase 1: `$ref` resolution ----
 
+/// Most schema nodes `$ref` inlining may copy into one schema. Real schemas copy a few dozen; a
+/// schema whose references fan out (each definition using the next one twice, thirty deep) would
+/// otherwise grow to billions of nodes. Past the budget a `$ref` is cut like a circular one.
+/// (The reference has no such bound.)
+pub const MAX_INLINED_NODES: usize = 200_000;
+
+/// Deepest nesting `$ref` inlining may build: a reference whose target would reach deeper is cut,
+/// so a long chain of references cannot exhaust the stack, and the output stays within what a
+/// JSON parser (serde_json: 128 levels) reads back, provider wrapper included.
+pub const MAX_INLINED_DEPTH: usize = 100;
+
 /// `resolve_refs`: inline every local `$ref`, then drop the top-level definition maps.
 fn resolve_refs(schema: &Map<String, Value>) -> Map<String, Value> {
-    let mut seen = Vec::new();
-    let mut result = inline_refs(schema.clone(), schema, &mut seen);
+    let mut seen = Refs {
+        path: Vec::new(),
+        budget: MAX_INLINED_NODES,
+    };
+    let mut result = inline_refs(schema.clone(), schema, &mut seen, 0);
     for key in DEFS_KEYS {
         result.shift_remove(key);
     }
@@ -118,42 +132,95 @@ fn resolve_ref<'a>(
         .filter(|m| !m.is_empty())
 }
 
-/// `_inline_refs`: `seen` holds the references on the current resolution path, so a circular
-/// one is cut (its `$ref` dropped, its siblings kept as written) instead of followed forever.
+/// The state of one `$ref` resolution: the references being inlined (outermost first), and how
+/// many more nodes may be copied.
+struct Refs {
+    path: Vec<String>,
+    budget: usize,
+}
+
+/// Levels of nesting below a value's children (a scalar child: 1), stopping past `limit`.
+fn depth_below(m: &Map<String, Value>, limit: usize) -> usize {
+    fn depth(v: &Value, limit: usize) -> usize {
+        if limit == 0 {
+            return 1;
+        }
+        1 + match v {
+            Value::Object(m) => m.values().map(|c| depth(c, limit - 1)).max().unwrap_or(0),
+            Value::Array(a) => a.iter().map(|c| depth(c, limit - 1)).max().unwrap_or(0),
+            _ => 0,
+        }
+    }
+    m.values().map(|c| depth(c, limit)).max().unwrap_or(0)
+}
+
+/// Nodes in a JSON value (stops counting past `limit`).
+fn count_nodes(v: &Value, limit: usize) -> usize {
+    let mut n = 1;
+    let children: Box<dyn Iterator<Item = &Value>> = match v {
+        Value::Object(m) => Box::new(m.values()),
+        Value::Array(a) => Box::new(a.iter()),
+        _ => return 1,
+    };
+    for c in children {
+        if n > limit {
+            break;
+        }
+        n += count_nodes(c, limit - n);
+    }
+    n
+}
+
+/// `_inline_refs`: `seen.path` holds the references on the current resolution path, so a
+/// circular one is cut (its `$ref` dropped, its siblings kept as written) instead of followed
+/// forever.
 fn inline_refs(
     mut schema: Map<String, Value>,
     root: &Map<String, Value>,
-    seen: &mut Vec<String>,
+    seen: &mut Refs,
+    depth: usize,
 ) -> Map<String, Value> {
     if let Some(Value::String(reference)) = schema.get("$ref") {
         let reference = reference.clone();
         schema.shift_remove("$ref");
-        if seen.contains(&reference) {
+        if seen.path.contains(&reference) {
             return schema;
         }
         let Some(target) = resolve_ref(&reference, root) else {
             return schema;
         };
+        let size = target
+            .values()
+            .map(|v| count_nodes(v, seen.budget))
+            .sum::<usize>()
+            + 1;
+        if size > seen.budget || depth + depth_below(target, MAX_INLINED_DEPTH) > MAX_INLINED_DEPTH
+        {
+            return schema;
+        }
+        seen.budget -= size;
         // The target's keys first, then the siblings of `$ref` (which win).
         let mut merged = target.clone();
         for (k, v) in schema {
             merged.insert(k, v);
         }
-        seen.push(reference);
-        let result = inline_refs(merged, root, seen);
-        seen.pop();
+        seen.path.push(reference);
+        let result = inline_refs(merged, root, seen, depth);
+        seen.path.pop();
         return result;
     }
     schema
         .into_iter()
         .map(|(k, v)| {
             let v = match v {
-                Value::Object(m) => Value::Object(inline_refs(m, root, seen)),
+                Value::Object(m) => Value::Object(inline_refs(m, root, seen, depth + 1)),
                 Value::Array(items) => Value::Array(
                     items
                         .into_iter()
                         .map(|item| match item {
-                            Value::Object(m) => Value::Object(inline_refs(m, root, seen)),
+                            Value::Object(m) => {
+                                Value::Object(inline_refs(m, root, seen, depth + 2))
+                            }
                             other => other,
                         })
                         .collect(),
@@ -239,13 +306,8 @@ pub(crate) fn deep_merge_two(
             }
             ("required", Value::Array(mut b), Value::Array(o)) => {
                 b.extend(o);
-                let mut unique: Vec<Value> = Vec::with_capacity(b.len());
-                for v in b {
-                    if !unique.iter().any(|u| py_eq(u, &v)) {
-                        unique.push(v);
-                    }
-                }
-                Value::Array(unique)
+                let mut unique = PySet::default();
+                Value::Array(b.into_iter().filter(|v| unique.insert(v)).collect())
             }
             ("type", b, o) => intersect_type(b, &o),
             (k, b, o) if LOWER_BOUND_KEYS.contains(&k) => match (number(&b), number(&o)) {
@@ -259,10 +321,11 @@ pub(crate) fn deep_merge_two(
                 _ => o,
             },
             ("enum", Value::Array(b), Value::Array(o)) => {
-                let common: Vec<Value> = b
-                    .into_iter()
-                    .filter(|v| o.iter().any(|w| py_eq(v, w)))
-                    .collect();
+                let mut members = PySet::default();
+                o.iter().for_each(|w| {
+                    members.insert(w);
+                });
+                let common: Vec<Value> = b.into_iter().filter(|v| members.contains(v)).collect();
                 Value::Array(if common.is_empty() { o } else { common })
             }
             ("items" | "additionalProperties", Value::Object(b), Value::Object(o)) => {
@@ -290,6 +353,7 @@ fn intersect_type(a: Value, b: &Value) -> Value {
     let (Some(sa), Some(sb)) = (names(&a), names(b)) else {
         return a;
     };
+    let sb: std::collections::HashSet<String> = sb.into_iter().collect();
     let mut common: Vec<String> = sa.into_iter().filter(|t| sb.contains(t)).collect();
     common.sort();
     common.dedup();
@@ -297,6 +361,35 @@ fn intersect_type(a: Value, b: &Value) -> Value {
         0 => a,
         1 => Value::String(common.pop().expect("one")),
         _ => Value::Array(common.into_iter().map(Value::String).collect()),
+    }
+}
+
+/// A set of JSON values under Python's `==` ([`py_eq`]): strings hashed (the common case, so a
+/// long `required` or `enum` list costs linear time), anything else compared one by one.
+#[derive(Default)]
+struct PySet {
+    strings: std::collections::HashSet<String>,
+    others: Vec<Value>,
+}
+
+impl PySet {
+    /// Adds `v`; false when an equal value is already in.
+    fn insert(&mut self, v: &Value) -> bool {
+        match v {
+            Value::String(s) => self.strings.insert(s.clone()),
+            _ if self.contains(v) => false,
+            _ => {
+                self.others.push(v.clone());
+                true
+            }
+        }
+    }
+
+    fn contains(&self, v: &Value) -> bool {
+        match v {
+            Value::String(s) => self.strings.contains(s),
+            _ => self.others.iter().any(|w| py_eq(v, w)),
+        }
     }
 }
 

@@ -15,6 +15,7 @@
 //! …); also more than 10 levels of nested objects or 5,000 properties in all.
 
 use serde_json::{Map, Value};
+use std::collections::HashSet;
 
 /// Dropped in strict mode: annotations and narrowing constraints OpenAI refuses there.
 const DROPPED: [&str; 9] = [
@@ -108,12 +109,12 @@ fn node(
     }
     let is_object = types.contains(&"object");
     let is_array = types.contains(&"array");
-    let required: Vec<String> = match schema.get("required") {
+    let required: HashSet<String> = match schema.get("required") {
         Some(Value::Array(names)) => names
             .iter()
             .filter_map(|n| n.as_str().map(str::to_string))
             .collect(),
-        _ => Vec::new(),
+        _ => HashSet::new(),
     };
     let mut out = Map::new();
     for (key, value) in schema {
@@ -182,7 +183,7 @@ fn node(
 /// The properties of an object, each made strict; the ones not in `required` made nullable.
 fn properties(
     props: Map<String, Value>,
-    required: &[String],
+    required: &HashSet<String>,
     path: &str,
     depth: usize,
     budget: &mut usize,
