@@ -4,7 +4,7 @@
 //! JSON, so a discover answer copies it instead of parsing and re-serializing a tree per hit.
 
 use crate::error::{Error, Result};
-use crate::schema::{Cleaned, Form, SchemaCache};
+use crate::schema::{Cleaned, Form, SameForms, SchemaCache};
 use crate::tool::Tool;
 
 /// The provider format a tool schema is rendered in.
@@ -147,15 +147,8 @@ pub fn write_schema_parts(
     parameters: &str,
     format: ApiFormat,
 ) {
-    write_cached_schema_parts(
-        out,
-        name,
-        description,
-        parameters,
-        &SchemaCache::new(),
-        format,
-        false,
-    );
+    let cache = (SchemaCache::new(), SameForms::new());
+    write_cached_schema_parts(out, name, description, parameters, &cache, format, false);
 }
 
 /// [`write_schema_parts`] with the cleaned forms kept in `cache` (which must only ever see this
@@ -165,11 +158,13 @@ pub fn write_cached_schema_parts<'a>(
     name: &str,
     description: &str,
     parameters: &'a str,
-    cache: &'a SchemaCache,
+    cache: &'a (SchemaCache, SameForms),
     format: ApiFormat,
     strict: bool,
 ) -> Option<&'a str> {
-    let cleaned = cache.clean(parameters, Form::of(format, strict));
+    let cleaned = cache
+        .0
+        .clean(&cache.1, parameters, Form::of(format, strict));
     write_cleaned(out, name, description, &cleaned, format);
     cleaned.warning
 }

@@ -15,7 +15,7 @@ use crate::format::{
 };
 use crate::index::{DocId, Index};
 use crate::limits::{check_tool_text, kind_of, parse_json};
-use crate::schema::SchemaCache;
+use crate::schema::{SameForms, SchemaCache};
 use crate::tool::{MetadataUpdate, Tool, dedup_tags};
 use hashbrown::HashTable;
 use serde_json::Value;
@@ -939,7 +939,7 @@ impl Registry {
 }
 
 /// The built-in's cleaned schema forms, computed once per process.
-static DISCOVER_TOOLS_SCHEMAS: SchemaCache = SchemaCache::new();
+static DISCOVER_TOOLS_SCHEMAS: (SchemaCache, SameForms) = (SchemaCache::new(), SameForms::new());
 
 fn write_discover_tools_schema(out: &mut Vec<u8>, state: &State, format: ApiFormat, strict: bool) {
     // Its schema is ours and always strict-able (a unit test checks): no warning to pass on.

@@ -7,7 +7,7 @@
 
 use crate::error::{Error, Result};
 use crate::limits::{MAX_NAME_BYTES, check_input_size, kind_of, parse_json};
-use crate::schema::{Cleaned, Form, SchemaCache};
+use crate::schema::{Cleaned, Form, SameForms, SchemaCache};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
@@ -112,6 +112,8 @@ pub struct Tool {
     metadata: ToolMetadata,
     /// The schema's cleaned forms per provider, filled on first output (not part of equality).
     schemas: SchemaCache,
+    /// Which cleaned forms equal the stored schema (a byte that fits in this struct's padding).
+    same_forms: SameForms,
 }
 
 impl PartialEq for Tool {
@@ -296,7 +298,8 @@ impl Tool {
     /// The parameters schema as emitted in `form` (cleaned; see [`crate::schema`]), computed on
     /// first use and kept with the tool. The registered schema stays [`parameters_json`](Self::parameters_json).
     pub fn cleaned_parameters(&self, form: Form) -> Cleaned<'_> {
-        self.schemas.clean(self.parameters_json(), form)
+        self.schemas
+            .clean(&self.same_forms, self.parameters_json(), form)
     }
 
     /// The top-level property names of the parameters schema, in schema order (read back from
@@ -457,6 +460,7 @@ impl Tool {
             text: text.into_boxed_str(),
             metadata: ToolMetadata::default(),
             schemas: SchemaCache::new(),
+            same_forms: SameForms::new(),
         })
     }
 }

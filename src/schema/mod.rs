@@ -77,16 +77,38 @@ pub struct Cleaned<'a> {
     pub warning: Option<&'a str>,
 }
 
-/// The cleaned forms of one stored schema, filled on first use.
+/// The cleaned forms of one stored schema that differ from it, filled on first use; with
+/// [`SameForms`], which records the forms equal to the stored text without allocating.
 ///
-/// Costs 16 bytes per tool until a form is asked for. A form equal to the stored text only sets
-/// a bit; one that differs is kept (so most tools of a clean catalog keep nothing), in a block
-/// allocated on the first such form.
+/// 8 bytes per tool until a differing form is asked for (then a block holding the forms), plus
+/// the byte of [`SameForms`], which fits in a [`crate::Tool`]'s padding. Most tools of a clean
+/// catalog keep nothing but that bit for their flattened form.
 #[derive(Default)]
 pub struct SchemaCache {
-    /// Bit per [`Form`]: known to equal the stored schema text.
-    same: AtomicU8,
     texts: OnceBox<Texts>,
+}
+
+/// One bit per [`Form`]: known to equal the stored schema text.
+#[derive(Default)]
+pub struct SameForms(AtomicU8);
+
+impl SameForms {
+    /// None known yet (usable in a `static`).
+    pub const fn new() -> Self {
+        SameForms(AtomicU8::new(0))
+    }
+}
+
+impl Clone for SameForms {
+    fn clone(&self) -> Self {
+        SameForms(AtomicU8::new(self.0.load(Ordering::Relaxed)))
+    }
+}
+
+impl std::fmt::Debug for SameForms {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "SameForms({:#05b})", self.0.load(Ordering::Relaxed))
+    }
 }
 
 /// Per [`Form`], its text when it differs from the stored one, or why there is none (strict).
@@ -97,21 +119,21 @@ impl SchemaCache {
     /// An empty cache (usable in a `static`).
     pub const fn new() -> Self {
         SchemaCache {
-            same: AtomicU8::new(0),
             texts: OnceBox::new(),
         }
     }
 
-    /// The parameters of `stored` (compact JSON of the registered schema) in `form`.
-    pub fn clean<'a>(&'a self, stored: &'a str, form: Form) -> Cleaned<'a> {
+    /// The parameters of `stored` (compact JSON of the registered schema) in `form`; `same`
+    /// belongs with this cache and `stored` (both only ever see this one schema).
+    pub fn clean<'a>(&'a self, same: &SameForms, stored: &'a str, form: Form) -> Cleaned<'a> {
         let slot = form as usize;
         let known = self.texts.get().and_then(|t| t.0[slot].get());
         let cleaned = match known {
             Some(c) => c.as_deref(),
-            None if self.same.load(Ordering::Relaxed) & form.bit() != 0 => Ok(stored),
+            None if same.0.load(Ordering::Relaxed) & form.bit() != 0 => Ok(stored),
             None => match compute(stored, form) {
                 Ok(text) if *text == *stored => {
-                    self.same.fetch_or(form.bit(), Ordering::Relaxed);
+                    same.0.fetch_or(form.bit(), Ordering::Relaxed);
                     Ok(stored)
                 }
                 // Two threads may both compute; the first result is kept (they are equal).
@@ -127,7 +149,7 @@ impl SchemaCache {
                 warning: None,
             },
             Err(reason) => Cleaned {
-                parameters: self.clean(stored, Form::Flattened).parameters,
+                parameters: self.clean(same, stored, Form::Flattened).parameters,
                 strict: false,
                 warning: Some(reason),
             },
@@ -157,8 +179,8 @@ impl Clone for SchemaCache {
 impl std::fmt::Debug for SchemaCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SchemaCache")
-            .field("same", &self.same.load(Ordering::Relaxed))
-            .finish_non_exhaustive()
+            .field("filled", &self.texts.get().is_some())
+            .finish()
     }
 }
 
@@ -166,7 +188,7 @@ impl std::fmt::Debug for SchemaCache {
 /// the strict-mode warning if any.
 pub fn clean_uncached(stored: &str, form: Form) -> (String, Option<String>) {
     let cache = SchemaCache::new();
-    let c = cache.clean(stored, form);
+    let c = cache.clean(&SameForms::new(), stored, form);
     (c.parameters.to_string(), c.warning.map(str::to_string))
 }
 
@@ -186,18 +208,18 @@ mod tests {
     #[test]
     fn a_clean_schema_is_not_copied() {
         let stored = r#"{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}"#;
-        let cache = SchemaCache::new();
-        let c = cache.clean(stored, Form::Flattened);
+        let (cache, same) = (SchemaCache::new(), SameForms::new());
+        let c = cache.clean(&same, stored, Form::Flattened);
         assert!(std::ptr::eq(c.parameters, stored));
         assert!(
             cache.texts.get().is_none(),
             "nothing allocated for an unchanged schema"
         );
         // Gemini differs (upper-case types): kept, and the same text on the next call.
-        let g = cache.clean(stored, Form::Gemini).parameters;
+        let g = cache.clean(&same, stored, Form::Gemini).parameters;
         assert!(g.contains("\"OBJECT\""));
         assert!(std::ptr::eq(
-            cache.clean(stored, Form::Gemini).parameters,
+            cache.clean(&same, stored, Form::Gemini).parameters,
             g
         ));
     }
@@ -206,8 +228,8 @@ mod tests {
     fn strict_falls_back_to_the_flattened_schema_with_a_reason() {
         let stored =
             r#"{"type":"object","title":"T","properties":{"m":{"type":"object"}},"required":[]}"#;
-        let cache = SchemaCache::new();
-        let c = cache.clean(stored, Form::Strict);
+        let (cache, same) = (SchemaCache::new(), SameForms::new());
+        let c = cache.clean(&same, stored, Form::Strict);
         assert!(!c.strict);
         assert_eq!(
             c.parameters,
@@ -218,8 +240,8 @@ mod tests {
             Some("m: an object without \"properties\" takes arbitrary keys")
         );
         let ok = r#"{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}"#;
-        let cache = SchemaCache::new();
-        let c = cache.clean(ok, Form::Strict);
+        let (cache, same) = (SchemaCache::new(), SameForms::new());
+        let c = cache.clean(&same, ok, Form::Strict);
         assert!(c.strict && c.warning.is_none());
         assert_eq!(
             c.parameters,
