@@ -20,7 +20,12 @@ const CALLS: usize = 10;
 const BATCHES: usize = 400;
 const ROUNDS: usize = 15;
 
-unsafe extern "C" fn answer_at_once(_: *mut c_void, _: *const c_char, _: *const c_char, call: *mut tr_call) {
+unsafe extern "C" fn answer_at_once(
+    _: *mut c_void,
+    _: *const c_char,
+    _: *const c_char,
+    call: *mut tr_call,
+) {
     unsafe { tr_call_return(call, c"ok".as_ptr()) };
 }
 
@@ -29,10 +34,19 @@ fn tool(name: &str, with_schema: bool) -> serde_json::Value {
     let mut args = serde_json::Map::new();
     for i in 0..10 {
         let (schema, value) = match i % 4 {
-            0 => (json!({"type": "string", "description": "A text."}), json!(format!("value {i}"))),
+            0 => (
+                json!({"type": "string", "description": "A text."}),
+                json!(format!("value {i}")),
+            ),
             1 => (json!({"type": "integer", "minimum": 0}), json!(i)),
-            2 => (json!({"type": "string", "enum": ["a", "b", "c"]}), json!("b")),
-            _ => (json!({"type": "array", "items": {"type": "string"}}), json!(["x", "y"])),
+            2 => (
+                json!({"type": "string", "enum": ["a", "b", "c"]}),
+                json!("b"),
+            ),
+            _ => (
+                json!({"type": "array", "items": {"type": "string"}}),
+                json!(["x", "y"]),
+            ),
         };
         properties.insert(format!("p{i}"), schema);
         args.insert(format!("p{i}"), value);
@@ -47,20 +61,33 @@ fn tool(name: &str, with_schema: bool) -> serde_json::Value {
 
 fn batch(name: &str, args: &serde_json::Value) -> String {
     let calls: Vec<_> = (0..CALLS)
-        .map(|i| json!({"id": format!("call_{i}"), "type": "function",
-                        "function": {"name": name, "arguments": args.to_string()}}))
+        .map(|i| {
+            json!({"id": format!("call_{i}"), "type": "function",
+                        "function": {"name": name, "arguments": args.to_string()}})
+        })
         .collect();
     json!({"role": "assistant", "tool_calls": calls}).to_string()
 }
 
 fn c_registry() -> *mut tr_registry {
     let (mut r, mut err) = (ptr::null_mut(), ptr::null_mut());
-    assert_eq!(unsafe { tr_registry_new(ptr::null(), &mut r, &mut err) }, tr_status::TR_STATUS_OK);
+    assert_eq!(
+        unsafe { tr_registry_new(ptr::null(), &mut r, &mut err) },
+        tr_status::TR_STATUS_OK
+    );
     for (name, schema) in [("checked", true), ("unchecked", false)] {
         let t = CString::new(tool(name, schema)["tool"].to_string()).unwrap();
         let mut names = ptr::null_mut();
         let s = unsafe {
-            tr_registry_register_callable(r, t.as_ptr(), Some(answer_at_once), ptr::null_mut(), None, &mut names, &mut err)
+            tr_registry_register_callable(
+                r,
+                t.as_ptr(),
+                Some(answer_at_once),
+                ptr::null_mut(),
+                None,
+                &mut names,
+                &mut err,
+            )
         };
         assert_eq!(s, tr_status::TR_STATUS_OK);
         unsafe { tr_string_free(names) };
@@ -87,7 +114,9 @@ fn main() {
     let checked = CString::new(batch("checked", &args)).unwrap();
     let unchecked = CString::new(batch("unchecked", &json!({}))).unwrap();
     let rust = Registry::new();
-    let t = Tool::parse_many(&tool("checked", true)["tool"].to_string()).unwrap().remove(0);
+    let t = Tool::parse_many(&tool("checked", true)["tool"].to_string())
+        .unwrap()
+        .remove(0);
     let h: HostFn = Arc::new(|_: &str, _: &str| Ok("ok".to_string()));
     rust.register_host(t, h).unwrap();
     let rust_batch = batch("checked", &args);
@@ -107,11 +136,25 @@ fn main() {
         }));
     }
     let (a, b, c) = (median(a), median(b), median(c));
-    println!("execute: batch of {CALLS} calls, host answers at once; median of {ROUNDS} rounds x {BATCHES} batches");
+    println!(
+        "execute: batch of {CALLS} calls, host answers at once; median of {ROUNDS} rounds x {BATCHES} batches"
+    );
     println!("{:<58} {:>10}", "variant", "per call");
-    println!("{:<58} {:>8.2} µs", "C ABI, JSON in/out, 10-property schema checked (target <= 5 µs)", a / 1000.0);
-    println!("{:<58} {:>8.2} µs", "C ABI, JSON in/out, empty schema", b / 1000.0);
-    println!("{:<58} {:>8.2} µs", "Rust API (execute_json), 10-property schema", c / 1000.0);
+    println!(
+        "{:<58} {:>8.2} µs",
+        "C ABI, JSON in/out, 10-property schema checked (target <= 5 µs)",
+        a / 1000.0
+    );
+    println!(
+        "{:<58} {:>8.2} µs",
+        "C ABI, JSON in/out, empty schema",
+        b / 1000.0
+    );
+    println!(
+        "{:<58} {:>8.2} µs",
+        "Rust API (execute_json), 10-property schema",
+        c / 1000.0
+    );
     println!("target {}", if a <= 5000.0 { "met" } else { "missed" });
     unsafe { tr_registry_free(r) };
 }

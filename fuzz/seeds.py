@@ -79,7 +79,8 @@ def main():
     for o in options + [{}, {"k1": 1.2, "b": 0.5, "delta": 0.0}, {"field_weights": {"name": 0}}]:
         write("discovery_options", json.dumps(o))
     for o in [{}, {"include_deferred": False}, {"api_format": "gemini", "tags": ["network"]},
-              {"api_format": "anthropic", "exclude_tags": ["destructive"]}, {"api_format": "openai-responses"}]:
+              {"api_format": "anthropic", "exclude_tags": ["destructive"]}, {"api_format": "openai-responses"},
+              {"api_format": "openai-responses", "strict": True}, {"strict": True, "include_deferred": False}]:
         write("schema_options", json.dumps(o))
     formats = ["openai-chat", "openai-responses", "anthropic", "gemini"]
     for i, (q, k) in enumerate(queries):

@@ -290,16 +290,21 @@ tr_status tr_discoverer_new(struct tr_registry *r, const char *options_json, str
  * tools so named (by the same tolerant exact match), in that order, each with score 1.0 and its
  * schema; unknown names are skipped, and filters and `top_k` do not apply. Otherwise the BM25F
  * ranking, best first. `options_json` may be NULL or `{"top_k"?: int >= 1 (default 10),
- * "api_format"?: str, "namespaces"?: [str], "tags"?: [str], "deferred"?: bool}`. The filters
- * choose the tools that may answer before ranking and `top_k`: `namespaces`, registered under one
- * of these namespaces; `tags`, carrying any of these tags (both compared ignoring ASCII case);
- * `deferred`, only deferred (true) or only loaded (false) tools. Scores are the same as without
- * a filter. An exact-name match that does not pass the filters is ranked like any query.
+ * "api_format"?: str, "namespaces"?: [str], "tags"?: [str], "deferred"?: bool, "strict"?:
+ * bool}`. The filters choose the tools that may answer before ranking and `top_k`:
+ * `namespaces`, registered under one of these namespaces; `tags`, carrying any of these tags
+ * (both compared ignoring ASCII case); `deferred`, only deferred (true) or only loaded (false)
+ * tools. Scores are the same as without a filter. An exact-name match that does not pass the
+ * filters is ranked like any query.
  * On success `*json_out` receives `[{"name", "description", "score", "namespace", "deferred",
- * "schema"?}]` (schema for an exact match and for deferred tools); free it with `tr_string_free`.
+ * "schema"?, "warning"?}]` (schema for an exact match and for deferred tools, cleaned as by
+ * `tr_registry_get_schemas`); free it with `tr_string_free`. With `"strict": true` (openai-chat
+ * or openai-responses only) schemas are in OpenAI strict mode; a hit whose schema cannot be
+ * strict gets it non-strict plus a `"warning"` saying why.
  * Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (empty or whitespace-only
- * query, top_k 0), TOO_LARGE (query over 64 KiB). A longer query than `TR_MAX_QUERY_TOKENS`
- * analyzed tokens is answered from its first `TR_MAX_QUERY_TOKENS` tokens, not refused.
+ * query, top_k 0, strict with anthropic or gemini), TOO_LARGE (query over 64 KiB). A longer query
+ * than `TR_MAX_QUERY_TOKENS` analyzed tokens is answered from its first `TR_MAX_QUERY_TOKENS`
+ * tokens, not refused.
  *
  * # Safety
  * Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
@@ -315,7 +320,7 @@ tr_status tr_discoverer_discover(const struct tr_discoverer *d, const char *quer
  * `tr_discoverer_discover`) and reports the analyzed query tokens with the filter's verdicts, the
  * tool's score taken apart per token and per field, its rank, or why it is not in the answer.
  * `options_json` may be NULL or `{"top_k"?: int >= 1 (default 10)}` as for discover
- * (`api_format` and the filters are accepted and ignored: explain ranks the whole catalog). On success `*json_out` receives, for example:
+ * (`api_format`, `strict` and the filters are accepted and ignored: explain ranks the whole catalog). On success `*json_out` receives, for example:
  *
  * ```json
  * {"query": "convert currency", "profile": "reference", "exact_match": null,
@@ -457,16 +462,23 @@ tr_status tr_registry_set_enabled(struct tr_registry *r, const char *name, bool 
 
 /**
  * The schemas of the enabled tools, sorted by name, as a JSON array (`discover_tools` and
- * `call_deferred` included when discovery is on).
+ * `call_deferred` included when discovery is on). Each parameters schema is cleaned for the
+ * provider as the reference does (`$ref` inlined, `allOf` merged, null unions simplified,
+ * unsupported keys stripped; Gemini's subset with upper-case types); the registered definition is
+ * kept as it was.
  *
  * `options_json` may be NULL or `{"include_deferred"?: bool (default true), "api_format"?:
  * "openai-chat" | "openai-responses" | "anthropic" | "gemini", "tags"?: [str] (keep tools with any),
- * "exclude_tags"?: [str], "names"?: [str]}`. Example: `{"include_deferred": false, "api_format":
- * "anthropic"}`. With `names`, exactly those tools in that order, disabled ones included (the
- * other filters are ignored).
- * On success `*json_out` receives the array; free it with `tr_string_free`.
- * Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT, NOT_FOUND (a name in
- * `names` that is not registered; the message names it).
+ * "exclude_tags"?: [str], "names"?: [str], "strict"?: bool (default false)}`. Example:
+ * `{"include_deferred": false, "api_format": "anthropic"}`. With `names`, exactly those tools in
+ * that order, disabled ones included (the other filters are ignored). On success `*json_out`
+ * receives the array; free it with `tr_string_free`. With `"strict": true` (OpenAI strict mode,
+ * openai-chat or openai-responses only) it receives `{"tools": [...], "warnings": [{"name",
+ * "reason"}]}`: every object closed (`additionalProperties: false`), every property required,
+ * optional ones nullable; a tool that cannot be made strict is still in `tools`, non-strict, and
+ * named in `warnings`.
+ * Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (also `strict` with
+ * anthropic or gemini), NOT_FOUND (a name in `names` that is not registered; the message names it).
  *
  * # Safety
  * Every pointer argument is NULL or valid: handles come from this library and are not yet freed,

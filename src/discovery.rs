@@ -5,7 +5,9 @@
 
 use crate::analyzer::{ENHANCED_FIELDS, REFERENCE_FIELDS, enhanced_query_tokens_within, tokenize};
 use crate::error::{Error, Result};
-use crate::format::{ApiFormat, into_string, write_f64, write_opt_str, write_schema, write_str};
+use crate::format::{
+    ApiFormat, into_string, write_f64, write_opt_str, write_schema_strict, write_str,
+};
 use crate::index::{Bm25Params, Index};
 use crate::limits::{
     MAX_QUERY_BYTES, MAX_QUERY_TOKENS, MAX_RANKING_PARAMETER, kind_of, parse_json,
@@ -313,6 +315,9 @@ pub struct DiscoverRequest {
     pub tags: Vec<String>,
     /// Only deferred tools (`Some(true)`) or only loaded ones (`Some(false)`); `None`: both.
     pub deferred: Option<bool>,
+    /// OpenAI strict mode for the schemas in the answer (OpenAI formats only; see
+    /// [`crate::schema`]): a hit whose schema cannot be strict carries a `warning`.
+    pub strict: bool,
 }
 
 impl Default for DiscoverRequest {
@@ -323,6 +328,7 @@ impl Default for DiscoverRequest {
             namespaces: Vec::new(),
             tags: Vec::new(),
             deferred: None,
+            strict: false,
         }
     }
 }
@@ -349,7 +355,7 @@ impl DiscoverRequest {
     }
 
     /// Parses `{"top_k"?, "api_format"?, "namespaces"?: [str], "tags"?: [str], "deferred"?:
-    /// bool}`; `None` or `null` give the defaults.
+    /// bool, "strict"?: bool}`; `None` or `null` give the defaults.
     pub fn from_json(text: Option<&str>) -> Result<Self> {
         let mut r = Self::default();
         let Some(text) = text else { return Ok(r) };
@@ -365,13 +371,19 @@ impl DiscoverRequest {
                 "namespaces" => r.namespaces = parse_strings(v, &here)?,
                 "tags" => r.tags = parse_strings(v, &here)?,
                 "deferred" => r.deferred = parse_opt_bool(v, &here)?,
+                "strict" => {
+                    r.strict = v.as_bool().ok_or_else(|| {
+                        Error::invalid(format!("{here}: expected a boolean, got {}", kind_of(v)))
+                    })?
+                }
                 _ => {
                     return Err(Error::invalid(format!(
-                        "{here}: unknown option (expected top_k, api_format, namespaces, tags or deferred)"
+                        "{here}: unknown option (expected top_k, api_format, namespaces, tags, deferred or strict)"
                     )));
                 }
             }
         }
+        crate::schema::check_strict(r.strict, r.api_format, "options")?;
         Ok(r)
     }
 }
@@ -391,9 +403,11 @@ pub struct Hit {
     pub deferred: bool,
     /// The tool's schema as JSON text: always for an exact match, for fuzzy hits only when deferred.
     pub schema: Option<String>,
+    /// Strict mode was asked for and this schema cannot be strict: why (the schema is non-strict).
+    pub warning: Option<String>,
 }
 
-/// Renders hits as the JSON answer: `[{"name", "description", "score", "namespace", "deferred", "schema"?}]`.
+/// Renders hits as the JSON answer: `[{"name", "description", "score", "namespace", "deferred", "schema"?, "warning"?}]`.
 pub fn hits_to_json(hits: &[Hit]) -> String {
     let mut out = Vec::with_capacity(128 * hits.len() + 2);
     out.push(b'[');
@@ -413,10 +427,19 @@ pub fn hits_to_json(hits: &[Hit]) -> String {
             out.extend_from_slice(b",\"schema\":");
             out.extend_from_slice(schema.as_bytes());
         }
+        write_warning(&mut out, h.warning.as_deref());
         out.push(b'}');
     }
     out.push(b']');
     into_string(out)
+}
+
+/// Writes a hit's strict-mode warning, if any.
+fn write_warning(out: &mut Vec<u8>, warning: Option<&str>) {
+    if let Some(w) = warning {
+        out.extend_from_slice(b",\"warning\":");
+        write_str(out, w);
+    }
 }
 
 /// Writes a hit's object up to (not including) its schema and closing brace.
@@ -724,9 +747,11 @@ pub(crate) fn discover(
         .map(|h| {
             let tool = state.tool_at(h.doc);
             let deferred = tool.metadata().defer;
+            let mut warning = None;
             let schema = (exact || deferred).then(|| {
                 let mut s = Vec::new();
-                write_schema(&mut s, tool, request.api_format);
+                warning = write_schema_strict(&mut s, tool, request.api_format, request.strict)
+                    .map(str::to_string);
                 into_string(s)
             });
             Hit {
@@ -736,6 +761,7 @@ pub(crate) fn discover(
                 namespace: tool.namespace().map(str::to_string),
                 deferred,
                 schema,
+                warning,
             }
         })
         .collect())
@@ -768,7 +794,8 @@ pub(crate) fn discover_json(
         );
         if exact || deferred {
             out.extend_from_slice(b",\"schema\":");
-            write_schema(&mut out, tool, request.api_format);
+            let warning = write_schema_strict(&mut out, tool, request.api_format, request.strict);
+            write_warning(&mut out, warning);
         }
         out.push(b'}');
     }

@@ -4,8 +4,8 @@
 //! JSON, so a discover answer copies it instead of parsing and re-serializing a tree per hit.
 
 use crate::error::{Error, Result};
+use crate::schema::{Cleaned, Form, SameForms, SchemaCache};
 use crate::tool::Tool;
-use serde_json::Value;
 
 /// The provider format a tool schema is rendered in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -119,18 +119,27 @@ pub fn write_f64(out: &mut Vec<u8>, x: f64) {
     serde_json::to_writer(&mut *out, &x).expect("writing to a Vec cannot fail");
 }
 
-/// Appends the tool's schema in `format`.
+/// Appends the tool's schema in `format`, its parameters cleaned for that provider (see
+/// [`crate::schema`]; computed once per tool and format).
 pub fn write_schema(out: &mut Vec<u8>, tool: &Tool, format: ApiFormat) {
-    write_schema_parts(
-        out,
-        tool.name(),
-        tool.description(),
-        tool.parameters_json(),
-        format,
-    );
+    write_schema_strict(out, tool, format, false);
 }
 
-/// Appends a schema from its parts; `parameters` must be compact JSON of an object.
+/// [`write_schema`], in OpenAI strict mode when `strict` (and `format` is an OpenAI one). Returns
+/// why the tool could not be made strict (it is then written non-strict), else `None`.
+pub fn write_schema_strict<'a>(
+    out: &mut Vec<u8>,
+    tool: &'a Tool,
+    format: ApiFormat,
+    strict: bool,
+) -> Option<&'a str> {
+    let cleaned = tool.cleaned_parameters(Form::of(format, strict));
+    write_cleaned(out, tool.name(), tool.description(), &cleaned, format);
+    cleaned.warning
+}
+
+/// Appends a schema from its parts; `parameters` is compact JSON of the schema as registered,
+/// cleaned here for `format` (use [`write_cached_schema_parts`] for a schema written repeatedly).
 pub fn write_schema_parts(
     out: &mut Vec<u8>,
     name: &str,
@@ -138,6 +147,37 @@ pub fn write_schema_parts(
     parameters: &str,
     format: ApiFormat,
 ) {
+    let cache = (SchemaCache::new(), SameForms::new());
+    write_cached_schema_parts(out, name, description, parameters, &cache, format, false);
+}
+
+/// [`write_schema_parts`] with the cleaned forms kept in `cache` (which must only ever see this
+/// `parameters`), in strict mode when `strict`; returns the strict-mode warning, if any.
+pub fn write_cached_schema_parts<'a>(
+    out: &mut Vec<u8>,
+    name: &str,
+    description: &str,
+    parameters: &'a str,
+    cache: &'a (SchemaCache, SameForms),
+    format: ApiFormat,
+    strict: bool,
+) -> Option<&'a str> {
+    let cleaned = cache
+        .0
+        .clean(&cache.1, parameters, Form::of(format, strict));
+    write_cleaned(out, name, description, &cleaned, format);
+    cleaned.warning
+}
+
+/// Wraps cleaned parameters in the provider's tool object.
+fn write_cleaned(
+    out: &mut Vec<u8>,
+    name: &str,
+    description: &str,
+    cleaned: &Cleaned<'_>,
+    format: ApiFormat,
+) {
+    let parameters = cleaned.parameters.as_bytes();
     let head = |out: &mut Vec<u8>| {
         out.extend_from_slice(b"\"name\":");
         write_str(out, name);
@@ -149,56 +189,37 @@ pub fn write_schema_parts(
             out.extend_from_slice(b"{\"type\":\"function\",\"function\":{");
             head(out);
             out.extend_from_slice(b",\"parameters\":");
-            out.extend_from_slice(parameters.as_bytes());
+            out.extend_from_slice(parameters);
+            if cleaned.strict {
+                out.extend_from_slice(b",\"strict\":true");
+            }
             out.extend_from_slice(b"}}");
         }
         ApiFormat::OpenAiResponses => {
             out.extend_from_slice(b"{\"type\":\"function\",");
             head(out);
             out.extend_from_slice(b",\"parameters\":");
-            out.extend_from_slice(parameters.as_bytes());
-            out.extend_from_slice(b",\"strict\":false}");
+            out.extend_from_slice(parameters);
+            out.extend_from_slice(if cleaned.strict {
+                b",\"strict\":true}"
+            } else {
+                b",\"strict\":false}"
+            });
         }
         ApiFormat::Anthropic => {
             out.push(b'{');
             head(out);
             out.extend_from_slice(b",\"input_schema\":");
-            out.extend_from_slice(parameters.as_bytes());
+            out.extend_from_slice(parameters);
             out.push(b'}');
         }
         ApiFormat::Gemini => {
             out.push(b'{');
             head(out);
             out.extend_from_slice(b",\"parameters\":");
-            let mut schema: Value = serde_json::from_str(parameters).unwrap_or(Value::Null);
-            upper_case_types(&mut schema);
-            out.extend_from_slice(schema.to_string().as_bytes());
+            out.extend_from_slice(parameters);
             out.push(b'}');
         }
-    }
-}
-
-/// Gemini spells JSON schema types in upper case (`"OBJECT"`, `"STRING"`).
-fn upper_case_types(schema: &mut Value) {
-    match schema {
-        Value::Object(map) => {
-            for (key, v) in map.iter_mut() {
-                match v {
-                    Value::String(s) if key == "type" => *s = s.to_uppercase(),
-                    Value::Array(types) if key == "type" => {
-                        for t in types.iter_mut() {
-                            if let Value::String(s) = t {
-                                *s = s.to_uppercase();
-                            }
-                        }
-                    }
-                    // "properties" maps names to schemas: recurse into the schemas, never rename.
-                    _ => upper_case_types(v),
-                }
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(upper_case_types),
-        _ => {}
     }
 }
 
@@ -260,6 +281,7 @@ mod tests {
     }
 
     use super::*;
+    use serde_json::Value;
 
     #[test]
     fn strings_escape_like_serde_json() {

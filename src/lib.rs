@@ -43,6 +43,7 @@ pub mod index;
 pub mod limits;
 pub mod provider;
 pub mod registry;
+pub mod schema;
 pub mod suggest;
 pub mod tool;
 pub mod validate;

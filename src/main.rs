@@ -106,6 +106,9 @@ enum Command {
         /// Leave deferred tools out.
         #[arg(long)]
         exclude_deferred: bool,
+        /// OpenAI strict mode: answers {"tools": [...], "warnings": [...]}.
+        #[arg(long)]
+        strict: bool,
     },
 }
 
@@ -300,13 +303,17 @@ fn run(cli: Cli, out: &mut String) -> Result<(), String> {
             catalog,
             api_format,
             exclude_deferred,
+            strict,
         } => {
             let registry = catalog.load()?;
             let options = SchemaOptions {
                 include_deferred: !exclude_deferred,
                 api_format: ApiFormat::parse(&api_format).map_err(err)?,
+                strict,
                 ..Default::default()
             };
+            toolregistry::schema::check_strict(strict, options.api_format, "--strict: options")
+                .map_err(err)?;
             let _ = writeln!(out, "{}", registry.schemas_json(&options).map_err(err)?);
         }
     }

@@ -8,10 +8,12 @@ use crate::analyzer::{EnhancedAnalysis, enhanced_document, reference_document, r
 use crate::discovery::{self, DiscoverRequest, Discoverer, DiscoveryOptions, Hit};
 use crate::error::{Error, Result};
 use crate::format::{
-    ApiFormat, into_string, write_opt_str, write_schema, write_schema_parts, write_str,
+    ApiFormat, into_string, write_cached_schema_parts, write_opt_str, write_schema,
+    write_schema_strict, write_str,
 };
 use crate::index::{DocId, Index};
 use crate::limits::{check_tool_text, kind_of, parse_json};
+use crate::schema::{SameForms, SchemaCache};
 use crate::suggest::suggest_names;
 use crate::tool::{MetadataUpdate, Tool, dedup_tags};
 use crate::validate::ArgsValidator;
@@ -48,6 +50,8 @@ pub trait Builtin: Send + Sync + std::fmt::Debug {
     fn description(&self, deferred: &[Summary]) -> String;
     /// The parameters schema, compact JSON.
     fn parameters_json(&self) -> &'static str;
+    /// Where its cleaned schema forms are kept (a `static` of the built-in: computed once).
+    fn schema_cache(&self) -> &'static (SchemaCache, SameForms);
     /// Runs one call. `Err` is a bad call of the built-in itself (a status for the C ABI);
     /// `Ok(Err(message))` is a tool the built-in ran that failed.
     fn call(&self, registry: &Registry, args_json: &str) -> Result<HostResult>;
@@ -490,7 +494,7 @@ impl State {
             }
             if let Some(b) = self.builtin(name) {
                 let summaries = summaries.get_or_insert_with(|| self.summaries());
-                write_builtin_schema(&mut out, b.as_ref(), summaries, format);
+                write_builtin_schema(&mut out, b.as_ref(), summaries, format, false);
                 continue;
             }
             let id = self.slot_of(name).ok_or_else(|| {
@@ -608,6 +612,10 @@ pub struct SchemaOptions {
     pub exclude_tags: Option<Vec<String>>,
     /// Exactly these tools, in this order, disabled ones included (the other filters are ignored).
     pub names: Option<Vec<String>>,
+    /// OpenAI strict mode (OpenAI formats only; see [`crate::schema`]). The answer is then
+    /// `{"tools": [...], "warnings": [{"name", "reason"}]}`: a tool whose schema cannot be made
+    /// strict is in `tools` non-strict and named in `warnings`.
+    pub strict: bool,
 }
 
 impl Default for SchemaOptions {
@@ -618,12 +626,14 @@ impl Default for SchemaOptions {
             tags: None,
             exclude_tags: None,
             names: None,
+            strict: false,
         }
     }
 }
 
 impl SchemaOptions {
-    /// Parses `{"include_deferred"?, "api_format"?, "tags"?, "exclude_tags"?, "names"?}`; `None`/`null` give the defaults.
+    /// Parses `{"include_deferred"?, "api_format"?, "tags"?, "exclude_tags"?, "names"?,
+    /// "strict"?}`; `None`/`null` give the defaults.
     pub fn from_json(text: Option<&str>) -> Result<Self> {
         let mut o = Self::default();
         let Some(text) = text else { return Ok(o) };
@@ -655,13 +665,19 @@ impl SchemaOptions {
                 "tags" => o.tags = string_list(v, &here)?,
                 "exclude_tags" => o.exclude_tags = string_list(v, &here)?,
                 "names" => o.names = string_list(v, &here)?,
+                "strict" => {
+                    o.strict = v.as_bool().ok_or_else(|| {
+                        Error::invalid(format!("{here}: expected a boolean, got {}", kind_of(v)))
+                    })?
+                }
                 _ => {
                     return Err(Error::invalid(format!(
-                        "{here}: unknown option (expected include_deferred, api_format, tags, exclude_tags or names)"
+                        "{here}: unknown option (expected include_deferred, api_format, tags, exclude_tags, names or strict)"
                     )));
                 }
             }
         }
+        crate::schema::check_strict(o.strict, o.api_format, "options")?;
         Ok(o)
     }
 }
@@ -920,7 +936,8 @@ impl Registry {
     }
 
     /// Schemas of the enabled tools and the built-ins, sorted by name, as a JSON array; with
-    /// `names`, exactly those tools (disabled ones too) in that order.
+    /// `names`, exactly those tools (disabled ones too) in that order; with `strict`,
+    /// `{"tools": [...], "warnings": [...]}` (see [`SchemaOptions`]).
     pub fn schemas_json(&self, options: &SchemaOptions) -> Result<String> {
         let state = self.shared.read()?;
         if let Some(names) = &options.names {
@@ -952,28 +969,48 @@ impl Registry {
         } else {
             state.summaries()
         };
-        let mut out = vec![b'['];
+        let (format, strict) = (options.api_format, options.strict);
+        let mut warnings: Vec<(&str, &str)> = Vec::new();
+        let mut out = Vec::new();
+        out.extend_from_slice(if strict { b"{\"tools\":[" } else { b"[" });
         let (mut t, mut b) = (0, 0);
+        let mut first = true;
         while t < tools.len() || b < builtins.len() {
-            if out.len() > 1 {
+            if !first {
                 out.push(b',');
             }
+            first = false;
             let builtin_next =
                 b < builtins.len() && (t == tools.len() || builtins[b].name() < tools[t].name());
             if builtin_next {
-                write_builtin_schema(
-                    &mut out,
-                    builtins[b].as_ref(),
-                    &summaries,
-                    options.api_format,
-                );
+                let builtin = builtins[b].as_ref();
+                if let Some(w) = write_builtin_schema(&mut out, builtin, &summaries, format, strict)
+                {
+                    warnings.push((builtin.name(), w));
+                }
                 b += 1;
             } else {
-                write_schema(&mut out, tools[t], options.api_format);
+                if let Some(w) = write_schema_strict(&mut out, tools[t], format, strict) {
+                    warnings.push((tools[t].name(), w));
+                }
                 t += 1;
             }
         }
         out.push(b']');
+        if strict {
+            out.extend_from_slice(b",\"warnings\":[");
+            for (i, (name, reason)) in warnings.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                out.extend_from_slice(b"{\"name\":");
+                write_str(&mut out, name);
+                out.extend_from_slice(b",\"reason\":");
+                write_str(&mut out, reason);
+                out.push(b'}');
+            }
+            out.extend_from_slice(b"]}");
+        }
         Ok(into_string(out))
     }
 
@@ -1026,7 +1063,7 @@ impl Registry {
         Ok(())
     }
 
-/// Runs a built-in tool: `discover_tools` takes `{"query", "top_k"?, "api_format"?,
+    /// Runs a built-in tool: `discover_tools` takes `{"query", "top_k"?, "api_format"?,
     /// "namespace"?, "tags"?}` and answers like [`Discoverer::discover_json`]; `call_deferred` runs
     /// a deferred tool. Calls of registered tools go through `crate::exec` (`tr_registry_execute`).
     pub fn call_json(&self, name: &str, args_json: &str) -> Result<String> {
@@ -1248,19 +1285,24 @@ impl Registry {
     }
 }
 
+/// Writes a built-in's schema (cleaned like any other, cached per built-in); returns the
+/// strict-mode warning, if any.
 fn write_builtin_schema(
     out: &mut Vec<u8>,
     builtin: &dyn Builtin,
     deferred: &[Summary],
     format: ApiFormat,
-) {
-    write_schema_parts(
+    strict: bool,
+) -> Option<&'static str> {
+    write_cached_schema_parts(
         out,
         builtin.name(),
         &builtin.description(deferred),
         builtin.parameters_json(),
+        builtin.schema_cache(),
         format,
-    );
+        strict,
+    )
 }
 
 /// Refuses reserved names and tools over the searchable-text limit, before anything changes.

@@ -7,6 +7,7 @@
 
 use crate::error::{Error, Result};
 use crate::limits::{MAX_NAME_BYTES, check_input_size, kind_of, parse_json};
+use crate::schema::{Cleaned, Form, SameForms, SchemaCache};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
@@ -133,6 +134,10 @@ pub struct Tool {
     /// Bytes of the parameter names, without the spaces that join them.
     param_bytes: u32,
     metadata: ToolMetadata,
+    /// The schema's cleaned forms per provider, filled on first output (not part of equality).
+    schemas: SchemaCache,
+    /// Which cleaned forms equal the stored schema (a byte that fits in this struct's padding).
+    same_forms: SameForms,
 }
 
 impl PartialEq for Tool {
@@ -314,6 +319,13 @@ impl Tool {
         &self.text[self.desc_end as usize..self.params_end as usize]
     }
 
+    /// The parameters schema as emitted in `form` (cleaned; see [`crate::schema`]), computed on
+    /// first use and kept with the tool. The registered schema stays [`parameters_json`](Self::parameters_json).
+    pub fn cleaned_parameters(&self, form: Form) -> Cleaned<'_> {
+        self.schemas
+            .clean(&self.same_forms, self.parameters_json(), form)
+    }
+
     /// The top-level property names of the parameters schema, in schema order (read back from
     /// the schema: the search index uses [`param_text`](Self::param_text)).
     pub fn param_names(&self) -> Vec<String> {
@@ -471,6 +483,8 @@ impl Tool {
             param_bytes: offset(param_bytes)?,
             text: text.into_boxed_str(),
             metadata: ToolMetadata::default(),
+            schemas: SchemaCache::new(),
+            same_forms: SameForms::new(),
         })
     }
 }

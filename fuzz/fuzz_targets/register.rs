@@ -94,15 +94,24 @@ fuzz_target!(|data: &[u8]| {
         );
     }
     for format in ["openai-chat", "openai-responses", "anthropic", "gemini"] {
+        let api_format = ApiFormat::parse(format).unwrap();
         let options = SchemaOptions {
-            api_format: ApiFormat::parse(format).unwrap(),
+            api_format,
             ..Default::default()
         };
         assert_json(&registry.schemas_json(&options).unwrap());
+        if toolregistry::schema::has_strict_mode(api_format) {
+            let strict = SchemaOptions {
+                strict: true,
+                ..options
+            };
+            assert_json(&registry.schemas_json(&strict).unwrap());
+        }
     }
     assert_json(&registry.deferred_summaries_json().unwrap());
 
-    // The schemas we hand out register again as the same tools (names, descriptions, parameters).
+    // The schemas we hand out register again as the same tools (names, descriptions, and the
+    // parameters as we emitted them: cleaned).
     let schemas = registry.schemas_json(&SchemaOptions::default()).unwrap();
     let again = Registry::new();
     again
@@ -114,6 +123,10 @@ fuzz_target!(|data: &[u8]| {
             again.tool(name).unwrap().expect("same names"),
         );
         assert_eq!(a.description(), b.description());
-        assert_eq!(a.parameters_json(), b.parameters_json());
+        assert_eq!(
+            a.cleaned_parameters(toolregistry::schema::Form::Flattened)
+                .parameters,
+            b.parameters_json()
+        );
     }
 });

@@ -1,6 +1,7 @@
 //! Schema options JSON for `get_schemas`.
 //!
-//! Oracles: accepted options give a JSON array sorted by name that honours the tag filters.
+//! Oracles: accepted options give a JSON array sorted by name that honours the tag filters
+//! (with `strict`, that array under `tools`, and every warning names one of its tools).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -17,7 +18,11 @@ fuzz_target!(|data: &[u8]| {
     };
     let registry = shared_fixture();
     let out = assert_json(&registry.schemas_json(&options).unwrap());
-    let items = out.as_array().expect("an array");
+    let items = if options.strict {
+        out["tools"].as_array().expect("tools: an array")
+    } else {
+        out.as_array().expect("an array")
+    };
     let name = |v: &serde_json::Value| {
         v.pointer("/function/name")
             .or_else(|| v.get("name"))
@@ -30,6 +35,13 @@ fuzz_target!(|data: &[u8]| {
         names.windows(2).all(|w| w[0] < w[1]),
         "sorted by name, no duplicates: {names:?}"
     );
+    if options.strict {
+        for w in out["warnings"].as_array().expect("warnings: an array") {
+            let n = w["name"].as_str().expect("a warning names its tool");
+            assert!(names.iter().any(|m| m == n), "warned tool {n:?} is emitted");
+            assert!(!w["reason"].as_str().expect("and says why").is_empty());
+        }
+    }
     for n in names.iter().filter(|n| *n != "discover_tools") {
         let tool = registry.tool(n).unwrap().expect("only registered tools");
         if let Some(tags) = &options.tags {

@@ -7,6 +7,7 @@ use crate::exec::{run_target, unknown_tool_message};
 use crate::limits::{kind_of, parse_json};
 use crate::provider::{Arguments, CallOutcome};
 use crate::registry::{Builtin, CALL_DEFERRED, CallTarget, HostResult, Registry, Summary};
+use crate::schema::{SameForms, SchemaCache};
 use serde_json::Value;
 
 /// The reference's `BASE_CALL_DEFERRED_DESCRIPTION`, word for word.
@@ -42,6 +43,11 @@ impl Builtin for CallDeferred {
 
     fn parameters_json(&self) -> &'static str {
         PARAMETERS
+    }
+
+    fn schema_cache(&self) -> &'static (SchemaCache, SameForms) {
+        static CACHE: (SchemaCache, SameForms) = (SchemaCache::new(), SameForms::new());
+        &CACHE
     }
 
     fn call(&self, registry: &Registry, args_json: &str) -> Result<HostResult> {

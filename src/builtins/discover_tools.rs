@@ -4,6 +4,7 @@ use super::deferred_list;
 use crate::discovery::parse_discover_tools_args;
 use crate::error::Result;
 use crate::registry::{Builtin, DISCOVER_TOOLS, HostResult, Registry, Summary};
+use crate::schema::{SameForms, SchemaCache};
 
 const DESCRIPTION: &str = "Look up tools that are not in your tool list. Pass a tool's exact \
 name to get its full schema, or describe the capability you need in a few keywords (for example \
@@ -38,6 +39,11 @@ impl Builtin for DiscoverTools {
 
     fn parameters_json(&self) -> &'static str {
         PARAMETERS
+    }
+
+    fn schema_cache(&self) -> &'static (SchemaCache, SameForms) {
+        static CACHE: (SchemaCache, SameForms) = (SchemaCache::new(), SameForms::new());
+        &CACHE
     }
 
     fn call(&self, registry: &Registry, args_json: &str) -> Result<HostResult> {

@@ -58,16 +58,21 @@ pub unsafe extern "C" fn tr_discoverer_new(
 /// tools so named (by the same tolerant exact match), in that order, each with score 1.0 and its
 /// schema; unknown names are skipped, and filters and `top_k` do not apply. Otherwise the BM25F
 /// ranking, best first. `options_json` may be NULL or `{"top_k"?: int >= 1 (default 10),
-/// "api_format"?: str, "namespaces"?: [str], "tags"?: [str], "deferred"?: bool}`. The filters
-/// choose the tools that may answer before ranking and `top_k`: `namespaces`, registered under one
-/// of these namespaces; `tags`, carrying any of these tags (both compared ignoring ASCII case);
-/// `deferred`, only deferred (true) or only loaded (false) tools. Scores are the same as without
-/// a filter. An exact-name match that does not pass the filters is ranked like any query.
+/// "api_format"?: str, "namespaces"?: [str], "tags"?: [str], "deferred"?: bool, "strict"?:
+/// bool}`. The filters choose the tools that may answer before ranking and `top_k`:
+/// `namespaces`, registered under one of these namespaces; `tags`, carrying any of these tags
+/// (both compared ignoring ASCII case); `deferred`, only deferred (true) or only loaded (false)
+/// tools. Scores are the same as without a filter. An exact-name match that does not pass the
+/// filters is ranked like any query.
 /// On success `*json_out` receives `[{"name", "description", "score", "namespace", "deferred",
-/// "schema"?}]` (schema for an exact match and for deferred tools); free it with `tr_string_free`.
+/// "schema"?, "warning"?}]` (schema for an exact match and for deferred tools, cleaned as by
+/// `tr_registry_get_schemas`); free it with `tr_string_free`. With `"strict": true` (openai-chat
+/// or openai-responses only) schemas are in OpenAI strict mode; a hit whose schema cannot be
+/// strict gets it non-strict plus a `"warning"` saying why.
 /// Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (empty or whitespace-only
-/// query, top_k 0), TOO_LARGE (query over 64 KiB). A longer query than `TR_MAX_QUERY_TOKENS`
-/// analyzed tokens is answered from its first `TR_MAX_QUERY_TOKENS` tokens, not refused.
+/// query, top_k 0, strict with anthropic or gemini), TOO_LARGE (query over 64 KiB). A longer query
+/// than `TR_MAX_QUERY_TOKENS` analyzed tokens is answered from its first `TR_MAX_QUERY_TOKENS`
+/// tokens, not refused.
 ///
 /// # Safety
 /// Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
@@ -99,7 +104,7 @@ pub unsafe extern "C" fn tr_discoverer_discover(
 /// `tr_discoverer_discover`) and reports the analyzed query tokens with the filter's verdicts, the
 /// tool's score taken apart per token and per field, its rank, or why it is not in the answer.
 /// `options_json` may be NULL or `{"top_k"?: int >= 1 (default 10)}` as for discover
-/// (`api_format` and the filters are accepted and ignored: explain ranks the whole catalog). On success `*json_out` receives, for example:
+/// (`api_format`, `strict` and the filters are accepted and ignored: explain ranks the whole catalog). On success `*json_out` receives, for example:
 ///
 /// ```json
 /// {"query": "convert currency", "profile": "reference", "exact_match": null,

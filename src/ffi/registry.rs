@@ -184,16 +184,23 @@ pub unsafe extern "C" fn tr_registry_set_enabled(
 }
 
 /// The schemas of the enabled tools, sorted by name, as a JSON array (`discover_tools` and
-/// `call_deferred` included when discovery is on).
+/// `call_deferred` included when discovery is on). Each parameters schema is cleaned for the
+/// provider as the reference does (`$ref` inlined, `allOf` merged, null unions simplified,
+/// unsupported keys stripped; Gemini's subset with upper-case types); the registered definition is
+/// kept as it was.
 ///
 /// `options_json` may be NULL or `{"include_deferred"?: bool (default true), "api_format"?:
 /// "openai-chat" | "openai-responses" | "anthropic" | "gemini", "tags"?: [str] (keep tools with any),
-/// "exclude_tags"?: [str], "names"?: [str]}`. Example: `{"include_deferred": false, "api_format":
-/// "anthropic"}`. With `names`, exactly those tools in that order, disabled ones included (the
-/// other filters are ignored).
-/// On success `*json_out` receives the array; free it with `tr_string_free`.
-/// Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT, NOT_FOUND (a name in
-/// `names` that is not registered; the message names it).
+/// "exclude_tags"?: [str], "names"?: [str], "strict"?: bool (default false)}`. Example:
+/// `{"include_deferred": false, "api_format": "anthropic"}`. With `names`, exactly those tools in
+/// that order, disabled ones included (the other filters are ignored). On success `*json_out`
+/// receives the array; free it with `tr_string_free`. With `"strict": true` (OpenAI strict mode,
+/// openai-chat or openai-responses only) it receives `{"tools": [...], "warnings": [{"name",
+/// "reason"}]}`: every object closed (`additionalProperties: false`), every property required,
+/// optional ones nullable; a tool that cannot be made strict is still in `tools`, non-strict, and
+/// named in `warnings`.
+/// Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (also `strict` with
+/// anthropic or gemini), NOT_FOUND (a name in `names` that is not registered; the message names it).
 ///
 /// # Safety
 /// Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
