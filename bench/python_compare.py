@@ -54,8 +54,19 @@ def ensure_venv():
         subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
         subprocess.run([str(python), "-m", "pip", "install", "-q", "toolregistry==0.19.0"], check=True)
     # Always reinstall the binding, so the run measures this checkout's library.
-    subprocess.run([str(python), "-m", "pip", "install", "-q", "--force-reinstall", "--no-deps",
-                    str(ROOT / "bindings" / "python")], check=True)
+    subprocess.run(
+        [
+            str(python),
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--force-reinstall",
+            "--no-deps",
+            str(ROOT / "bindings" / "python"),
+        ],
+        check=True,
+    )
     os.execv(str(python), [str(python), *sys.argv])
 
 
@@ -177,7 +188,7 @@ def measure(n, ours_passes, ref_queries, ref_inc, ours_inc):
 
     # Register one new tool, then discover it: interleaved too.
     inc = {label: [] for label in engines}
-    for i, extra in enumerate(extras[: max(ref_inc, ours_inc)]):
+    for extra in extras[: max(ref_inc, ours_inc)]:
         for label, e in engines.items():
             if len(inc[label]) < (ref_inc if label == "reference" else ours_inc):
                 gc.collect()
@@ -201,30 +212,40 @@ def report(results, out):
     w = out.append
     labels = list(ENGINES)
     w("#### Discover latency, top_k 10, answers as Python dicts (p50 / p95)\n")
-    w("| N | reference | ours (API) | ours (compat) | reference / API (p50) | reference / compat (p50) | discovers timed (ref / API / compat) | same answers as the reference (first 100) |")
+    w(
+        "| N | reference | ours (API) | ours (compat) | reference / API (p50) | reference / compat (p50) | discovers timed (ref / API / compat) | same answers as the reference (first 100) |"
+    )
     w("|---|---|---|---|---|---|---|---|")
     for n, r in results.items():
-        cells = [f"{base.fmt_us(r[l]['p50'])} / {base.fmt_us(r[l]['p95'])}" for l in labels]
+        cells = [f"{base.fmt_us(r[e]['p50'])} / {base.fmt_us(r[e]['p95'])}" for e in labels]
         ref = r["reference"]["p50"]
-        w(f"| {n:,} | {' | '.join(cells)} | **{base.fmt_ratio(ref, r['ours (API)']['p50'])}** | "
-          f"**{base.fmt_ratio(ref, r['ours (compat)']['p50'])}** | "
-          f"{' / '.join(str(r[l]['discovers']) for l in labels)} | "
-          f"{r['ours (API)']['parity']}/{PARITY_QUERIES}, {r['ours (compat)']['parity']}/{PARITY_QUERIES} |")
+        w(
+            f"| {n:,} | {' | '.join(cells)} | **{base.fmt_ratio(ref, r['ours (API)']['p50'])}** | "
+            f"**{base.fmt_ratio(ref, r['ours (compat)']['p50'])}** | "
+            f"{' / '.join(str(r[e]['discovers']) for e in labels)} | "
+            f"{r['ours (API)']['parity']}/{PARITY_QUERIES}, {r['ours (compat)']['parity']}/{PARITY_QUERIES} |"
+        )
     w("\n#### Register one new tool, then one discover (median)\n")
-    w("| N | reference (index rebuild) | ours (API) | ours (compat) | reference / API | reference / compat | samples (ref / API / compat) |")
+    w(
+        "| N | reference (index rebuild) | ours (API) | ours (compat) | reference / API | reference / compat | samples (ref / API / compat) |"
+    )
     w("|---|---|---|---|---|---|---|")
     for n, r in results.items():
         ref = r["reference"]["inc"]
-        w(f"| {n:,} | {' | '.join(base.fmt_us(r[l]['inc']) for l in labels)} | "
-          f"**{base.fmt_ratio(ref, r['ours (API)']['inc'])}** | **{base.fmt_ratio(ref, r['ours (compat)']['inc'])}** | "
-          f"{' / '.join(str(r[l]['inc_samples']) for l in labels)} |")
+        w(
+            f"| {n:,} | {' | '.join(base.fmt_us(r[e]['inc']) for e in labels)} | "
+            f"**{base.fmt_ratio(ref, r['ours (API)']['inc'])}** | **{base.fmt_ratio(ref, r['ours (compat)']['inc'])}** | "
+            f"{' / '.join(str(r[e]['inc_samples']) for e in labels)} |"
+        )
     w("\n#### Build: register every tool and enable discovery (one build each)\n")
     w("| N | reference | ours (API) | ours (compat) | reference / API | reference / compat |")
     w("|---|---|---|---|---|---|")
     for n, r in results.items():
         ref = r["reference"]["build"]
-        w(f"| {n:,} | {' | '.join(base.fmt_s(r[l]['build']) for l in labels)} | "
-          f"**{base.fmt_ratio(ref, r['ours (API)']['build'])}** | **{base.fmt_ratio(ref, r['ours (compat)']['build'])}** |")
+        w(
+            f"| {n:,} | {' | '.join(base.fmt_s(r[e]['build']) for e in labels)} | "
+            f"**{base.fmt_ratio(ref, r['ours (API)']['build'])}** | **{base.fmt_ratio(ref, r['ours (compat)']['build'])}** |"
+        )
 
 
 def main():
@@ -241,7 +262,9 @@ def main():
     subprocess.run(["cargo", "build", "--release", "--example", "bench_gen"], cwd=ROOT, check=True)
     missing = [n for n in sizes if not (DATA / f"catalog_{n}.json").exists()]
     if missing:
-        subprocess.run([str(ROOT / "target/release/examples/bench_gen"), str(DATA), *map(str, missing)], check=True)
+        subprocess.run(
+            [str(ROOT / "target/release/examples/bench_gen"), str(DATA), *map(str, missing)], check=True
+        )
     started = time.time()
     machine = base.machine()
     results = {}

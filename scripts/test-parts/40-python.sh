@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The Python binding: a fresh virtualenv, `pip install bindings/python` (its build backend runs
-# `cargo build --release --lib --locked` and puts libtoolregistry.so inside the wheel), pytest and
-# the reference toolregistry 0.19.0 from PyPI (the compat tests compare against it side by side),
-# then the tests against the installed package, with no library path set. The virtualenv stays in
+# `cargo build --release --lib --locked` and puts libtoolregistry.so inside the wheel), pytest,
+# mypy and the reference toolregistry 0.19.0 from PyPI (the compat tests compare against it side by
+# side), then the type check and the tests against the installed package, with no library path set. The virtualenv stays in
 # $target/python-venv for the cross-language part.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -18,7 +18,7 @@ fi
 
 rm -rf "$venv"
 "$python" -m venv "$venv"
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check pytest "toolregistry==0.19.0"
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check pytest "mypy==2.4.1" "toolregistry==0.19.0"
 # The binding must work without any of these pointing at the library.
 unset TOOLREGISTRY_LIB LD_LIBRARY_PATH
 "$venv/bin/python" -m pip install --disable-pip-version-check bindings/python
@@ -27,4 +27,6 @@ unset TOOLREGISTRY_LIB LD_LIBRARY_PATH
 (cd / && "$OLDPWD/$venv/bin/python" -c "import toolregistry_rs as tr; print('toolregistry_rs', tr.__version__, 'loads', tr._native.library_path())")
 
 cd bindings/python
+# The hints the package ships (py.typed) must hold.
+"../../$venv/bin/python" -m mypy --strict --no-incremental src/toolregistry_rs
 "../../$venv/bin/python" -m pytest -q -p no:cacheprovider

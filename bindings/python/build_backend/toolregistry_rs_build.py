@@ -170,7 +170,8 @@ class _Wheel:
 
 def _python_files() -> list[Path]:
     return sorted(
-        p for p in SOURCE.rglob("*")
+        p
+        for p in SOURCE.rglob("*")
         if p.is_file() and "__pycache__" not in p.parts and p.suffix in (".py", ".typed")
     )
 
@@ -221,7 +222,16 @@ def build_editable(wheel_directory, config_settings=None, metadata_directory=Non
 
 #: What of the crate an sdist carries, relative to the crate root: enough for
 #: ``cargo build --release --lib`` (Cargo.toml names the benches and examples, so their sources too).
-_RUST_FILES = ["Cargo.toml", "Cargo.lock", "build.rs", "src", "benches", "bench/gen.rs", "bench/mem.rs", "bench/workload.rs"]
+_RUST_FILES = [
+    "Cargo.toml",
+    "Cargo.lock",
+    "build.rs",
+    "src",
+    "benches",
+    "bench/gen.rs",
+    "bench/mem.rs",
+    "bench/workload.rs",
+]
 
 
 def build_sdist(sdist_directory, config_settings=None):

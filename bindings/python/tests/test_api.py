@@ -96,12 +96,19 @@ def test_schemas_and_summaries(registry):
     assert all_names == sorted(all_names) and len(all_names) == 5
     core = [s["function"]["name"] for s in registry.get_schemas(include_deferred=False)]
     assert core == ["github-list_issues", "read_file"]
-    tagged = [s["function"]["name"] for s in registry.get_schemas(tags=["file_system"], exclude_tags=["destructive"])]
+    tagged = [
+        s["function"]["name"]
+        for s in registry.get_schemas(tags=["file_system"], exclude_tags=["destructive"])
+    ]
     assert tagged == ["read_file"]
     assert registry.get_schemas(api_format="gemini")[0]["name"] == "github-create_issue"
     summaries = registry.deferred_summaries()
     assert [s["name"] for s in summaries] == ["send_email", "write_file", "github-create_issue"]
-    assert summaries[0] == {"name": "send_email", "description": "Send an email to a recipient.", "namespace": None}
+    assert summaries[0] == {
+        "name": "send_email",
+        "description": "Send an email to a recipient.",
+        "namespace": None,
+    }
     assert summaries[2]["namespace"] == "github"
 
 
@@ -111,7 +118,9 @@ def test_discover_tools_builtin(registry):
     assert "discover_tools" in [s["function"]["name"] for s in schemas]
     hits = registry.call("discover_tools", {"query": "email", "top_k": 2})
     assert hits[0]["name"] == "send_email"
-    assert registry.call("discover_tools", '{"query": "email"}') == registry.call("discover_tools", {"query": "email"})
+    assert registry.call("discover_tools", '{"query": "email"}') == registry.call(
+        "discover_tools", {"query": "email"}
+    )
     registry.unregister("discover_tools")
     with pytest.raises(tr.ToolRegistryError) as e:
         registry.call("discover_tools", {"query": "email"})
@@ -125,9 +134,11 @@ def test_registry_with_discovery_option():
 
 
 def test_discoverer_options_change_answers(registry):
-    with registry.discoverer(profile="reference") as plain, \
-            registry.discoverer(profile="reference", min_score_ratio=0.0, max_df_ratio=0.0) as unfiltered, \
-            registry.discoverer(profile="reference", field_weights={"search_hint": 0.0}) as no_hint:
+    with (
+        registry.discoverer(profile="reference") as plain,
+        registry.discoverer(profile="reference", min_score_ratio=0.0, max_df_ratio=0.0) as unfiltered,
+        registry.discoverer(profile="reference", field_weights={"search_hint": 0.0}) as no_hint,
+    ):
         assert len(unfiltered.discover("file", top_k=10)) >= len(plain.discover("file", top_k=10))
         # With the hint weighted 0 only BM25+'s delta floor is left of the hint's score.
         assert no_hint.discover("smtp")[0]["score"] < plain.discover("smtp")[0]["score"]

@@ -43,7 +43,9 @@ def get_weather(city: str, unit: Unit = Unit.C, days: int = 1) -> str:
     return ""
 
 
-def send_email(to: str, subject: str, body: str = "", cc: Optional[List[str]] = None, urgent: bool = False) -> None:
+def send_email(
+    to: str, subject: str, body: str = "", cc: Optional[List[str]] = None, urgent: bool = False
+) -> None:
     """Send an email to a recipient. Supports CC."""
 
 
@@ -52,12 +54,23 @@ def convert_currency(amount: float, source: Literal["USD", "EUR", "JPY"], target
     return 0.0
 
 
-def plot(points: List[Point], window: Window = None, mode: Mode = Mode.FAST, size: Tuple[int, int] = (4, 3),
-         scale: Union[int, float] = 1, label: "str | None" = None, meta: Dict[str, Any] = None, *args, **kwargs):
+def plot(
+    points: List[Point],
+    window: Window = None,
+    mode: Mode = Mode.FAST,
+    size: Tuple[int, int] = (4, 3),
+    scale: Union[int, float] = 1,
+    label: "str | None" = None,
+    meta: Dict[str, Any] = None,
+    *args,
+    **kwargs,
+):
     """Plot points. Everything else is optional."""
 
 
-def bounded(n: Annotated[int, "ignored note"], tags: set = None, rest: tuple = (), anything=None, nothing: None = None):
+def bounded(
+    n: Annotated[int, "ignored note"], tags: set = None, rest: tuple = (), anything=None, nothing: None = None
+):
     pass
 
 
@@ -103,10 +116,17 @@ def test_schema_without_the_reference():
         },
         "required": ["city"],
     }
-    assert parameters_schema(send_email)["properties"]["cc"] == {"type": "array", "items": {"type": "string"}, "default": None}
+    assert parameters_schema(send_email)["properties"]["cc"] == {
+        "type": "array",
+        "items": {"type": "string"},
+        "default": None,
+    }
     schema = parameters_schema(plot)
     assert schema["additionalProperties"] is True
-    assert schema["properties"]["points"]["items"]["properties"] == {"x": {"type": "number"}, "y": {"type": "number"}}
+    assert schema["properties"]["points"]["items"]["properties"] == {
+        "x": {"type": "number"},
+        "y": {"type": "number"},
+    }
     assert schema["properties"]["mode"] == {"enum": ["fast", "safe"], "default": "fast"}
     assert schema["properties"]["scale"] == {"anyOf": [{"type": "integer"}, {"type": "number"}], "default": 1}
     assert "self" not in parameters_schema(method_like)["properties"]
@@ -126,9 +146,16 @@ def make_registry(module, discovery=True):
     """The same small registry in the reference or in compat."""
     reg = module.ToolRegistry()
     Tool, ToolMetadata = module.Tool, module.ToolMetadata
-    reg.register(Tool.from_function(get_weather, metadata=ToolMetadata(search_hint="rain sunshine temperature")))
+    reg.register(
+        Tool.from_function(get_weather, metadata=ToolMetadata(search_hint="rain sunshine temperature"))
+    )
     reg.register(Tool.from_function(send_email, metadata=ToolMetadata(defer=True, custom_tags={"mail"})))
-    reg.register(Tool.from_function(convert_currency, metadata=ToolMetadata(defer=True, search_hint="money exchange rates")), namespace="finance")
+    reg.register(
+        Tool.from_function(
+            convert_currency, metadata=ToolMetadata(defer=True, search_hint="money exchange rates")
+        ),
+        namespace="finance",
+    )
     reg.register(plot)
     reg.register(bounded, namespace="misc")
     if discovery:
@@ -136,8 +163,18 @@ def make_registry(module, discovery=True):
     return reg, None
 
 
-QUERIES = ["weather in Paris", "send an email", "money", "exchange currency", "plot points", "finance-convert_currency",
-           "GET_WEATHER", "mail", "nothing matches this", "rain"]
+QUERIES = [
+    "weather in Paris",
+    "send an email",
+    "money",
+    "exchange currency",
+    "plot points",
+    "finance-convert_currency",
+    "GET_WEATHER",
+    "mail",
+    "nothing matches this",
+    "rain",
+]
 
 
 def without_schema_order(hits):
@@ -155,7 +192,11 @@ def test_discovery_side_by_side_with_the_reference():
         assert [h["name"] for h in got] == [h["name"] for h in want], q
         for g, w in zip(got, want):
             assert g["score"] == pytest.approx(w["score"], rel=1e-9)
-            assert (g["namespace"], g["deferred"], g["description"]) == (w["namespace"], w["deferred"], w["description"])
+            assert (g["namespace"], g["deferred"], g["description"]) == (
+                w["namespace"],
+                w["deferred"],
+                w["description"],
+            )
             assert ("schema" in g) == ("schema" in w)
             if "schema" in w:
                 assert g["schema"]["function"]["parameters"] == w["schema"]["function"]["parameters"]
@@ -169,10 +210,17 @@ def test_discovery_side_by_side_with_the_reference():
     ours_reg.enable("finance")
     ref_reg.enable("finance")
     assert ours_reg.get_deferred_summaries() == ref_reg.get_deferred_summaries()
-    names = lambda schemas: [s["function"]["name"] for s in schemas if s["function"]["name"] != "call_deferred"]
-    assert names(ours_reg.get_schemas(include_deferred=False)) == names(ref_reg.get_schemas(include_deferred=False))
+
+    def names(schemas):
+        return [s["function"]["name"] for s in schemas if s["function"]["name"] != "call_deferred"]
+
+    assert names(ours_reg.get_schemas(include_deferred=False)) == names(
+        ref_reg.get_schemas(include_deferred=False)
+    )
     assert names(ours_reg.get_schemas(tags={"mail"})) == names(ref_reg.get_schemas(tags={"mail"}))
-    assert ours_reg.list_tools() == [n for n in ref_reg.list_tools() if n not in ("discover_tools", "call_deferred")]
+    assert ours_reg.list_tools() == [
+        n for n in ref_reg.list_tools() if n not in ("discover_tools", "call_deferred")
+    ]
     ours_reg.close()
 
 
@@ -188,8 +236,10 @@ def test_summaries_prefer_the_search_hint():
 def test_enabled_state_follows_the_reference_rules():
     reg, disc = make_registry(compat)
     reg.disable("later_tool")  # not registered yet: applies when it is
+
     def later_tool():
         """A later tool about zebras."""
+
     reg.register(later_tool)
     assert not reg.is_enabled("later_tool") and disc.discover("zebras") == []
     reg.enable("later_tool")
@@ -197,7 +247,9 @@ def test_enabled_state_follows_the_reference_rules():
     reg.disable("misc-bounded")
     reg.disable("misc")
     reg.enable("misc")
-    assert not reg.is_enabled("misc-bounded"), "a tool disabled by name stays disabled when its namespace returns"
+    assert not reg.is_enabled("misc-bounded"), (
+        "a tool disabled by name stays disabled when its namespace returns"
+    )
     assert disc.discover("misc-bounded") == []
     assert reg.list_tools(include_disabled=True)[-1] == "later_tool"
     reg.close()
@@ -223,7 +275,14 @@ def test_get_schemas_options():
     assert reg.get_schemas("send_email")[0]["function"]["name"] == "send_email"  # deferred, named
     assert reg.get_schemas("nope") == []
     in_order = [s["function"]["name"] for s in reg.get_schemas(sort=False)]
-    assert in_order == ["get_weather", "send_email", "finance-convert_currency", "plot", "misc-bounded", "discover_tools"]
+    assert in_order == [
+        "get_weather",
+        "send_email",
+        "finance-convert_currency",
+        "plot",
+        "misc-bounded",
+        "discover_tools",
+    ]
     assert reg.get_schemas("get_weather", api_format="anthropic")[0]["name"] == "get_weather"
     reg.disable_tool_discovery()
     assert "discover_tools" not in [s["function"]["name"] for s in reg.get_schemas()]
@@ -232,8 +291,10 @@ def test_get_schemas_options():
 
 def test_register_replacement_warns():
     reg, _ = make_registry(compat, discovery=False)
+
     def get_weather(city: str) -> str:
         """Another weather tool."""
+
     with pytest.warns(UserWarning, match="already registered"):
         reg.register(get_weather)
     with warnings.catch_warnings():
@@ -249,7 +310,9 @@ def test_registers_reference_tools():
     tr_ref = reference()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        tool = tr_ref.Tool.from_function(get_weather, metadata=tr_ref.ToolMetadata(defer=True, search_hint="rain"))
+        tool = tr_ref.Tool.from_function(
+            get_weather, metadata=tr_ref.ToolMetadata(defer=True, search_hint="rain")
+        )
     reg = compat.ToolRegistry()
     reg.register(tool)
     disc = compat.ToolDiscoveryTool(reg)
@@ -258,7 +321,10 @@ def test_registers_reference_tools():
     reg.close()
 
 
-@pytest.mark.parametrize("kwargs", [{"min_score_ratio": 1.5}, {"max_df_ratio": -0.1}, {"min_score_ratio": True}, {"max_df_ratio": "0.5"}])
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"min_score_ratio": 1.5}, {"max_df_ratio": -0.1}, {"min_score_ratio": True}, {"max_df_ratio": "0.5"}],
+)
 def test_tool_discovery_validates_ratios(kwargs):
     with compat.ToolRegistry() as reg:
         with pytest.raises(ValueError):

@@ -37,19 +37,45 @@ def test_null_argument_from_a_real_call():
         # INVALID_UTF8: a lone surrogate in a str, raw invalid bytes.
         ("surrogate name", lambda r, d: r.unregister("bad\udcc3name"), S.INVALID_UTF8),
         ("bytes query", lambda r, d: d.discover(b"\xc3\x28 weather"), S.INVALID_UTF8),
-        ("surrogate in tool JSON", lambda r, d: r.register({"name": "x\ud800", "description": ""}), S.INVALID_UTF8),
+        (
+            "surrogate in tool JSON",
+            lambda r, d: r.register({"name": "x\ud800", "description": ""}),
+            S.INVALID_UTF8,
+        ),
         # INVALID_JSON: malformed, NUL inside, NaN, nested too deep.
         ("truncated", lambda r, d: r.register('[{"name": "x"'), S.INVALID_JSON),
         ("NUL in JSON", lambda r, d: r.register('{"name": "x\0"}'), S.INVALID_JSON),
-        ("NaN", lambda r, d: r.register({"name": "x", "description": "", "parameters": {"type": "object", "default": float("nan")}}), S.INVALID_JSON),
+        (
+            "NaN",
+            lambda r, d: r.register(
+                {"name": "x", "description": "", "parameters": {"type": "object", "default": float("nan")}}
+            ),
+            S.INVALID_JSON,
+        ),
         ("too deep", lambda r, d: r.register("[" * 200 + "]" * 200), S.INVALID_JSON),
-        ("call args", lambda r, d: tr.Registry(discovery=True).call("discover_tools", "{query"), S.INVALID_JSON),
+        (
+            "call args",
+            lambda r, d: tr.Registry(discovery=True).call("discover_tools", "{query"),
+            S.INVALID_JSON,
+        ),
         # INVALID_ARGUMENT: wrong JSON types and values, empty queries, bad options, NUL in a name.
         ("no name", lambda r, d: r.register({"description": "no name"}), S.INVALID_ARGUMENT),
         ("name is a number", lambda r, d: r.register({"name": 5, "description": ""}), S.INVALID_ARGUMENT),
-        ("tags not a list", lambda r, d: r.register({"name": "x", "description": "", "metadata": {"tags": "a"}}), S.INVALID_ARGUMENT),
-        ("metadata unknown key", lambda r, d: r.register({"name": "x", "description": "", "metadata": {"deferr": True}}), S.INVALID_ARGUMENT),
-        ("reserved name", lambda r, d: r.register({"name": "discover_tools", "description": ""}), S.INVALID_ARGUMENT),
+        (
+            "tags not a list",
+            lambda r, d: r.register({"name": "x", "description": "", "metadata": {"tags": "a"}}),
+            S.INVALID_ARGUMENT,
+        ),
+        (
+            "metadata unknown key",
+            lambda r, d: r.register({"name": "x", "description": "", "metadata": {"deferr": True}}),
+            S.INVALID_ARGUMENT,
+        ),
+        (
+            "reserved name",
+            lambda r, d: r.register({"name": "discover_tools", "description": ""}),
+            S.INVALID_ARGUMENT,
+        ),
         ("empty query", lambda r, d: d.discover(""), S.INVALID_ARGUMENT),
         ("blank query", lambda r, d: d.discover(" \t\n"), S.INVALID_ARGUMENT),
         ("top_k 0", lambda r, d: d.discover("email", 0), S.INVALID_ARGUMENT),
@@ -65,8 +91,18 @@ def test_null_argument_from_a_real_call():
         ("unknown field", lambda r, d: r.enable_discovery(field_weights={"nmae": 2.0}), S.INVALID_ARGUMENT),
         ("bad api_format", lambda r, d: r.get_schemas(api_format="cobol"), S.INVALID_ARGUMENT),
         ("bad discover option", lambda r, d: d.discover("email", options={"top_kk": 3}), S.INVALID_ARGUMENT),
-        ("call empty query", lambda r, d: tr.Registry(discovery={"profile": "reference"}).call("discover_tools", {"query": ""}), S.INVALID_ARGUMENT),
-        ("set_metadata wrong type", lambda r, d: r.set_metadata("send_email", defer="yes"), S.INVALID_ARGUMENT),
+        (
+            "call empty query",
+            lambda r, d: tr.Registry(discovery={"profile": "reference"}).call(
+                "discover_tools", {"query": ""}
+            ),
+            S.INVALID_ARGUMENT,
+        ),
+        (
+            "set_metadata wrong type",
+            lambda r, d: r.set_metadata("send_email", defer="yes"),
+            S.INVALID_ARGUMENT,
+        ),
         # NOT_FOUND: unknown tools, namespaces and built-ins.
         ("unregister unknown", lambda r, d: r.unregister("nope"), S.NOT_FOUND),
         ("set_enabled unknown", lambda r, d: r.set_enabled("nope", False), S.NOT_FOUND),
@@ -119,8 +155,12 @@ def test_closed_handles_raise_value_error():
     d = r.discoverer()
     r.close()
     assert r.closed
-    for call in (lambda: r.register({"name": "x", "description": ""}), lambda: r.get_schemas(),
-                 lambda: r.discoverer(), lambda: r.call("discover_tools", {"query": "x"})):
+    for call in (
+        lambda: r.register({"name": "x", "description": ""}),
+        lambda: r.get_schemas(),
+        lambda: r.discoverer(),
+        lambda: r.call("discover_tools", {"query": "x"}),
+    ):
         with pytest.raises(ValueError, match="closed registry"):
             call()
     d.discover("anything")  # the discoverer outlives its registry

@@ -37,7 +37,8 @@ def compare(expect, got):
         if not math.isclose(g["score"], w["score"], rel_tol=1e-9, abs_tol=0.0):
             return f"rank {i} {w['name']}: score {g['score']!r}, want {w['score']!r}"
         if g["namespace"] != w["namespace"] or g["deferred"] != w["deferred"]:
-            return f"rank {i} {w['name']}: namespace/deferred {g['namespace']!r}/{g['deferred']}, want {w['namespace']!r}/{w['deferred']}"
+            got_flags = f"{g['namespace']!r}/{g['deferred']}"
+            return f"rank {i} {w['name']}: namespace/deferred {got_flags}, want {w['namespace']!r}/{w['deferred']}"
         if ("schema" in g) != w["has_schema"]:
             return f"rank {i} {w['name']}: schema present {'schema' in g}, want {w['has_schema']}"
     return None
@@ -80,8 +81,10 @@ class NativeReplay:
 
     def discover(self, query, top_k):
         answers = []
-        for ask in (lambda: self.registry.call("discover_tools", {"query": query, "top_k": top_k}),
-                    lambda: self.discoverer.discover(query, top_k)):
+        for ask in (
+            lambda: self.registry.call("discover_tools", {"query": query, "top_k": top_k}),
+            lambda: self.discoverer.discover(query, top_k),
+        ):
             try:
                 answers.append(ask())
             except tr.ToolRegistryError as e:
@@ -112,7 +115,9 @@ class CompatReplay:
             custom_tags=tags - predefined,
             search_hint=t.get("search_hint", ""),
         )
-        tool = compat.Tool(name=t["name"], description=t["description"], parameters=t["parameters"], metadata=meta)
+        tool = compat.Tool(
+            name=t["name"], description=t["description"], parameters=t["parameters"], metadata=meta
+        )
         self.registry.register(tool, namespace=t.get("namespace"))
 
     def unregister(self, name):
@@ -194,10 +199,14 @@ def test_golden(path, engine):
 
 def test_replay_can_fail():
     """The comparison catches a changed score, order and schema flag (so the test is not vacuous)."""
-    expect = [{"name": "a", "score": 2.0, "namespace": None, "deferred": False, "has_schema": False},
-              {"name": "b", "score": 1.0, "namespace": None, "deferred": True, "has_schema": True}]
-    good = [{"name": "a", "score": 2.0, "namespace": None, "deferred": False},
-            {"name": "b", "score": 1.0, "namespace": None, "deferred": True, "schema": {}}]
+    expect = [
+        {"name": "a", "score": 2.0, "namespace": None, "deferred": False, "has_schema": False},
+        {"name": "b", "score": 1.0, "namespace": None, "deferred": True, "has_schema": True},
+    ]
+    good = [
+        {"name": "a", "score": 2.0, "namespace": None, "deferred": False},
+        {"name": "b", "score": 1.0, "namespace": None, "deferred": True, "schema": {}},
+    ]
     assert compare(expect, good) is None
     assert compare(expect, [good[1], good[0]])
     assert compare(expect, [dict(good[0], score=2.0 * (1 + 1e-6)), good[1]])

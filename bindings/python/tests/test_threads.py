@@ -9,7 +9,14 @@ import toolregistry_rs as tr
 
 from conftest import SAMPLE_TOOLS
 
-QUERIES = ["send an email", "read a file", "write text", "github issue", "list repository issues", "read_file"]
+QUERIES = [
+    "send an email",
+    "read a file",
+    "write text",
+    "github issue",
+    "list repository issues",
+    "read_file",
+]
 
 
 def test_concurrent_discovers_and_changes():
@@ -61,42 +68,47 @@ def test_concurrent_discovers_and_changes():
         assert not errors, errors[:3]
 
 
+def close_during_searches():
+    """Four threads search while the main thread closes the discoverer and the registry."""
+    r = tr.Registry()
+    r.register(SAMPLE_TOOLS)
+    d = r.discoverer()
+    outcomes = {"ok": 0, "closed": 0}
+    lock = threading.Lock()
+    failures = []
+    started = threading.Barrier(5)
+
+    def searcher():
+        started.wait()
+        for _ in range(200):
+            try:
+                d.discover("send an email")
+                kind = "ok"
+            except ValueError:
+                kind = "closed"
+            except Exception as e:  # pragma: no cover
+                failures.append(e)
+                return
+            with lock:
+                outcomes[kind] += 1
+
+    threads = [threading.Thread(target=searcher) for _ in range(4)]
+    for t in threads:
+        t.start()
+    started.wait()
+    d.close()
+    r.close()
+    for t in threads:
+        t.join()
+    assert not failures
+    assert outcomes["ok"] + outcomes["closed"] == 800
+    assert d.closed
+
+
 def test_close_waits_for_calls_in_flight():
     """Closing while other threads search: each call either completes or raises ValueError."""
     for _ in range(5):
-        r = tr.Registry()
-        r.register(SAMPLE_TOOLS * 1)
-        d = r.discoverer()
-        outcomes = {"ok": 0, "closed": 0}
-        lock = threading.Lock()
-        failures = []
-        started = threading.Barrier(5)
-
-        def searcher():
-            started.wait()
-            for _ in range(200):
-                try:
-                    d.discover("send an email")
-                    kind = "ok"
-                except ValueError:
-                    kind = "closed"
-                except Exception as e:  # pragma: no cover
-                    failures.append(e)
-                    return
-                with lock:
-                    outcomes[kind] += 1
-
-        threads = [threading.Thread(target=searcher) for _ in range(4)]
-        for t in threads:
-            t.start()
-        started.wait()
-        d.close()
-        r.close()
-        for t in threads:
-            t.join()
-        assert not failures
-        assert outcomes["ok"] + outcomes["closed"] == 800
-        assert d.closed
+        close_during_searches()
 
 
 @pytest.mark.parametrize("n", [8])

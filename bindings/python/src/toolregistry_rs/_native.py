@@ -18,6 +18,7 @@ import os
 import sys
 from ctypes import POINTER, c_bool, c_char_p, c_int32, c_void_p
 from pathlib import Path
+from typing import Any
 
 #: Environment variable naming a libtoolregistry shared library to load instead of the one
 #: shipped inside the package (for trying a locally built library without reinstalling).
@@ -49,7 +50,7 @@ StringOut = POINTER(c_void_p)
 def _declare(lib: ctypes.CDLL) -> None:
     """Sets argtypes and restype of every exported function, so ctypes checks each call."""
 
-    def fn(name: str, restype, *argtypes) -> None:
+    def fn(name: str, restype: Any, *argtypes: Any) -> None:
         f = getattr(lib, name)
         f.restype = restype
         f.argtypes = list(argtypes)

@@ -6,7 +6,7 @@ import json
 import threading
 import weakref
 from ctypes import byref, c_void_p
-from typing import Any, Callable, Iterable, List, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Union, cast
 
 from . import _native
 from ._errors import Status, ToolRegistryError
@@ -20,12 +20,12 @@ Tools = Union[Mapping[str, Any], Sequence[Mapping[str, Any]], str, bytes]
 
 def version() -> str:
     """The version of the loaded native library, e.g. ``"0.1.0"``."""
-    return _lib.tr_version().decode()
+    return cast(bytes, _lib.tr_version()).decode()
 
 
 def status_name(status: int) -> str:
     """The C name of a status code, e.g. ``"TR_STATUS_NOT_FOUND"``."""
-    return _lib.tr_status_name(status).decode()
+    return cast(bytes, _lib.tr_status_name(status)).decode()
 
 
 # ---- arguments in, answers out --------------------------------------------------------------
@@ -63,9 +63,7 @@ def _json(what: str, value: Any) -> bytes:
     else:
         data = json.dumps(value, ensure_ascii=False).encode("utf-8", "surrogatepass")
     if b"\0" in data:
-        raise ToolRegistryError(
-            Status.INVALID_JSON, f"{what} contains a NUL byte at offset {data.index(0)}"
-        )
+        raise ToolRegistryError(Status.INVALID_JSON, f"{what} contains a NUL byte at offset {data.index(0)}")
     return data
 
 
@@ -92,7 +90,7 @@ def _discovery_options(
     k1: Optional[float],
     b: Optional[float],
     delta: Optional[float],
-) -> dict:
+) -> Dict[str, Any]:
     fields = {
         "profile": profile,
         "field_weights": dict(field_weights) if field_weights is not None else None,
@@ -229,7 +227,7 @@ class Registry:
         """
         if not isinstance(tools, (str, bytes, bytearray, Mapping)) and not isinstance(tools, list):
             tools = list(tools)
-        return json.loads(self._out(_lib.tr_registry_register, _json("tools", tools)))
+        return cast(List[str], json.loads(self._out(_lib.tr_registry_register, _json("tools", tools))))
 
     def unregister(self, name: str) -> None:
         """Removes a tool by registered name (``NOT_FOUND`` if there is none).
@@ -251,7 +249,7 @@ class Registry:
         ``tags`` replaces the tags (an empty sequence removes them). ``NOT_FOUND`` for an
         unknown tool.
         """
-        fields: dict = {}
+        fields: Dict[str, Any] = {}
         if defer is not None:
             fields["defer"] = defer
         if tags is not None:
@@ -275,7 +273,7 @@ class Registry:
         api_format: Optional[APIFormat] = None,
         tags: Optional[Iterable[str]] = None,
         exclude_tags: Optional[Iterable[str]] = None,
-    ) -> List[dict]:
+    ) -> List[Dict[str, Any]]:
         """The schemas of the enabled tools sorted by name, ready to send to a model.
 
         ``discover_tools`` is included when discovery is on. ``include_deferred=False`` leaves
@@ -289,11 +287,11 @@ class Registry:
             tags=None if tags is None else list(tags),
             exclude_tags=None if exclude_tags is None else list(exclude_tags),
         )
-        return json.loads(self._out(_lib.tr_registry_get_schemas, options))
+        return cast(List[Dict[str, Any]], json.loads(self._out(_lib.tr_registry_get_schemas, options)))
 
     def deferred_summaries(self) -> List[Summary]:
         """One line per enabled deferred tool, in registration order, for a system prompt."""
-        return json.loads(self._out(_lib.tr_registry_deferred_summaries))
+        return cast(List[Summary], json.loads(self._out(_lib.tr_registry_deferred_summaries)))
 
     # -- discovery --
 
@@ -423,7 +421,7 @@ class Discoverer:
         if options is None and api_format is None and type(top_k) is int and top_k >= 0:
             opts = b'{"top_k":%d}' % top_k
         else:
-            doc: dict = {"top_k": top_k}
+            doc: Dict[str, Any] = {"top_k": top_k}
             if api_format is not None:
                 doc["api_format"] = api_format
             doc.update(options or {})
@@ -455,7 +453,8 @@ class Discoverer:
         Raises ToolRegistryError: ``INVALID_ARGUMENT`` for an empty or whitespace-only query or a
         ``top_k`` below 1; ``TOO_LARGE`` for a query over 64 KiB or 1,024 tokens.
         """
-        return json.loads(self.discover_json(query, top_k, api_format=api_format, options=options))
+        answer = self.discover_json(query, top_k, api_format=api_format, options=options)
+        return cast(List[DiscoverResult], json.loads(answer))
 
     def explain(self, query: Union[str, bytes], tool_name: str, top_k: int = 10) -> Explanation:
         """Why ``query`` ranks ``tool_name`` where it does, or why it is not in the answer.
@@ -474,7 +473,7 @@ class Discoverer:
         finally:
             self._handle.release()
         _check(status, err)
-        return json.loads(_native.take_string(out) or b"{}")
+        return cast(Explanation, json.loads(_native.take_string(out) or b"{}"))
 
     def rebuild_index(self) -> None:
         """Rebuilds the search index. Never needed (it is kept up to date incrementally); changes

@@ -137,7 +137,7 @@ def _type_schema(tp: Any) -> Dict[str, Any]:
     if origin in (set, frozenset):
         return {"type": "array", "uniqueItems": True, **({"items": _type_schema(args[0])} if args else {})}
     if typing.is_typeddict(tp) if hasattr(typing, "is_typeddict") else False:
-        required = getattr(tp, "__required_keys__", set())
+        required: frozenset[str] = frozenset(getattr(tp, "__required_keys__", ()))
         hints = typing.get_type_hints(tp)
         return _struct({k: (v, k in required) for k, v in hints.items()}, {})
     if dataclasses.is_dataclass(tp) and isinstance(tp, type):
@@ -206,7 +206,7 @@ def _union(args: Tuple[Any, ...]) -> Dict[str, Any]:
 
 def _struct(fields: Dict[str, Tuple[Any, bool]], defaults: Dict[str, Any]) -> Dict[str, Any]:
     properties: Dict[str, Any] = {}
-    required = []
+    required: List[str] = []
     for name, (tp, is_required) in fields.items():
         properties[name] = _type_schema(tp)
         if is_required:
@@ -221,8 +221,19 @@ def _struct(fields: Dict[str, Tuple[Any, bool]], defaults: Dict[str, Any]) -> Di
 
 _MAP_KEYS = ("properties", "patternProperties", "dependentSchemas", "$defs")
 _CHILD_KEYS = (
-    "items", "additionalProperties", "additionalItems", "contains", "not", "if", "then", "else",
-    "propertyNames", "anyOf", "oneOf", "allOf", "prefixItems",
+    "items",
+    "additionalProperties",
+    "additionalItems",
+    "contains",
+    "not",
+    "if",
+    "then",
+    "else",
+    "propertyNames",
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "prefixItems",
 )
 
 

@@ -130,7 +130,7 @@ class Tool:
         func_name = name or getattr(func, "__name__", "<unknown>")
         if func_name == "<lambda>":
             raise ValueError("You must provide a name for lambda functions")
-        func_name = normalize_tool_name(func_name)
+        func_name = normalize_tool_name(str(func_name))
         tool = cls(
             name=func_name,
             description=description or func.__doc__ or "",
@@ -165,7 +165,9 @@ def _as_tool(target: Any, description: Optional[str], name: Optional[str]) -> To
     """Our Tool from a function, our Tool, or anything shaped like the reference's Tool."""
     if isinstance(target, Tool):
         return target
-    if all(hasattr(target, a) for a in ("name", "description", "parameters", "metadata")) and not inspect.isroutine(target):
+    if all(
+        hasattr(target, a) for a in ("name", "description", "parameters", "metadata")
+    ) and not inspect.isroutine(target):
         meta = target.metadata
         return Tool(
             name=target.name,
@@ -198,12 +200,16 @@ def _engine_tool(tool: Tool) -> Dict[str, Any]:
     doc: Dict[str, Any] = {"description": tool.description or "", "parameters": params}
     if tool.namespace:
         prefix = f"{tool.namespace}-"
-        doc["name"] = tool.name[len(prefix):] if tool.name.startswith(prefix) else tool.name
+        doc["name"] = tool.name[len(prefix) :] if tool.name.startswith(prefix) else tool.name
         doc["namespace"] = tool.namespace
     else:
         doc["name"] = tool.name
     meta = tool.metadata
-    doc["metadata"] = {"defer": bool(meta.defer), "tags": sorted(meta.all_tags), "search_hint": meta.search_hint or ""}
+    doc["metadata"] = {
+        "defer": bool(meta.defer),
+        "tags": sorted(meta.all_tags),
+        "search_hint": meta.search_hint or "",
+    }
     return doc
 
 
@@ -265,8 +271,10 @@ class ToolRegistry:
         the reference takes it through ``Tool.from_function``) sets ``defer``, tags and
         ``search_hint``. Replacing a registered name warns unless ``allow_replace``.
         """
-        if namespace is True:
-            raise ValueError("namespace=True is not supported for native function registration; pass a string namespace instead.")
+        if namespace is True:  # type: ignore[comparison-overlap]  # the reference's namespace=True
+            raise ValueError(
+                "namespace=True is not supported for native function registration; pass a string namespace instead."
+            )
         tool = _as_tool(target, description, name)
         if metadata is not None:
             tool = dataclasses.replace(tool, metadata=metadata)
@@ -342,7 +350,9 @@ class ToolRegistry:
             raise KeyError(f"Tool not found: {tool_name}")
         unknown = set(kwargs) - {"defer", "tags", "custom_tags", "search_hint"}
         if unknown:
-            raise ValueError(f"Cannot update metadata field(s) {sorted(unknown)} here: only defer, tags, custom_tags and search_hint")
+            raise ValueError(
+                f"Cannot update metadata field(s) {sorted(unknown)} here: only defer, tags, custom_tags and search_hint"
+            )
         meta = dataclasses.replace(tool.metadata, **kwargs)
         update: Dict[str, Any] = {}
         if "defer" in kwargs:
@@ -371,6 +381,7 @@ class ToolRegistry:
         ``tool_name`` selects one enabled tool; ``sort=False`` keeps registration order
         (``discover_tools`` last).
         """
+
         def plain(ts: Optional[Iterable[Union[str, ToolTag]]]) -> Optional[List[str]]:
             return None if ts is None else [t.value if isinstance(t, Enum) else t for t in ts]
 
@@ -381,10 +392,12 @@ class ToolRegistry:
             exclude_tags=None if tool_name else plain(exclude_tags),
         )
         if tool_name:
-            return [s for s in schemas if _schema_name(s) == tool_name] or self._one_deferred(tool_name, api_format)
+            return [s for s in schemas if _schema_name(s) == tool_name] or self._one_deferred(
+                tool_name, api_format
+            )
         if not sort:
             order = {name: i for i, name in enumerate(self._tools)}
-            schemas.sort(key=lambda s: order.get(_schema_name(s), len(order)))
+            schemas.sort(key=lambda s: order.get(_schema_name(s) or "", len(order)))
         return schemas
 
     def _one_deferred(self, tool_name: str, api_format: str) -> List[Dict[str, Any]]:
@@ -500,7 +513,9 @@ class ToolDiscoveryTool:
         _validate_ratio("max_df_ratio", max_df_ratio)
         native = registry.native if isinstance(registry, ToolRegistry) else registry
         if not isinstance(native, NativeRegistry):
-            raise TypeError(f"registry must be a ToolRegistry or toolregistry_rs.Registry, not {type(registry).__name__}")
+            raise TypeError(
+                f"registry must be a ToolRegistry or toolregistry_rs.Registry, not {type(registry).__name__}"
+            )
         self._registry = registry
         self.field_weights: Dict[str, float] = dict(field_weights) if field_weights else {}
         self.min_score_ratio = min_score_ratio
