@@ -115,6 +115,15 @@ typedef int32_t tr_status;
 #endif // __cplusplus
 
 /**
+ * One tool call in flight, handed to a `tr_tool_fn`.
+ *
+ * Opaque. Valid only during the callback that received it: do not keep it, nor use it from
+ * another thread after the callback returns. Give it exactly one result, with `tr_call_return`
+ * or `tr_call_fail`.
+ */
+typedef struct tr_call tr_call;
+
+/**
  * A discoverer: ranking options bound to a registry's live state.
  *
  * Opaque. It follows every change to its registry by itself and keeps the registry state alive,
@@ -131,6 +140,28 @@ typedef struct tr_discoverer tr_discoverer;
  */
 typedef struct tr_registry tr_registry;
 
+/**
+ * A host function that runs calls of a tool.
+ *
+ * `user_data` is the pointer given at registration. `tool_name` and `args_json` (the arguments,
+ * compact JSON of an object, already checked against the tool's schema) are NUL-terminated UTF-8
+ * owned by the library and valid only during the call. Answer through `call` with
+ * `tr_call_return` (the text the model sees) or `tr_call_fail` (an error result for the model);
+ * answering neither gives the model "the host function returned no result".
+ *
+ * Threads: sequential execution calls it on the thread that called `tr_registry_execute`;
+ * `{"parallel": N}` calls it on threads the library starts (joined before execute returns), so it
+ * may run on several threads at once. No library lock is held while it runs: it may call any
+ * function of this library, on the same registry too. It must not unwind (C++ exceptions, Rust
+ * panics, longjmp) into the library: catch them and call `tr_call_fail`.
+ */
+typedef void (*tr_tool_fn)(void *user_data, const char *tool_name, const char *args_json, struct tr_call *call);
+
+/**
+ * Frees a host function's `user_data`; called exactly once, never during a call of the function.
+ */
+typedef void (*tr_free_fn)(void *user_data);
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -139,6 +170,101 @@ extern "C" {
  * The library version, e.g. `"0.1.0"`. Static: do not free. Thread-safe.
  */
 const char *tr_version(void);
+
+/**
+ * Gives a call its successful result: `content` is the text the model sees (copied; the host
+ * keeps ownership of its string).
+ *
+ * Call it at most once per call, and only inside the callback that received `call`. A second
+ * answer (this or `tr_call_fail`) keeps the first and returns INVALID_ARGUMENT.
+ * Errors: NULL_ARGUMENT, INVALID_UTF8 (the call then fails with a message saying so),
+ * INVALID_ARGUMENT.
+ *
+ * # Safety
+ * `call` is NULL or the handle of a running callback; `content` is NULL or NUL-terminated.
+ */
+tr_status tr_call_return(struct tr_call *call, const char *content);
+
+/**
+ * Fails a call: `message` (copied) becomes an error result the model reads ("Error: " and the
+ * message; Anthropic's `is_error`, Gemini's `error`). The batch goes on.
+ *
+ * Same rules as `tr_call_return`: once per call, inside the callback.
+ * Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_ARGUMENT (already answered).
+ *
+ * # Safety
+ * `call` is NULL or the handle of a running callback; `message` is NULL or NUL-terminated.
+ */
+tr_status tr_call_fail(struct tr_call *call, const char *message);
+
+/**
+ * Registers one tool with the host function that runs its calls (see `tr_tool_fn`).
+ *
+ * `tool_json`: one tool in any shape `tr_registry_register` takes. A tool of the same name is
+ * replaced, with its function. On success `*names_json_out` receives `["name"]`; free it with
+ * `tr_string_free`.
+ *
+ * Ownership of `user_data` passes to the library on every call, success or not: `free_user_data`
+ * (may be NULL) runs exactly once with it, when the tool is unregistered or replaced, when the
+ * registry is freed, or before this function returns if registration fails. Never while a call
+ * of the tool is running (a call in flight keeps it alive). It may run on any thread.
+ * Errors: NULL_ARGUMENT (`r`, `tool_json`, `fn`, `names_json_out`), INVALID_UTF8, INVALID_JSON,
+ * INVALID_ARGUMENT (not exactly one tool, a reserved name), TOO_LARGE. On error nothing changes.
+ *
+ * # Safety
+ * Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
+ * strings are NUL-terminated, output pointers are writable; `fn` and `free_user_data` follow
+ * their types' contracts.
+ */
+tr_status tr_registry_register_callable(struct tr_registry *r, const char *tool_json, tr_tool_fn fn, void *user_data, tr_free_fn free_user_data, char **names_json_out, char **err_out);
+
+/**
+ * Sets the fallback host function: it runs calls of registered tools that have no function of
+ * their own (a gateway that routes by `tool_name` to MCP servers registers definitions only, plus
+ * one fallback). `fn` NULL removes the fallback (and frees `user_data` at once, if given).
+ *
+ * The previous fallback's `free_user_data` runs once no call of it is running. Same ownership,
+ * threading and re-entrancy rules as `tr_registry_register_callable`.
+ * Errors: NULL_ARGUMENT (`r`); `user_data` is freed then too.
+ *
+ * # Safety
+ * As for `tr_registry_register_callable`.
+ */
+tr_status tr_registry_set_fallback(struct tr_registry *r, tr_tool_fn fn, void *user_data, tr_free_fn free_user_data, char **err_out);
+
+/**
+ * Runs a batch of the model's tool calls and answers with the messages of the next turn.
+ *
+ * `calls_json` is what the provider returned, in any of these shapes (detected, or forced with
+ * `{"api_format": ...}`): OpenAI chat (an assistant message with `tool_calls`, or that array);
+ * OpenAI Responses (the response, its `output`, or `function_call` items; other items are
+ * skipped); Anthropic (an assistant message, or its `content`: `tool_use` blocks; text skipped);
+ * Gemini (a `Content`, its `parts` with `functionCall`, or a whole response).
+ * `options_json` may be NULL or `{"api_format"?: str, "include_assistant"?: bool (false: also
+ * return the rebuilt assistant turn first), "parallel"?: 1..64 (default 1)}`.
+ *
+ * On success `*messages_json_out` receives a JSON array of the messages to append after the
+ * assistant turn, in the same provider's shape, one result per call in call order: OpenAI chat
+ * `{"role":"tool","tool_call_id","content"}` per call; Responses `{"type":
+ * "function_call_output","call_id","output"}` per call; Anthropic one `{"role":"user","content":
+ * [{"type":"tool_result","tool_use_id","content"[,"is_error":true]}]}`; Gemini one
+ * `{"role":"user","parts":[{"functionResponse":{["id",]"name","response":{"output"|"error"}}}]}`.
+ * Free it with `tr_string_free`.
+ *
+ * One bad call never fails the batch: arguments that are not a JSON object or break the tool's
+ * JSON Schema, an unknown tool ("did you mean" up to 3 names), a disabled tool (with its
+ * reason), a tool with no host function, `tr_call_fail`, no answer: each becomes an error result
+ * ("Error: ..."). `discover_tools` and `call_deferred` run in the library. Calls run one after
+ * another on the caller's thread, or with `parallel` N up to N at once on library threads
+ * (tools with metadata `"concurrency_safe": false` always alone); results keep call order.
+ * Errors (the batch as a whole): NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT
+ * (`calls_json` is no provider's tool-call list, with the JSON path; bad options), TOO_LARGE.
+ *
+ * # Safety
+ * Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
+ * strings are NUL-terminated, output pointers are writable.
+ */
+tr_status tr_registry_execute(struct tr_registry *r, const char *calls_json, const char *options_json, char **messages_json_out, char **err_out);
 
 /**
  * Creates a discoverer on `r` with its own ranking options.
@@ -316,14 +442,17 @@ tr_status tr_registry_set_metadata(struct tr_registry *r, const char *name, cons
 tr_status tr_registry_set_enabled(struct tr_registry *r, const char *name, bool enabled, char **err_out);
 
 /**
- * The schemas of the enabled tools, sorted by name, as a JSON array (`discover_tools` included
- * when discovery is on).
+ * The schemas of the enabled tools, sorted by name, as a JSON array (`discover_tools` and
+ * `call_deferred` included when discovery is on).
  *
  * `options_json` may be NULL or `{"include_deferred"?: bool (default true), "api_format"?:
  * "openai-chat" | "openai-responses" | "anthropic" | "gemini", "tags"?: [str] (keep tools with any),
- * "exclude_tags"?: [str]}`. Example: `{"include_deferred": false, "api_format": "anthropic"}`.
+ * "exclude_tags"?: [str], "names"?: [str]}`. Example: `{"include_deferred": false, "api_format":
+ * "anthropic"}`. With `names`, exactly those tools in that order, disabled ones included (the
+ * other filters are ignored).
  * On success `*json_out` receives the array; free it with `tr_string_free`.
- * Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT.
+ * Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT, NOT_FOUND (a name in
+ * `names` that is not registered; the message names it).
  *
  * # Safety
  * Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
@@ -345,12 +474,15 @@ tr_status tr_registry_get_schemas(const struct tr_registry *r, const char *optio
 tr_status tr_registry_deferred_summaries(const struct tr_registry *r, char **json_out, char **err_out);
 
 /**
- * Registers the built-in `discover_tools` (never deferred, never indexed itself) with ranking
- * options; calling it again replaces the options.
+ * Registers the built-ins `discover_tools` and `call_deferred` (never deferred, never indexed,
+ * never in discover answers or deferred summaries) with ranking options; calling it again replaces
+ * them. `call_deferred` (`{"_target_tool": name, ...the tool's own arguments}`) runs a deferred
+ * tool by name, for clients that cannot add discovered tools to their tool list; pass
+ * `"call_deferred": false` to leave it out.
  *
  * `options_json` may be NULL (defaults) or `{"profile"?: "reference", "field_weights"?: {"name":
  * 3.0, "description": 2.0, "tags": 1.5, "params": 1.0, "search_hint": 2.0}, "min_score_ratio"?:
- * 0.3, "max_df_ratio"?: 0.5, "k1"?: 1.5, "b"?: 0.75, "delta"?: 1.0}`. Ratios and `b` must be in
+ * 0.3, "max_df_ratio"?: 0.5, "k1"?: 1.5, "b"?: 0.75, "delta"?: 1.0, "call_deferred"?: true}`. Ratios and `b` must be in
  * [0, 1]; weights, `k1` and `delta` in [0, 1e6]; unknown keys are refused.
  *
  * `profile` is `"reference"` (default: the reference engine's ranking, bit for bit) or
@@ -370,8 +502,10 @@ tr_status tr_registry_enable_discovery(struct tr_registry *r, const char *option
  * Runs a built-in tool, as a model's tool call would.
  *
  * `discover_tools` takes `args_json` `{"query": str, "top_k"?: int >= 1 (default 10),
- * "api_format"?: str}` and answers like `tr_discoverer_discover`. Registered tools are run by the
- * host, not here (INVALID_ARGUMENT).
+ * "api_format"?: str}` and answers like `tr_discoverer_discover`; `call_deferred` takes
+ * `{"_target_tool": str, ...}` and answers with the tool's output (a failure of the tool is
+ * INVALID_ARGUMENT with its message). Registered tools run through `tr_registry_execute`
+ * (INVALID_ARGUMENT here).
  * On success `*json_out` receives the result; free it with `tr_string_free`.
  * Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (bad arguments, empty
  * query), NOT_FOUND (unknown built-in, or discovery not enabled), TOO_LARGE.
@@ -381,6 +515,32 @@ tr_status tr_registry_enable_discovery(struct tr_registry *r, const char *option
  * strings are NUL-terminated, output pointers are writable.
  */
 tr_status tr_registry_call(struct tr_registry *r, const char *tool_name, const char *args_json, char **json_out, char **err_out);
+
+/**
+ * Disables a tool or a namespace like `tr_registry_set_enabled(r, name, false)`, recording why:
+ * a model that calls it gets "tool "x" is disabled: <reason>", and `tr_registry_tools_status`
+ * shows it. `reason` may be NULL (no reason). Enabling again clears the reason.
+ * Errors: NULL_ARGUMENT (`r`, `name`), INVALID_UTF8, NOT_FOUND (neither a tool nor a namespace).
+ *
+ * # Safety
+ * Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
+ * strings are NUL-terminated, output pointers are writable.
+ */
+tr_status tr_registry_disable(struct tr_registry *r, const char *name, const char *reason, char **err_out);
+
+/**
+ * The status of every registered tool, disabled ones included, sorted by name:
+ * `[{"name", "namespace": str|null, "enabled": bool, "reason": str|null, "deferred": bool,
+ * "tags": [str], "callable": bool}]`. `enabled` counts the namespace too; `callable` is true when
+ * a call would reach a host function (the tool's own or the fallback).
+ * On success `*json_out` receives the array; free it with `tr_string_free`.
+ * Errors: NULL_ARGUMENT.
+ *
+ * # Safety
+ * Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
+ * strings are NUL-terminated, output pointers are writable.
+ */
+tr_status tr_registry_tools_status(const struct tr_registry *r, char **json_out, char **err_out);
 
 /**
  * Name of a status code, e.g. `"TR_STATUS_NOT_FOUND"`; `"TR_STATUS_UNKNOWN"` for any other value.

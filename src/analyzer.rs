@@ -660,6 +660,7 @@ mod tests {
                 defer: false,
                 tags: tags.iter().map(|t| t.to_string()).collect(),
                 search_hint: hint.to_string(),
+                ..Default::default()
             };
             let tool = Tool::new(name, desc, Some(params), ns, meta).unwrap();
             let plain = [

@@ -740,7 +740,7 @@ fn answer(
 }
 
 /// The arguments of a `discover_tools` call: `{"query", "top_k"?, "api_format"?}`.
-pub(crate) fn parse_discover_tools_args(text: &str) -> Result<(String, DiscoverRequest)> {
+pub fn parse_discover_tools_args(text: &str) -> Result<(String, DiscoverRequest)> {
     let value = parse_json(text, "arguments")?;
     let obj = value.as_object().ok_or_else(|| {
         Error::invalid(format!(

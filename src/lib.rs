@@ -32,15 +32,20 @@
 #![warn(missing_docs)]
 
 pub mod analyzer;
+pub mod builtins;
 pub mod discovery;
 pub mod error;
 pub mod eval;
+pub mod exec;
 pub mod explain;
 pub mod format;
 pub mod index;
 pub mod limits;
+pub mod provider;
 pub mod registry;
+pub mod suggest;
 pub mod tool;
+pub mod validate;
 
 pub mod ffi;
 
@@ -49,9 +54,11 @@ pub use discovery::{
     DiscoverRequest, Discoverer, DiscoveryOptions, Dropped, FieldWeights, Hit, Profile, QueryToken,
 };
 pub use error::{Error, Result};
+pub use exec::{ExecuteOptions, Executed, execute, execute_json, run_call};
 pub use explain::{Explanation, Outcome};
 pub use format::ApiFormat;
-pub use registry::{Registry, SchemaOptions, Summary};
+pub use provider::{Arguments, CallOutcome, ToolCall};
+pub use registry::{HostFn, HostResult, Registry, SchemaOptions, Summary, ToolStatus};
 pub use tool::{MetadataUpdate, Tool, ToolMetadata};
 
 /// The library version, as in `Cargo.toml`.

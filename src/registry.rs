@@ -5,24 +5,53 @@
 //! failed call changes nothing. Discovers share the read lock and run in parallel.
 
 use crate::analyzer::{EnhancedAnalysis, enhanced_document, reference_document, reference_tokens};
-use crate::discovery::{
-    self, DiscoverRequest, Discoverer, DiscoveryOptions, Hit, parse_discover_tools_args,
-};
+use crate::discovery::{self, DiscoverRequest, Discoverer, DiscoveryOptions, Hit};
 use crate::error::{Error, Result};
 use crate::format::{
     ApiFormat, into_string, write_opt_str, write_schema, write_schema_parts, write_str,
 };
 use crate::index::{DocId, Index};
 use crate::limits::{check_tool_text, kind_of, parse_json};
+use crate::suggest::suggest_names;
 use crate::tool::{MetadataUpdate, Tool, dedup_tags};
+use crate::validate::ArgsValidator;
 use hashbrown::HashTable;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use std::hash::BuildHasher;
-use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// Name of the built-in discovery tool.
 pub const DISCOVER_TOOLS: &str = "discover_tools";
+
+/// Name of the built-in that runs a deferred tool by name.
+pub const CALL_DEFERRED: &str = "call_deferred";
+
+/// Names no registered tool may take: the built-ins use them.
+pub const RESERVED_NAMES: [&str; 2] = [DISCOVER_TOOLS, CALL_DEFERRED];
+
+/// What a host function gives back: the text the model sees, or an error message for the model.
+pub type HostResult = std::result::Result<String, String>;
+
+/// A host function: called with the tool's registered name and its arguments as compact JSON
+/// text. It runs with no registry lock held, so it may call back into the registry.
+pub type HostFn = Arc<dyn Fn(&str, &str) -> HostResult + Send + Sync>;
+
+/// A tool the library runs itself (`discover_tools`, `call_deferred`; see `crate::builtins`).
+///
+/// The registry lists built-ins in schemas and runs them, but never indexes them nor lists them
+/// among the deferred tools: they are how the model reaches the other tools.
+pub trait Builtin: Send + Sync + std::fmt::Debug {
+    /// The tool's name, one of [`RESERVED_NAMES`].
+    fn name(&self) -> &'static str;
+    /// The description the model sees, given the current deferred tools.
+    fn description(&self, deferred: &[Summary]) -> String;
+    /// The parameters schema, compact JSON.
+    fn parameters_json(&self) -> &'static str;
+    /// Runs one call. `Err` is a bad call of the built-in itself (a status for the C ABI);
+    /// `Ok(Err(message))` is a tool the built-in ran that failed.
+    fn call(&self, registry: &Registry, args_json: &str) -> Result<HostResult>;
+}
 
 /// Compact slots once this many are dead and they outnumber the live ones.
 const COMPACT_MIN_DEAD: usize = 1024;
@@ -31,6 +60,73 @@ const COMPACT_MIN_DEAD: usize = 1024;
 struct Slot {
     tool: Tool,
     enabled: bool,
+    /// Rarely set, so kept out of line: a host function and a disable reason.
+    extra: Option<Box<SlotExtra>>,
+    /// The parameters schema compiled on the first call of the tool.
+    validator: OnceLock<Arc<ArgsValidator>>,
+}
+
+#[derive(Default)]
+struct SlotExtra {
+    host: Option<HostFn>,
+    reason: Option<String>,
+}
+
+impl std::fmt::Debug for SlotExtra {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SlotExtra")
+            .field("host", &self.host.is_some())
+            .field("reason", &self.reason)
+            .finish()
+    }
+}
+
+impl Slot {
+    fn new(tool: Tool, host: Option<HostFn>) -> Self {
+        let extra = host.map(|h| {
+            Box::new(SlotExtra {
+                host: Some(h),
+                reason: None,
+            })
+        });
+        Slot {
+            tool,
+            enabled: true,
+            extra,
+            validator: OnceLock::new(),
+        }
+    }
+
+    fn host(&self) -> Option<&HostFn> {
+        self.extra.as_ref().and_then(|e| e.host.as_ref())
+    }
+
+    fn reason(&self) -> Option<&str> {
+        self.extra.as_ref().and_then(|e| e.reason.as_deref())
+    }
+
+    /// Replaces the host function, giving back the old one (dropped by the caller after the lock).
+    fn set_host(&mut self, host: Option<HostFn>) -> Option<HostFn> {
+        let extra = self.extra.get_or_insert_with(Default::default);
+        let old = std::mem::replace(&mut extra.host, host);
+        self.trim_extra();
+        old
+    }
+
+    fn set_reason(&mut self, reason: Option<String>) {
+        self.extra.get_or_insert_with(Default::default).reason = reason;
+        self.trim_extra();
+    }
+
+    fn trim_extra(&mut self) {
+        if self
+            .extra
+            .as_ref()
+            .is_some_and(|e| e.host.is_none() && e.reason.is_none())
+        {
+            self.extra = None;
+        }
+    }
 }
 
 /// Registry state behind the lock.
@@ -43,12 +139,18 @@ pub(crate) struct State {
     /// Live tools per namespace.
     namespaces: HashMap<String, usize>,
     disabled_namespaces: HashSet<String>,
+    /// Why a namespace was disabled, when the operator said.
+    namespace_reasons: HashMap<String, String>,
     index: Index<5>,
     /// The enhanced profile's index: built the first time something ranks with that profile, kept
     /// in step from then on, never paid for by a registry that does not use it.
     enhanced: Option<EnhancedIndex>,
     /// Options of the `discover_tools` built-in, when discovery is enabled.
     discovery: Option<DiscoveryOptions>,
+    /// The built-ins in schema order (`discover_tools` first), installed by `crate::builtins`.
+    builtins: Vec<Arc<dyn Builtin>>,
+    /// Runs registered tools that have no host function of their own.
+    fallback: Fallback,
     live: usize,
 }
 
@@ -57,6 +159,20 @@ pub(crate) struct State {
 struct EnhancedIndex {
     analysis: EnhancedAnalysis,
     index: Index<6>,
+}
+
+/// The fallback host function (a newtype only so that the state can derive `Debug`).
+#[derive(Default, Clone)]
+struct Fallback(Option<HostFn>);
+
+impl std::fmt::Debug for Fallback {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Fallback({})",
+            if self.0.is_some() { "set" } else { "none" }
+        )
+    }
 }
 
 /// The lock around the state, shared by a registry and its discoverers.
@@ -304,8 +420,9 @@ impl State {
         }
     }
 
-    /// Registers or replaces `tool`; returns its slot.
-    fn insert(&mut self, tool: Tool) -> DocId {
+    /// Registers or replaces `tool` with its host function; returns its slot and the host
+    /// function it replaced (to be dropped once the lock is released).
+    fn insert(&mut self, tool: Tool, host: Option<HostFn>) -> (DocId, Option<HostFn>) {
         if let Some(id) = self.slot_of(tool.name()) {
             // Same name: replace in place, keeping the position and the enabled flag.
             self.unindex_slot(id);
@@ -319,33 +436,72 @@ impl State {
                 *self.namespaces.entry(ns.to_string()).or_default() += 1;
             }
             slot.tool = tool;
+            slot.validator = OnceLock::new();
+            let old = slot.set_host(host);
             self.index_slot(id);
-            return id;
+            return (id, old);
         }
         let id = DocId::try_from(self.slots.len())
             .expect("fewer than 2^32 registrations between compactions");
         if let Some(ns) = tool.namespace() {
             *self.namespaces.entry(ns.to_string()).or_default() += 1;
         }
-        self.slots.push(Some(Slot {
-            tool,
-            enabled: true,
-        }));
+        self.slots.push(Some(Slot::new(tool, host)));
         self.names.insert(&self.slots, id);
         self.live += 1;
         self.index_slot(id);
-        id
+        (id, None)
     }
 
-    fn remove(&mut self, id: DocId) {
+    /// Removes slot `id`, giving back its host function to drop once the lock is released.
+    fn remove(&mut self, id: DocId) -> Option<HostFn> {
         self.unindex_slot(id);
         self.names.remove(&self.slots, id);
-        let slot = self.slots[id as usize].take().expect("named slot is live");
+        let mut slot = self.slots[id as usize].take().expect("named slot is live");
         if let Some(ns) = slot.tool.namespace() {
             decrement(&mut self.namespaces, ns);
         }
         self.live -= 1;
         self.maybe_compact();
+        slot.set_host(None)
+    }
+
+    /// Why a tool is disabled: its own reason, else its namespace's.
+    fn disabled_reason<'a>(&'a self, slot: &'a Slot) -> Option<&'a str> {
+        slot.reason().or_else(|| {
+            slot.tool
+                .namespace()
+                .and_then(|ns| self.namespace_reasons.get(ns))
+                .map(String::as_str)
+        })
+    }
+
+    fn builtin(&self, name: &str) -> Option<&Arc<dyn Builtin>> {
+        self.builtins.iter().find(|b| b.name() == name)
+    }
+
+    /// The schemas of exactly these tools (disabled ones and built-ins too), in this order.
+    fn named_schemas(&self, names: &[String], format: ApiFormat) -> Result<String> {
+        let mut out = vec![b'['];
+        let mut summaries = None;
+        for (i, name) in names.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            if let Some(b) = self.builtin(name) {
+                let summaries = summaries.get_or_insert_with(|| self.summaries());
+                write_builtin_schema(&mut out, b.as_ref(), summaries, format);
+                continue;
+            }
+            let id = self.slot_of(name).ok_or_else(|| {
+                Error::not_found(format!(
+                    "options.names[{i}]: no tool named {name:?} is registered"
+                ))
+            })?;
+            write_schema(&mut out, self.tool_at(id), format);
+        }
+        out.push(b']');
+        Ok(into_string(out))
     }
 
     /// Drops dead slots once they dominate, renumbering in order so ties still break by registration.
@@ -397,25 +553,6 @@ impl State {
             })
             .collect()
     }
-
-    fn discover_tools_description(&self) -> String {
-        let summaries = self.summaries();
-        let mut text = String::from(DISCOVER_TOOLS_DESCRIPTION);
-        if !summaries.is_empty() {
-            text.push_str(
-                "\n\nTools available on demand (call discover_tools for the full schema):",
-            );
-            for s in &summaries {
-                text.push_str("\n- ");
-                text.push_str(&s.name);
-                if !s.description.is_empty() {
-                    text.push_str(": ");
-                    text.push_str(&s.description);
-                }
-            }
-        }
-        text
-    }
 }
 
 fn decrement(counts: &mut HashMap<String, usize>, key: &str) {
@@ -426,13 +563,6 @@ fn decrement(counts: &mut HashMap<String, usize>, key: &str) {
         }
     }
 }
-
-const DISCOVER_TOOLS_DESCRIPTION: &str = "Look up tools that are not in your tool list. Pass a tool's exact \
-name to get its full schema, or describe the capability you need in a few keywords (for example \
-\"convert currency\") to get the best matching tools, best first. Results for tools listed below include \
-their schema, so you can call them next.";
-
-const DISCOVER_TOOLS_PARAMETERS: &str = r#"{"type":"object","properties":{"query":{"type":"string","description":"A tool's exact name, or a few keywords describing the capability you need.","minLength":1,"pattern":"[\\s\\S]*\\S[\\s\\S]*"},"top_k":{"type":"integer","description":"Most results to return.","minimum":1,"default":10},"api_format":{"type":"string","description":"Format of the returned schemas.","enum":["openai-chat","openai-responses","anthropic","gemini"],"default":"openai-chat"}},"required":["query"]}"#;
 
 /// The first sentence of the first line of a tool description, for one-line summaries.
 ///
@@ -476,6 +606,8 @@ pub struct SchemaOptions {
     pub tags: Option<Vec<String>>,
     /// Drop tools with any of these tags.
     pub exclude_tags: Option<Vec<String>>,
+    /// Exactly these tools, in this order, disabled ones included (the other filters are ignored).
+    pub names: Option<Vec<String>>,
 }
 
 impl Default for SchemaOptions {
@@ -485,12 +617,13 @@ impl Default for SchemaOptions {
             api_format: ApiFormat::OpenAiChat,
             tags: None,
             exclude_tags: None,
+            names: None,
         }
     }
 }
 
 impl SchemaOptions {
-    /// Parses `{"include_deferred"?, "api_format"?, "tags"?, "exclude_tags"?}`; `None`/`null` give the defaults.
+    /// Parses `{"include_deferred"?, "api_format"?, "tags"?, "exclude_tags"?, "names"?}`; `None`/`null` give the defaults.
     pub fn from_json(text: Option<&str>) -> Result<Self> {
         let mut o = Self::default();
         let Some(text) = text else { return Ok(o) };
@@ -521,9 +654,10 @@ impl SchemaOptions {
                 }
                 "tags" => o.tags = string_list(v, &here)?,
                 "exclude_tags" => o.exclude_tags = string_list(v, &here)?,
+                "names" => o.names = string_list(v, &here)?,
                 _ => {
                     return Err(Error::invalid(format!(
-                        "{here}: unknown option (expected include_deferred, api_format, tags or exclude_tags)"
+                        "{here}: unknown option (expected include_deferred, api_format, tags, exclude_tags or names)"
                     )));
                 }
             }
@@ -588,8 +722,7 @@ impl Registry {
         };
         for (key, v) in obj {
             match key.as_str() {
-                "discovery" => registry
-                    .enable_discovery(DiscoveryOptions::from_value(v, "options.discovery")?)?,
+                "discovery" => registry.enable_discovery_json(Some(&v.to_string()))?,
                 _ => {
                     return Err(Error::invalid(format!(
                         "options.{key}: unknown option (expected discovery)"
@@ -601,17 +734,11 @@ impl Registry {
     }
 
     /// Registers tools (all or none) and returns their registered names. A name already
-    /// registered is replaced in place. `discover_tools` is reserved.
+    /// registered is replaced in place (a host function it had is dropped). The built-ins' names
+    /// ([`RESERVED_NAMES`]) are reserved.
     pub fn register(&self, tools: Vec<Tool>) -> Result<Vec<String>> {
-        if let Some(t) = tools.iter().find(|t| t.name() == DISCOVER_TOOLS) {
-            return Err(Error::invalid(format!(
-                "{:?} is reserved for the built-in discovery tool",
-                t.name()
-            )));
-        }
-        for tool in &tools {
-            check_tool_text(tool.name(), tool.searchable_text_bytes())?;
-        }
+        check_registrable(&tools)?;
+        let mut replaced = Vec::new();
         let mut state = self.shared.write()?;
         state.slots.reserve(tools.len());
         // Taken from the back of the reversed list, which is shrunk as it empties: the parsed list
@@ -620,7 +747,9 @@ impl Registry {
         tools.reverse();
         let mut ids = Vec::with_capacity(tools.len());
         while let Some(tool) = tools.pop() {
-            ids.push(state.insert(tool));
+            let (id, old) = state.insert(tool, None);
+            ids.push(id);
+            replaced.extend(old);
             if tools.capacity() > 1024 && tools.len() < tools.capacity() / 2 {
                 tools.shrink_to_fit();
             }
@@ -628,10 +757,45 @@ impl Registry {
         drop(tools);
         // The names are copied once the tools' list is freed, so both never count at once toward
         // the peak memory of a bulk registration.
-        Ok(ids
+        let names = ids
             .iter()
             .map(|&id| state.tool_at(id).name().to_string())
-            .collect())
+            .collect();
+        // Replaced host functions are dropped without the lock: dropping one may run the host's
+        // clean-up, which may call back into the registry.
+        drop(state);
+        drop(replaced);
+        Ok(names)
+    }
+
+    /// Registers one tool with the host function that runs its calls: `f` gets the arguments as
+    /// compact JSON text and returns the text the model sees, or an error message for it.
+    /// Returns the registered name.
+    pub fn register_callable<F>(&self, tool: Tool, f: F) -> Result<String>
+    where
+        F: Fn(&str) -> HostResult + Send + Sync + 'static,
+    {
+        self.register_host(tool, Arc::new(move |_name: &str, args: &str| f(args)))
+    }
+
+    /// Registers one tool with a host function that also gets the tool's name (as the C ABI's
+    /// callbacks do). Replaces a tool of the same name and its host function.
+    pub fn register_host(&self, tool: Tool, host: HostFn) -> Result<String> {
+        check_registrable(std::slice::from_ref(&tool))?;
+        let mut state = self.shared.write()?;
+        let (id, old) = state.insert(tool, Some(host));
+        let name = state.tool_at(id).name().to_string();
+        drop(state);
+        drop(old);
+        Ok(name)
+    }
+
+    /// Sets the host function that runs registered tools without one of their own (a gateway
+    /// that routes calls by name); `None` removes it. `f` gets the tool's name and arguments.
+    pub fn set_fallback(&self, fallback: Option<HostFn>) -> Result<()> {
+        let old = std::mem::replace(&mut self.shared.write()?.fallback, Fallback(fallback));
+        drop(old);
+        Ok(())
     }
 
     /// Parses and registers one tool object or an array of them (see [`Tool::parse_many`]).
@@ -639,15 +803,23 @@ impl Registry {
         self.register(Tool::parse_many(json)?)
     }
 
-    /// Removes a tool. Unregistering `discover_tools` turns discovery off.
+    /// Removes a tool (and drops its host function). Unregistering `discover_tools` turns
+    /// discovery off, `call_deferred` with it; unregistering `call_deferred` removes only it.
     pub fn unregister(&self, name: &str) -> Result<()> {
         let mut state = self.shared.write()?;
-        if name == DISCOVER_TOOLS && state.discovery.is_some() {
-            state.discovery = None;
+        if state.builtin(name).is_some() {
+            if name == DISCOVER_TOOLS {
+                state.discovery = None;
+                state.builtins.clear();
+            } else {
+                state.builtins.retain(|b| b.name() != name);
+            }
             return Ok(());
         }
         let id = state.slot_id(name)?;
-        state.remove(id);
+        let host = state.remove(id);
+        drop(state);
+        drop(host);
         Ok(())
     }
 
@@ -687,15 +859,34 @@ impl Registry {
     }
 
     /// Enables or disables a tool, or every tool of a namespace. A tool name wins over a namespace
-    /// of the same spelling.
+    /// of the same spelling. Enabling clears the disable reason.
     pub fn set_enabled(&self, name: &str, enabled: bool) -> Result<()> {
+        self.set_enabled_with_reason(name, enabled, None)
+    }
+
+    /// Disables a tool or a namespace like [`set_enabled`](Self::set_enabled), recording why
+    /// (shown to the model when it calls the tool, and in [`tools_status`](Self::tools_status)).
+    pub fn disable(&self, name: &str, reason: Option<&str>) -> Result<()> {
+        self.set_enabled_with_reason(name, false, reason)
+    }
+
+    fn set_enabled_with_reason(
+        &self,
+        name: &str,
+        enabled: bool,
+        reason: Option<&str>,
+    ) -> Result<()> {
+        let reason = reason
+            .filter(|r| !enabled && !r.is_empty())
+            .map(str::to_string);
         let mut state = self.shared.write()?;
         if let Some(id) = state.slot_of(name) {
             state.unindex_slot(id);
-            state.slots[id as usize]
+            let slot = state.slots[id as usize]
                 .as_mut()
-                .expect("named slot is live")
-                .enabled = enabled;
+                .expect("named slot is live");
+            slot.enabled = enabled;
+            slot.set_reason(reason);
             state.index_slot(id);
             return Ok(());
         }
@@ -714,8 +905,13 @@ impl Registry {
         }
         if enabled {
             state.disabled_namespaces.remove(name);
+            state.namespace_reasons.remove(name);
         } else {
             state.disabled_namespaces.insert(name.to_string());
+            match reason {
+                Some(r) => state.namespace_reasons.insert(name.to_string(), r),
+                None => state.namespace_reasons.remove(name),
+            };
         }
         for &id in &members {
             state.index_slot(id);
@@ -723,10 +919,13 @@ impl Registry {
         Ok(())
     }
 
-    /// Schemas of the enabled tools (and `discover_tools` when discovery is on), sorted by name,
-    /// as a JSON array.
+    /// Schemas of the enabled tools and the built-ins, sorted by name, as a JSON array; with
+    /// `names`, exactly those tools (disabled ones too) in that order.
     pub fn schemas_json(&self, options: &SchemaOptions) -> Result<String> {
         let state = self.shared.read()?;
+        if let Some(names) = &options.names {
+            return state.named_schemas(names, options.api_format);
+        }
         let mut tools: Vec<&Tool> = state
             .live_slots()
             .filter(|(_, s)| state.is_enabled(s))
@@ -741,26 +940,38 @@ impl Registry {
             })
             .collect();
         tools.sort_by(|a, b| a.name().cmp(b.name()));
-        // The built-in has no tags, so a tag filter leaves it out.
-        let builtin = state.discovery.is_some() && options.tags.is_none();
-        let builtin_at = tools.partition_point(|t| t.name() < DISCOVER_TOOLS);
-        let mut out = Vec::new();
-        out.push(b'[');
-        for (i, tool) in tools.iter().enumerate() {
-            if builtin && i == builtin_at {
-                write_discover_tools_schema(&mut out, &state, options.api_format);
+        // Built-ins have no tags, so a tag filter leaves them out.
+        let mut builtins: Vec<&Arc<dyn Builtin>> = if options.tags.is_none() {
+            state.builtins.iter().collect()
+        } else {
+            Vec::new()
+        };
+        builtins.sort_by_key(|b| b.name());
+        let summaries = if builtins.is_empty() {
+            Vec::new()
+        } else {
+            state.summaries()
+        };
+        let mut out = vec![b'['];
+        let (mut t, mut b) = (0, 0);
+        while t < tools.len() || b < builtins.len() {
+            if out.len() > 1 {
                 out.push(b',');
             }
-            write_schema(&mut out, tool, options.api_format);
-            if i + 1 < tools.len() {
-                out.push(b',');
+            let builtin_next =
+                b < builtins.len() && (t == tools.len() || builtins[b].name() < tools[t].name());
+            if builtin_next {
+                write_builtin_schema(
+                    &mut out,
+                    builtins[b].as_ref(),
+                    &summaries,
+                    options.api_format,
+                );
+                b += 1;
+            } else {
+                write_schema(&mut out, tools[t], options.api_format);
+                t += 1;
             }
-        }
-        if builtin && builtin_at == tools.len() {
-            if !tools.is_empty() {
-                out.push(b',');
-            }
-            write_discover_tools_schema(&mut out, &state, options.api_format);
         }
         out.push(b']');
         Ok(into_string(out))
@@ -791,13 +1002,19 @@ impl Registry {
         Ok(into_string(out))
     }
 
-    /// Registers the built-in `discover_tools` with these ranking options (again: replaces them).
-    pub fn enable_discovery(&self, options: DiscoveryOptions) -> Result<()> {
+    /// Turns discovery on with these ranking options and installs the built-ins that go with it
+    /// (see `crate::builtins`, which calls this); again: replaces both.
+    pub(crate) fn install_discovery(
+        &self,
+        options: DiscoveryOptions,
+        builtins: Vec<Arc<dyn Builtin>>,
+    ) -> Result<()> {
         let mut state = self.shared.write()?;
         if options.profile == crate::discovery::Profile::Enhanced {
             state.ensure_enhanced();
         }
         state.discovery = Some(options);
+        state.builtins = builtins;
         Ok(())
     }
 
@@ -809,25 +1026,150 @@ impl Registry {
         Ok(())
     }
 
-    /// Runs a built-in tool. `discover_tools` takes `{"query", "top_k"?, "api_format"?}` and
-    /// answers like [`Discoverer::discover_json`]. Registered tools are executed by the host, not here.
+    /// Runs a built-in tool: `discover_tools` takes `{"query", "top_k"?, "api_format"?}` and
+    /// answers like [`Discoverer::discover_json`]; `call_deferred` runs a deferred tool. Calls of
+    /// registered tools go through `crate::exec` (`tr_registry_execute`).
     pub fn call_json(&self, name: &str, args_json: &str) -> Result<String> {
+        let builtin = {
+            let state = self.shared.read()?;
+            match state.builtin(name) {
+                Some(b) => Arc::clone(b),
+                None if name == DISCOVER_TOOLS => {
+                    return Err(Error::not_found(
+                        "discover_tools: discovery is not enabled on this registry",
+                    ));
+                }
+                None if state.slot_of(name).is_some() => {
+                    return Err(Error::invalid(format!(
+                        "{name:?} is a registered tool, not a built-in: run it with execute (tr_registry_execute)"
+                    )));
+                }
+                None => return Err(Error::not_found(format!("no built-in tool named {name:?}"))),
+            }
+        };
+        // The lock is released: call_deferred runs a host function.
+        builtin
+            .call(self, args_json)?
+            .map_err(|message| Error::invalid(format!("{name}: {message}")))
+    }
+
+    /// Discovers and answers in JSON with the options given to discovery (what `discover_tools`
+    /// runs).
+    pub fn discover_json(&self, query: &str, request: &DiscoverRequest) -> Result<String> {
         let state = self.shared.read()?;
-        if name == DISCOVER_TOOLS {
-            let Some(options) = state.discovery else {
-                return Err(Error::not_found(
-                    "discover_tools: discovery is not enabled on this registry",
-                ));
-            };
-            let (query, request) = parse_discover_tools_args(args_json)?;
-            return discovery::discover_json(&state, &options, &query, &request);
+        let options = state.discovery.ok_or_else(|| {
+            Error::not_found("discover_tools: discovery is not enabled on this registry")
+        })?;
+        discovery::discover_json(&state, &options, query, request)
+    }
+
+    /// What running a call of `name` needs, read under the lock and used after it is released.
+    pub fn call_target(&self, name: &str) -> Result<CallTarget> {
+        let state = self.shared.read()?;
+        if let Some(b) = state.builtin(name) {
+            return Ok(CallTarget::Builtin(Arc::clone(b)));
         }
+        let Some(id) = state.slot_of(name) else {
+            return Ok(CallTarget::Unknown);
+        };
+        let slot = state.slots[id as usize]
+            .as_ref()
+            .expect("named slot is live");
+        if !state.is_enabled(slot) {
+            return Ok(CallTarget::Disabled {
+                reason: state.disabled_reason(slot).map(str::to_string),
+            });
+        }
+        let validator = Arc::clone(
+            slot.validator
+                .get_or_init(|| Arc::new(ArgsValidator::compile(slot.tool.parameters_json()))),
+        );
+        Ok(CallTarget::Tool(ToolTarget {
+            name: slot.tool.name().to_string(),
+            deferred: slot.tool.metadata().defer,
+            concurrency_safe: slot.tool.metadata().concurrency_safe,
+            validator,
+            host: slot.host().or(state.fallback.0.as_ref()).cloned(),
+        }))
+    }
+
+    /// The registered spelling of `name`: itself, else the first registered tool (enabled or not)
+    /// whose name equals it after lower-casing and reading `/` and `-` as `_` (MCP clients rewrite
+    /// names that way).
+    pub fn resolve_name(&self, name: &str) -> Result<Option<String>> {
+        let state = self.shared.read()?;
         if state.slot_of(name).is_some() {
-            return Err(Error::invalid(format!(
-                "{name:?} is a registered tool, not a built-in: the host runs it (only discover_tools runs here)"
-            )));
+            return Ok(Some(name.to_string()));
         }
-        Err(Error::not_found(format!("no built-in tool named {name:?}")))
+        let normalized = normalize_name(name);
+        let itself = state
+            .slot_of(&normalized)
+            .filter(|&id| normalize_name(state.tool_at(id).name()) == normalized);
+        Ok(state
+            .names
+            .normalized(&state.slots, &normalized)
+            .chain(itself)
+            .min()
+            .map(|id| state.tool_at(id).name().to_string()))
+    }
+
+    /// Up to `limit` registered names close to `name`, closest first, for "did you mean": those
+    /// equal to it after normalizing (see [`resolve_name`](Self::resolve_name)), then the most
+    /// similar by Python's `difflib.get_close_matches` (ratio at least 0.5), as the reference.
+    pub fn suggest_names(&self, name: &str, limit: usize) -> Result<Vec<String>> {
+        let state = self.shared.read()?;
+        let names: Vec<&str> = state.live_slots().map(|(_, s)| s.tool.name()).collect();
+        Ok(suggest_names(name, &names, limit))
+    }
+
+    /// Every registered tool's status, disabled ones included, sorted by name.
+    pub fn tools_status(&self) -> Result<Vec<ToolStatus>> {
+        let state = self.shared.read()?;
+        let mut all: Vec<ToolStatus> = state
+            .live_slots()
+            .map(|(_, s)| ToolStatus {
+                name: s.tool.name().to_string(),
+                namespace: s.tool.namespace().map(str::to_string),
+                enabled: state.is_enabled(s),
+                reason: if state.is_enabled(s) {
+                    None
+                } else {
+                    state.disabled_reason(s).map(str::to_string)
+                },
+                deferred: s.tool.metadata().defer,
+                tags: s.tool.metadata().tags.clone(),
+                callable: s.host().is_some() || state.fallback.0.is_some(),
+            })
+            .collect();
+        all.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(all)
+    }
+
+    /// [`tools_status`](Self::tools_status) as JSON:
+    /// `[{"name","namespace","enabled","reason","deferred","tags","callable"}]`.
+    pub fn tools_status_json(&self) -> Result<String> {
+        let mut out = vec![b'['];
+        for (i, t) in self.tools_status()?.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(b"{\"name\":");
+            write_str(&mut out, &t.name);
+            out.extend_from_slice(b",\"namespace\":");
+            write_opt_str(&mut out, t.namespace.as_deref());
+            out.extend_from_slice(format!(",\"enabled\":{},\"reason\":", t.enabled).as_bytes());
+            write_opt_str(&mut out, t.reason.as_deref());
+            out.extend_from_slice(format!(",\"deferred\":{},\"tags\":[", t.deferred).as_bytes());
+            for (j, tag) in t.tags.iter().enumerate() {
+                if j > 0 {
+                    out.push(b',');
+                }
+                write_str(&mut out, tag);
+            }
+            out.extend_from_slice(format!("],\"callable\":{}}}", t.callable).as_bytes());
+        }
+        out.push(b']');
+        Ok(into_string(out))
     }
 
     /// Discovers with the options given to [`enable_discovery`](Self::enable_discovery).
@@ -906,14 +1248,83 @@ impl Registry {
     }
 }
 
-fn write_discover_tools_schema(out: &mut Vec<u8>, state: &State, format: ApiFormat) {
+fn write_builtin_schema(
+    out: &mut Vec<u8>,
+    builtin: &dyn Builtin,
+    deferred: &[Summary],
+    format: ApiFormat,
+) {
     write_schema_parts(
         out,
-        DISCOVER_TOOLS,
-        &state.discover_tools_description(),
-        DISCOVER_TOOLS_PARAMETERS,
+        builtin.name(),
+        &builtin.description(deferred),
+        builtin.parameters_json(),
         format,
     );
+}
+
+/// Refuses reserved names and tools over the searchable-text limit, before anything changes.
+fn check_registrable(tools: &[Tool]) -> Result<()> {
+    if let Some(t) = tools.iter().find(|t| RESERVED_NAMES.contains(&t.name())) {
+        return Err(Error::invalid(format!(
+            "{:?} is reserved for a built-in tool",
+            t.name()
+        )));
+    }
+    for tool in tools {
+        check_tool_text(tool.name(), tool.searchable_text_bytes())?;
+    }
+    Ok(())
+}
+
+/// How a call of a name will run, as [`Registry::call_target`] found it.
+#[derive(Clone)]
+pub enum CallTarget {
+    /// A built-in the library runs.
+    Builtin(Arc<dyn Builtin>),
+    /// An enabled registered tool.
+    Tool(ToolTarget),
+    /// A registered tool that is disabled, and why if the operator said.
+    Disabled {
+        /// The disable reason.
+        reason: Option<String>,
+    },
+    /// No tool of that name is registered.
+    Unknown,
+}
+
+/// An enabled registered tool, ready to run without the registry lock.
+#[derive(Clone)]
+pub struct ToolTarget {
+    /// Registered name.
+    pub name: String,
+    /// Whether the tool is deferred.
+    pub deferred: bool,
+    /// Whether it may run beside other calls.
+    pub concurrency_safe: bool,
+    /// Its parameters schema, compiled.
+    pub validator: Arc<ArgsValidator>,
+    /// Its host function, or the fallback; `None` when neither exists.
+    pub host: Option<HostFn>,
+}
+
+/// One row of [`Registry::tools_status`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolStatus {
+    /// Registered name.
+    pub name: String,
+    /// Namespace, if any.
+    pub namespace: Option<String>,
+    /// Whether the tool is enabled (its namespace included).
+    pub enabled: bool,
+    /// Why it is disabled, when the operator said.
+    pub reason: Option<String>,
+    /// Whether it is deferred.
+    pub deferred: bool,
+    /// Its tags.
+    pub tags: Vec<String>,
+    /// Whether a call would reach a host function (its own or the fallback).
+    pub callable: bool,
 }
 
 #[cfg(test)]

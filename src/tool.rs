@@ -20,8 +20,8 @@ pub const PREDEFINED_TAGS: [&str; 6] = [
     "privileged",
 ];
 
-/// Search and presentation metadata of a tool.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// Search, presentation and execution metadata of a tool.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolMetadata {
     /// Deferred tools are left out of the prompt and found through `discover_tools`.
     pub defer: bool,
@@ -29,6 +29,20 @@ pub struct ToolMetadata {
     pub tags: Vec<String>,
     /// Extra words to match, written by the tool's author for search.
     pub search_hint: String,
+    /// Whether calls of this tool may run at the same time as other calls of a batch (default
+    /// true). `false` makes every call of it run alone, as in the reference.
+    pub concurrency_safe: bool,
+}
+
+impl Default for ToolMetadata {
+    fn default() -> Self {
+        ToolMetadata {
+            defer: false,
+            tags: Vec::new(),
+            search_hint: String::new(),
+            concurrency_safe: true,
+        }
+    }
 }
 
 /// A partial metadata change: only the fields that are `Some` are replaced.
@@ -40,10 +54,12 @@ pub struct MetadataUpdate {
     pub tags: Option<Vec<String>>,
     /// New search hint.
     pub search_hint: Option<String>,
+    /// New concurrency flag.
+    pub concurrency_safe: Option<bool>,
 }
 
 impl MetadataUpdate {
-    /// Parses `{"defer"?, "tags"?, "search_hint"?}`; unknown keys are refused so a typo is not ignored.
+    /// Parses `{"defer"?, "tags"?, "search_hint"?, "concurrency_safe"?}`; unknown keys are refused so a typo is not ignored.
     pub fn from_json(text: &str) -> Result<Self> {
         let value = parse_json(text, "metadata")?;
         Self::from_value(&value, "metadata")
@@ -67,9 +83,14 @@ impl MetadataUpdate {
                 }
                 "tags" => update.tags = Some(parse_tags(v, &here)?),
                 "search_hint" => update.search_hint = Some(optional_string(v, &here)?),
+                "concurrency_safe" => {
+                    update.concurrency_safe = Some(v.as_bool().ok_or_else(|| {
+                        Error::invalid(format!("{here}: expected a boolean, got {}", kind_of(v)))
+                    })?)
+                }
                 _ => {
                     return Err(Error::invalid(format!(
-                        "{here}: unknown metadata field (expected defer, tags or search_hint)"
+                        "{here}: unknown metadata field (expected defer, tags, search_hint or concurrency_safe)"
                     )));
                 }
             }
@@ -87,6 +108,9 @@ impl MetadataUpdate {
         }
         if let Some(h) = &self.search_hint {
             meta.search_hint = h.clone();
+        }
+        if let Some(c) = self.concurrency_safe {
+            meta.concurrency_safe = c;
         }
     }
 }
@@ -873,6 +897,8 @@ mod fast {
         tags: Option<Vec<String>>,
         #[serde(default)]
         search_hint: Option<String>,
+        #[serde(default, deserialize_with = "some_bool")]
+        concurrency_safe: Option<bool>,
     }
 
     fn some_bool<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
@@ -958,6 +984,7 @@ mod fast {
                         tags
                     }),
                     search_hint: meta.search_hint.unwrap_or_default(),
+                    concurrency_safe: meta.concurrency_safe.unwrap_or(true),
                 }
             }
             Some(_) => return None,

@@ -596,7 +596,7 @@ fn bad_json_and_bad_content() {
             ),
             &mut err,
             arg,
-            "host runs it",
+            "run it with execute",
         );
         expect_failure(
             tr_registry_call(r.0, c"launch".as_ptr(), c"{}".as_ptr(), &mut out, &mut err),
@@ -789,8 +789,8 @@ fn schemas_summaries_and_namespaces() {
             .iter()
             .map(|s| s["function"]["name"].as_str().unwrap())
             .collect();
-        assert_eq!(names, ["discover_tools", "read_file"]);
-        let description = schemas[0]["function"]["description"].as_str().unwrap();
+        assert_eq!(names, ["call_deferred", "discover_tools", "read_file"]);
+        let description = schemas[1]["function"]["description"].as_str().unwrap();
         assert!(
             description.contains("- send_email: Send an email message."),
             "{description}"

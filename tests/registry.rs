@@ -88,6 +88,7 @@ fn incremental_index_equals_a_rebuild() {
                             search_hint: Some(rng.pick(WORDS).to_string()),
                             tags: (rng.below(2) == 0).then(|| vec![rng.pick(WORDS).to_string()]),
                             defer: Some(rng.below(2) == 0),
+                            ..Default::default()
                         };
                         registry.set_metadata(&n, &update).unwrap();
                     }

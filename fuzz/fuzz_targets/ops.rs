@@ -174,6 +174,7 @@ fn make_tool(
         defer,
         tags: tags.iter().take(4).map(|&i| word(i).to_string()).collect(),
         search_hint: String::new(),
+        ..Default::default()
     };
     Tool::new(
         base,
@@ -291,6 +292,7 @@ fuzz_target!(|ops: Vec<Op>| {
                     defer,
                     tags: tags.map(|t| t.iter().take(4).map(|&i| word(i).to_string()).collect()),
                     search_hint: hint.map(|h| words(&h)),
+                    ..Default::default()
                 };
                 let result = registry.set_metadata(&name, &update);
                 match model.position(&name) {

@@ -12,6 +12,7 @@
 #![allow(unsafe_code, non_camel_case_types)]
 
 mod boundary;
+mod call;
 mod discoverer;
 mod registry;
 mod status;
@@ -19,6 +20,7 @@ mod strings;
 #[cfg(feature = "test-hooks")]
 mod test_hooks;
 
+pub use call::*;
 pub use discoverer::*;
 pub use registry::*;
 pub use status::{tr_status, tr_status_name};

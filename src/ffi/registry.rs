@@ -3,7 +3,6 @@
 use super::boundary::{Failure, run, run_silently};
 use super::status::tr_status;
 use super::strings::{arg_str, null_argument, opt_arg_str, out_ptr, write_string};
-use crate::discovery::DiscoveryOptions;
 use crate::format::{into_string, write_str};
 use crate::registry::{Registry, SchemaOptions};
 use std::ffi::c_char;
@@ -184,14 +183,17 @@ pub unsafe extern "C" fn tr_registry_set_enabled(
     })
 }
 
-/// The schemas of the enabled tools, sorted by name, as a JSON array (`discover_tools` included
-/// when discovery is on).
+/// The schemas of the enabled tools, sorted by name, as a JSON array (`discover_tools` and
+/// `call_deferred` included when discovery is on).
 ///
 /// `options_json` may be NULL or `{"include_deferred"?: bool (default true), "api_format"?:
 /// "openai-chat" | "openai-responses" | "anthropic" | "gemini", "tags"?: [str] (keep tools with any),
-/// "exclude_tags"?: [str]}`. Example: `{"include_deferred": false, "api_format": "anthropic"}`.
+/// "exclude_tags"?: [str], "names"?: [str]}`. Example: `{"include_deferred": false, "api_format":
+/// "anthropic"}`. With `names`, exactly those tools in that order, disabled ones included (the
+/// other filters are ignored).
 /// On success `*json_out` receives the array; free it with `tr_string_free`.
-/// Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT.
+/// Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT, NOT_FOUND (a name in
+/// `names` that is not registered; the message names it).
 ///
 /// # Safety
 /// Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
@@ -239,12 +241,15 @@ pub unsafe extern "C" fn tr_registry_deferred_summaries(
     })
 }
 
-/// Registers the built-in `discover_tools` (never deferred, never indexed itself) with ranking
-/// options; calling it again replaces the options.
+/// Registers the built-ins `discover_tools` and `call_deferred` (never deferred, never indexed,
+/// never in discover answers or deferred summaries) with ranking options; calling it again replaces
+/// them. `call_deferred` (`{"_target_tool": name, ...the tool's own arguments}`) runs a deferred
+/// tool by name, for clients that cannot add discovered tools to their tool list; pass
+/// `"call_deferred": false` to leave it out.
 ///
 /// `options_json` may be NULL (defaults) or `{"profile"?: "reference", "field_weights"?: {"name":
 /// 3.0, "description": 2.0, "tags": 1.5, "params": 1.0, "search_hint": 2.0}, "min_score_ratio"?:
-/// 0.3, "max_df_ratio"?: 0.5, "k1"?: 1.5, "b"?: 0.75, "delta"?: 1.0}`. Ratios and `b` must be in
+/// 0.3, "max_df_ratio"?: 0.5, "k1"?: 1.5, "b"?: 0.75, "delta"?: 1.0, "call_deferred"?: true}`. Ratios and `b` must be in
 /// [0, 1]; weights, `k1` and `delta` in [0, 1e6]; unknown keys are refused.
 ///
 /// `profile` is `"reference"` (default: the reference engine's ranking, bit for bit) or
@@ -267,15 +272,17 @@ pub unsafe extern "C" fn tr_registry_enable_discovery(
         // SAFETY: caller passes NULL or live handles and strings.
         let registry = unsafe { registry_ref(r) }?;
         let options = unsafe { opt_arg_str(options_json, "options_json") }?;
-        Ok(registry.enable_discovery(DiscoveryOptions::from_json(options)?)?)
+        Ok(registry.enable_discovery_json(options)?)
     })
 }
 
 /// Runs a built-in tool, as a model's tool call would.
 ///
 /// `discover_tools` takes `args_json` `{"query": str, "top_k"?: int >= 1 (default 10),
-/// "api_format"?: str}` and answers like `tr_discoverer_discover`. Registered tools are run by the
-/// host, not here (INVALID_ARGUMENT).
+/// "api_format"?: str}` and answers like `tr_discoverer_discover`; `call_deferred` takes
+/// `{"_target_tool": str, ...}` and answers with the tool's output (a failure of the tool is
+/// INVALID_ARGUMENT with its message). Registered tools run through `tr_registry_execute`
+/// (INVALID_ARGUMENT here).
 /// On success `*json_out` receives the result; free it with `tr_string_free`.
 /// Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (bad arguments, empty
 /// query), NOT_FOUND (unknown built-in, or discovery not enabled), TOO_LARGE.
@@ -298,6 +305,56 @@ pub unsafe extern "C" fn tr_registry_call(
         let args = unsafe { arg_str(args_json, "args_json") }?;
         let out = out_ptr(json_out, "json_out")?;
         let json = registry.call_json(name, args)?;
+        // SAFETY: `out` checked non-NULL.
+        unsafe { write_string(out, json) }
+    })
+}
+
+/// Disables a tool or a namespace like `tr_registry_set_enabled(r, name, false)`, recording why:
+/// a model that calls it gets "tool "x" is disabled: <reason>", and `tr_registry_tools_status`
+/// shows it. `reason` may be NULL (no reason). Enabling again clears the reason.
+/// Errors: NULL_ARGUMENT (`r`, `name`), INVALID_UTF8, NOT_FOUND (neither a tool nor a namespace).
+///
+/// # Safety
+/// Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
+/// strings are NUL-terminated, output pointers are writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tr_registry_disable(
+    r: *mut tr_registry,
+    name: *const c_char,
+    reason: *const c_char,
+    err_out: *mut *mut c_char,
+) -> tr_status {
+    run(err_out, || {
+        // SAFETY: caller passes NULL or live handles and strings.
+        let registry = unsafe { registry_ref(r) }?;
+        let name = unsafe { arg_str(name, "name") }?;
+        let reason = unsafe { opt_arg_str(reason, "reason") }?;
+        Ok(registry.disable(name, reason)?)
+    })
+}
+
+/// The status of every registered tool, disabled ones included, sorted by name:
+/// `[{"name", "namespace": str|null, "enabled": bool, "reason": str|null, "deferred": bool,
+/// "tags": [str], "callable": bool}]`. `enabled` counts the namespace too; `callable` is true when
+/// a call would reach a host function (the tool's own or the fallback).
+/// On success `*json_out` receives the array; free it with `tr_string_free`.
+/// Errors: NULL_ARGUMENT.
+///
+/// # Safety
+/// Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
+/// strings are NUL-terminated, output pointers are writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tr_registry_tools_status(
+    r: *const tr_registry,
+    json_out: *mut *mut c_char,
+    err_out: *mut *mut c_char,
+) -> tr_status {
+    run(err_out, || {
+        // SAFETY: caller passes NULL or a live handle.
+        let registry = unsafe { registry_ref(r) }?;
+        let out = out_ptr(json_out, "json_out")?;
+        let json = registry.tools_status_json()?;
         // SAFETY: `out` checked non-NULL.
         unsafe { write_string(out, json) }
     })

@@ -1,0 +1,90 @@
+//! `call_deferred`: runs a deferred tool by name, for clients that cannot add the tools the model
+//! discovers to their tool list (as the reference's `call_deferred`).
+
+use super::deferred_list;
+use crate::error::{Error, Result};
+use crate::exec::{run_target, unknown_tool_message};
+use crate::limits::{kind_of, parse_json};
+use crate::provider::{Arguments, CallOutcome};
+use crate::registry::{Builtin, CALL_DEFERRED, CallTarget, HostResult, Registry, Summary};
+use serde_json::Value;
+
+/// The reference's `BASE_CALL_DEFERRED_DESCRIPTION`, word for word.
+const DESCRIPTION: &str = "Call a deferred tool by name. Use this after discover_tools returns \
+a deferred tool's schema \u{2014} pass the tool name as _target_tool and its parameters as keyword \
+arguments. Example: call_deferred(_target_tool='search', query='hello')";
+
+const PARAMETERS: &str = r#"{"type":"object","properties":{"_target_tool":{"type":"string","description":"The deferred tool's name, as discover_tools returned it."}},"required":["_target_tool"],"additionalProperties":true}"#;
+
+/// Runs a deferred tool by (tolerantly matched) name with the other arguments.
+#[derive(Debug)]
+pub struct CallDeferred;
+
+impl CallDeferred {
+    /// The description with no deferred tools listed (what `"stable"` conversations send).
+    pub const BASE_DESCRIPTION: &'static str = DESCRIPTION;
+}
+
+impl Builtin for CallDeferred {
+    fn name(&self) -> &'static str {
+        CALL_DEFERRED
+    }
+
+    fn description(&self, deferred: &[Summary]) -> String {
+        if deferred.is_empty() {
+            return format!("{DESCRIPTION} No deferred tools currently available.");
+        }
+        format!(
+            "{DESCRIPTION}\n\nCurrently deferred:\n{}",
+            deferred_list(deferred)
+        )
+    }
+
+    fn parameters_json(&self) -> &'static str {
+        PARAMETERS
+    }
+
+    fn call(&self, registry: &Registry, args_json: &str) -> Result<HostResult> {
+        let mut args = match parse_json(args_json, "arguments")? {
+            Value::Object(m) => m,
+            other => {
+                return Err(Error::invalid(format!(
+                    "arguments: expected an object, got {}",
+                    kind_of(&other)
+                )));
+            }
+        };
+        let requested = match args.shift_remove("_target_tool") {
+            Some(Value::String(s)) => s,
+            Some(v) => {
+                return Err(Error::invalid(format!(
+                    "arguments._target_tool: expected a string, got {}",
+                    kind_of(&v)
+                )));
+            }
+            None => return Err(Error::invalid("arguments._target_tool: missing")),
+        };
+        let Some(name) = registry.resolve_name(&requested)? else {
+            return Ok(Err(unknown_tool_message(registry, &requested)));
+        };
+        let target = registry.call_target(&name)?;
+        if let CallTarget::Tool(t) = &target {
+            if !t.deferred {
+                return Ok(Err(format!(
+                    "{name:?} is not a deferred tool: call it directly instead of using call_deferred"
+                )));
+            }
+        }
+        Ok(
+            match run_target(
+                registry,
+                &name,
+                target,
+                &Arguments::Value(Value::Object(args)),
+            ) {
+                CallOutcome::Success(text) => Ok(text),
+                CallOutcome::Failure(message) => Err(message),
+            },
+        )
+    }
+}

@@ -1,0 +1,109 @@
+//! Anthropic Messages: `tool_use` blocks in the assistant's `content`, answered by one user
+//! message of `tool_result` blocks (`is_error` on failures).
+//! <https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use>
+
+use super::{
+    Arguments, CallOutcome, Provider, ToolCall, first_object, items, object, string_field,
+};
+use crate::error::{Error, Result};
+use crate::format::ApiFormat;
+use crate::limits::kind_of;
+use serde_json::Value;
+
+/// Content block types of an assistant message, to tell its content list apart.
+const BLOCK_TYPES: [&str; 6] = [
+    "tool_use",
+    "text",
+    "thinking",
+    "redacted_thinking",
+    "server_tool_use",
+    "tool_result",
+];
+
+/// `{"role": "assistant", "content": [...]}` or its `content` array; `tool_use` blocks
+/// `{"type": "tool_use", "id", "name", "input": {...}}` are the calls, other blocks are skipped.
+pub struct Anthropic;
+
+impl Provider for Anthropic {
+    fn format(&self) -> ApiFormat {
+        ApiFormat::Anthropic
+    }
+
+    fn detect(&self, calls: &Value) -> bool {
+        match calls {
+            Value::Object(m) => {
+                m.get("role").is_some_and(|r| r == "assistant")
+                    && m.get("content").is_some_and(Value::is_array)
+            }
+            Value::Array(items) => first_object(items).is_some_and(|o| {
+                o.get("type")
+                    .and_then(Value::as_str)
+                    .is_some_and(|t| BLOCK_TYPES.contains(&t))
+            }),
+            _ => false,
+        }
+    }
+
+    fn parse_calls(&self, calls: &Value) -> Result<Vec<ToolCall>> {
+        let (items, path) = items(calls, "content", "the assistant message")?;
+        let mut out = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            let here = format!("{path}[{i}]");
+            let obj = item.as_object().ok_or_else(|| {
+                Error::invalid(format!("{here}: expected an object, got {}", kind_of(item)))
+            })?;
+            if obj.get("type").and_then(Value::as_str) != Some("tool_use") {
+                continue;
+            }
+            out.push(ToolCall {
+                id: Some(string_field(obj, "id", &here)?),
+                item_id: None,
+                name: string_field(obj, "name", &here)?,
+                arguments: Arguments::Value(obj.get("input").cloned().unwrap_or(Value::Null)),
+            });
+        }
+        Ok(out)
+    }
+
+    fn assistant_messages(&self, calls: &[ToolCall]) -> Vec<Value> {
+        let content = calls
+            .iter()
+            .map(|c| {
+                object([
+                    ("type", "tool_use".into()),
+                    ("id", c.id.clone().into()),
+                    ("name", c.name.clone().into()),
+                    ("input", c.arguments.as_value()),
+                ])
+            })
+            .collect();
+        vec![object([
+            ("role", "assistant".into()),
+            ("content", Value::Array(content)),
+        ])]
+    }
+
+    fn result_messages(&self, calls: &[ToolCall], results: &[CallOutcome]) -> Vec<Value> {
+        if calls.is_empty() {
+            return Vec::new();
+        }
+        let content = calls
+            .iter()
+            .zip(results)
+            .map(|(c, r)| {
+                let mut block = serde_json::Map::new();
+                block.insert("type".into(), "tool_result".into());
+                block.insert("tool_use_id".into(), c.id.clone().into());
+                block.insert("content".into(), r.text().into_owned().into());
+                if r.is_error() {
+                    block.insert("is_error".into(), true.into());
+                }
+                Value::Object(block)
+            })
+            .collect();
+        vec![object([
+            ("role", "user".into()),
+            ("content", Value::Array(content)),
+        ])]
+    }
+}

@@ -1,0 +1,200 @@
+//! Everything that differs between LLM providers about tool calls, one file per provider: how a
+//! tool call list is recognized and read, how the assistant turn is rebuilt, and how results are
+//! written back as the messages of the next turn.
+//!
+//! Adding a provider is adding a file with a [`Provider`] and listing it in [`PROVIDERS`].
+//! Shapes are the providers' documented ones (links in each file and in `tests/conformance/`).
+
+mod anthropic;
+mod gemini;
+mod openai_chat;
+mod openai_responses;
+
+use crate::error::{Error, Result};
+use crate::format::ApiFormat;
+use crate::limits::kind_of;
+use serde_json::{Map, Value};
+
+/// One tool call as the model made it, in no provider's shape.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    /// The provider's call id (`tool_call_id`, `call_id`, `tool_use_id`); Gemini's is optional.
+    pub id: Option<String>,
+    /// Other item id kept only to rebuild the assistant turn (Responses' `fc_…` item id).
+    pub item_id: Option<String>,
+    /// The tool name the model used.
+    pub name: String,
+    /// The arguments as the model sent them.
+    pub arguments: Arguments,
+}
+
+/// Tool-call arguments: OpenAI sends JSON text, Anthropic and Gemini an object.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Arguments {
+    /// JSON text, not yet parsed (it may be malformed: that is the model's error to hear about).
+    Text(String),
+    /// Already a JSON value.
+    Value(Value),
+}
+
+impl Arguments {
+    /// The arguments as a JSON object, or the message the model should get.
+    pub fn to_object(&self) -> std::result::Result<Map<String, Value>, String> {
+        let value = match self {
+            // Models send "" for tools without parameters.
+            Arguments::Text(t) if t.trim().is_empty() => return Ok(Map::new()),
+            Arguments::Text(t) => serde_json::from_str::<Value>(t)
+                .map_err(|e| format!("the arguments are not valid JSON ({e})"))?,
+            Arguments::Value(v) => v.clone(),
+        };
+        match value {
+            Value::Object(m) => Ok(m),
+            Value::Null => Ok(Map::new()),
+            other => Err(format!(
+                "the arguments must be a JSON object, got {}",
+                kind_of(&other)
+            )),
+        }
+    }
+
+    /// The arguments as JSON text, as the provider's assistant turn carries them.
+    pub fn as_text(&self) -> String {
+        match self {
+            Arguments::Text(t) => t.clone(),
+            Arguments::Value(v) => v.to_string(),
+        }
+    }
+
+    /// The arguments as a JSON value (text that does not parse is kept as a string).
+    pub fn as_value(&self) -> Value {
+        match self {
+            Arguments::Text(t) => {
+                serde_json::from_str(t).unwrap_or_else(|_| Value::String(t.clone()))
+            }
+            Arguments::Value(v) => v.clone(),
+        }
+    }
+}
+
+/// The result of one call: the text the model sees, or an error message for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CallOutcome {
+    /// The tool ran; its output.
+    Success(String),
+    /// The call failed; what the model should know.
+    Failure(String),
+}
+
+impl CallOutcome {
+    /// The text the model reads: the output, or the failure message after "Error: " (every
+    /// provider gets the prefix, since only Anthropic and Gemini have an error flag or key).
+    pub fn text(&self) -> std::borrow::Cow<'_, str> {
+        match self {
+            CallOutcome::Success(t) => t.into(),
+            CallOutcome::Failure(m) => format!("Error: {m}").into(),
+        }
+    }
+
+    /// Whether the call failed.
+    pub fn is_error(&self) -> bool {
+        matches!(self, CallOutcome::Failure(_))
+    }
+}
+
+/// One provider's tool-call shapes.
+pub trait Provider: Sync {
+    /// Which format this is.
+    fn format(&self) -> ApiFormat;
+    /// Whether `calls` (a message, an item list or a content list) looks like this provider's.
+    fn detect(&self, calls: &Value) -> bool;
+    /// Reads the tool calls out of `calls`, in order; other content (text, reasoning) is skipped.
+    /// Fails only when `calls` is not this provider's tool-call list (with the JSON path).
+    fn parse_calls(&self, calls: &Value) -> Result<Vec<ToolCall>>;
+    /// The assistant turn that made these calls, rebuilt in this provider's shape (one message;
+    /// for Responses, one item per call).
+    fn assistant_messages(&self, calls: &[ToolCall]) -> Vec<Value>;
+    /// The messages that answer `calls` with `results` (same length, same order).
+    fn result_messages(&self, calls: &[ToolCall], results: &[CallOutcome]) -> Vec<Value>;
+}
+
+/// Every provider, in the order detection tries them.
+pub const PROVIDERS: [&dyn Provider; 4] = [
+    &openai_chat::OpenAiChat,
+    &openai_responses::OpenAiResponses,
+    &anthropic::Anthropic,
+    &gemini::Gemini,
+];
+
+/// The provider of a format.
+pub fn provider(format: ApiFormat) -> &'static dyn Provider {
+    PROVIDERS
+        .into_iter()
+        .find(|p| p.format() == format)
+        .expect("every format has a provider")
+}
+
+/// The provider whose shape `calls` has.
+pub fn detect(calls: &Value) -> Result<&'static dyn Provider> {
+    PROVIDERS.into_iter().find(|p| p.detect(calls)).ok_or_else(|| {
+        Error::invalid(
+            "calls: not a tool-call list of a known provider (expected an OpenAI chat assistant \
+             message or tool_calls array, an OpenAI Responses output array, an Anthropic assistant \
+             message or content array, or a Gemini Content or parts array)",
+        )
+    })
+}
+
+/// The first object element of an array, to tell shapes apart.
+pub(crate) fn first_object(items: &[Value]) -> Option<&Map<String, Value>> {
+    items.iter().find_map(Value::as_object)
+}
+
+/// A required string field of a call object.
+pub(crate) fn string_field(obj: &Map<String, Value>, key: &str, path: &str) -> Result<String> {
+    match obj.get(key) {
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(v) => Err(Error::invalid(format!(
+            "{path}.{key}: expected a string, got {}",
+            kind_of(v)
+        ))),
+        None => Err(Error::invalid(format!("{path}.{key}: missing"))),
+    }
+}
+
+/// An optional string field of a call object.
+pub(crate) fn opt_string_field(
+    obj: &Map<String, Value>,
+    key: &str,
+    path: &str,
+) -> Result<Option<String>> {
+    match obj.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(_) => string_field(obj, key, path).map(Some),
+    }
+}
+
+/// The array a call list is, or the array under `key` of a message object.
+pub(crate) fn items<'a>(calls: &'a Value, key: &str, what: &str) -> Result<(&'a [Value], String)> {
+    match calls {
+        Value::Array(items) => Ok((items, "calls".to_string())),
+        Value::Object(obj) => match obj.get(key) {
+            Some(Value::Array(items)) => Ok((items, format!("calls.{key}"))),
+            Some(v) => Err(Error::invalid(format!(
+                "calls.{key}: expected an array, got {}",
+                kind_of(v)
+            ))),
+            None => Err(Error::invalid(format!(
+                "calls: {what} has no {key:?} array"
+            ))),
+        },
+        other => Err(Error::invalid(format!(
+            "calls: expected an array or an object, got {}",
+            kind_of(other)
+        ))),
+    }
+}
+
+/// Builds a JSON object from key/value pairs, in that order.
+pub(crate) fn object<const N: usize>(pairs: [(&str, Value); N]) -> Value {
+    Value::Object(pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+}

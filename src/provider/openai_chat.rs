@@ -1,0 +1,105 @@
+//! OpenAI Chat Completions: `tool_calls` on the assistant message, one `role: "tool"` message per
+//! result. <https://platform.openai.com/docs/guides/function-calling>,
+//! <https://platform.openai.com/docs/api-reference/chat/create>
+
+use super::{
+    Arguments, CallOutcome, Provider, ToolCall, first_object, items, object, string_field,
+};
+use crate::error::{Error, Result};
+use crate::format::ApiFormat;
+use crate::limits::kind_of;
+use serde_json::Value;
+
+/// `{"role": "assistant", "tool_calls": [{"id", "type": "function", "function": {"name",
+/// "arguments": "<JSON text>"}}]}` or the bare `tool_calls` array.
+pub struct OpenAiChat;
+
+impl Provider for OpenAiChat {
+    fn format(&self) -> ApiFormat {
+        ApiFormat::OpenAiChat
+    }
+
+    fn detect(&self, calls: &Value) -> bool {
+        match calls {
+            Value::Object(m) => m.contains_key("tool_calls"),
+            Value::Array(items) => first_object(items).is_some_and(|o| o.contains_key("function")),
+            _ => false,
+        }
+    }
+
+    fn parse_calls(&self, calls: &Value) -> Result<Vec<ToolCall>> {
+        let (items, path) = items(calls, "tool_calls", "the assistant message")?;
+        let mut out = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            let here = format!("{path}[{i}]");
+            let obj = item.as_object().ok_or_else(|| {
+                Error::invalid(format!("{here}: expected an object, got {}", kind_of(item)))
+            })?;
+            // Other call types (e.g. "custom") are not function calls this library runs.
+            if obj.get("type").is_some_and(|t| t != "function") {
+                continue;
+            }
+            let function = match obj.get("function") {
+                Some(Value::Object(f)) => f,
+                Some(v) => {
+                    return Err(Error::invalid(format!(
+                        "{here}.function: expected an object, got {}",
+                        kind_of(v)
+                    )));
+                }
+                None => return Err(Error::invalid(format!("{here}.function: missing"))),
+            };
+            let fpath = format!("{here}.function");
+            let arguments = match function.get("arguments") {
+                None | Some(Value::Null) => Arguments::Text(String::new()),
+                Some(Value::String(t)) => Arguments::Text(t.clone()),
+                Some(v) => Arguments::Value(v.clone()),
+            };
+            out.push(ToolCall {
+                id: Some(string_field(obj, "id", &here)?),
+                item_id: None,
+                name: string_field(function, "name", &fpath)?,
+                arguments,
+            });
+        }
+        Ok(out)
+    }
+
+    fn assistant_messages(&self, calls: &[ToolCall]) -> Vec<Value> {
+        let tool_calls = calls
+            .iter()
+            .map(|c| {
+                object([
+                    ("id", c.id.clone().into()),
+                    ("type", "function".into()),
+                    (
+                        "function",
+                        object([
+                            ("name", c.name.clone().into()),
+                            ("arguments", c.arguments.as_text().into()),
+                        ]),
+                    ),
+                ])
+            })
+            .collect();
+        vec![object([
+            ("role", "assistant".into()),
+            ("content", Value::Null),
+            ("tool_calls", Value::Array(tool_calls)),
+        ])]
+    }
+
+    fn result_messages(&self, calls: &[ToolCall], results: &[CallOutcome]) -> Vec<Value> {
+        calls
+            .iter()
+            .zip(results)
+            .map(|(c, r)| {
+                object([
+                    ("role", "tool".into()),
+                    ("tool_call_id", c.id.clone().into()),
+                    ("content", r.text().into_owned().into()),
+                ])
+            })
+            .collect()
+    }
+}
