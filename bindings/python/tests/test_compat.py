@@ -282,10 +282,11 @@ def test_get_schemas_options():
         "plot",
         "misc-bounded",
         "discover_tools",
+        "call_deferred",
     ]
     assert reg.get_schemas("get_weather", api_format="anthropic")[0]["name"] == "get_weather"
     reg.disable_tool_discovery()
-    assert "discover_tools" not in [s["function"]["name"] for s in reg.get_schemas()]
+    assert not {"discover_tools", "call_deferred"} & {s["function"]["name"] for s in reg.get_schemas()}
     reg.close()
 
 
@@ -361,3 +362,39 @@ def test_tool_discovery_over_a_plain_registry():
             assert d.discover("email")[0]["name"] == "send_email"
     with pytest.raises(TypeError):
         compat.ToolDiscoveryTool(object())
+
+
+def test_functions_run_through_the_engine():
+    def add(a: int, b: int = 2) -> int:
+        """Add two integers."""
+        return a + b
+
+    def multiply(a: int, b: int) -> int:
+        """Multiply two integers."""
+        return a * b
+
+    reg = compat.ToolRegistry()
+    reg.register(add)
+    reg.register(compat.Tool.from_function(multiply, metadata=compat.ToolMetadata(defer=True)))
+    reg.enable_tool_discovery()
+    calls = {
+        "role": "assistant",
+        "tool_calls": [
+            {"id": "1", "type": "function", "function": {"name": "add", "arguments": '{"a": 1}'}},
+            {
+                "id": "2",
+                "type": "function",
+                "function": {
+                    "name": "call_deferred",
+                    "arguments": '{"_target_tool": "multiply", "a": 2, "b": 3}',
+                },
+            },
+            {"id": "3", "type": "function", "function": {"name": "add", "arguments": '{"a": "x"}'}},
+        ],
+    }
+    out = [m["content"] for m in reg.native.execute(calls)]
+    assert out[:2] == ["3", "6"]
+    assert out[2].startswith("Error:")  # the schema from the type hints is enforced
+    reg.disable("add", reason="quota exceeded")
+    assert "quota exceeded" in reg.native.execute(calls)[0]["content"]
+    reg.close()

@@ -18,6 +18,7 @@ A thin binding over the library's C ABI (``libtoolregistry.so``, shipped inside 
 """
 
 from ._errors import Status, ToolRegistryError
+from ._host import ToolError
 from ._registry import Discoverer, Registry, status_name, version
 from ._types import APIFormat, DiscoverResult, Explanation, Profile, Summary
 
@@ -30,6 +31,7 @@ __all__ = [
     "Registry",
     "Status",
     "Summary",
+    "ToolError",
     "ToolRegistryError",
     "status_name",
     "version",

@@ -1,8 +1,8 @@
 """The raw C ABI: every ctypes declaration of include/toolregistry.h, and nothing else.
 
-This is the only module that touches ctypes. The public classes in ``_registry`` call the functions
-declared here; a later host-callback type (``tr_tool_fn``, for tools the host executes) belongs here
-too, as a ``ctypes.CFUNCTYPE`` beside the functions that take it.
+This is the only module that declares C types and functions. The public classes in ``_registry``
+call the functions declared here; ``_host`` turns Python callables into the ``tr_tool_fn``
+callbacks declared here.
 
 Conventions mirrored from the header: every fallible function returns ``tr_status`` (int32) and
 takes ``char **err_out`` last; every returned ``char *`` is declared ``c_void_p`` (never
@@ -41,8 +41,20 @@ class tr_discoverer(ctypes.Structure):
     """Opaque ``tr_discoverer``; only ever used through a pointer."""
 
 
+class tr_call(ctypes.Structure):
+    """Opaque ``tr_call``: one tool call in flight, valid only inside the callback that got it."""
+
+
 RegistryPtr = POINTER(tr_registry)
 DiscovererPtr = POINTER(tr_discoverer)
+CallPtr = POINTER(tr_call)
+
+#: ``tr_tool_fn``: ``void (*)(void *user_data, const char *tool_name, const char *args_json,
+#: tr_call *call)``. ctypes takes the GIL around the Python body whatever thread calls it (the
+#: library's own threads under ``{"parallel": N}`` too), and the GIL is released again on return.
+TOOL_FN = ctypes.CFUNCTYPE(None, c_void_p, c_char_p, c_char_p, CallPtr)
+#: ``tr_free_fn``: ``void (*)(void *user_data)``.
+FREE_FN = ctypes.CFUNCTYPE(None, c_void_p)
 #: ``char **`` out-parameter for library-owned strings (outputs and ``err_out``).
 StringOut = POINTER(c_void_p)
 
@@ -69,6 +81,24 @@ def _declare(lib: ctypes.CDLL) -> None:
     fn("tr_registry_deferred_summaries", c_int32, RegistryPtr, StringOut, StringOut)
     fn("tr_registry_enable_discovery", c_int32, RegistryPtr, c_char_p, StringOut)
     fn("tr_registry_call", c_int32, RegistryPtr, c_char_p, c_char_p, StringOut, StringOut)
+    fn("tr_registry_disable", c_int32, RegistryPtr, c_char_p, c_char_p, StringOut)
+    fn("tr_registry_tools_status", c_int32, RegistryPtr, StringOut, StringOut)
+
+    fn("tr_call_return", c_int32, CallPtr, c_char_p)
+    fn("tr_call_fail", c_int32, CallPtr, c_char_p)
+    fn(
+        "tr_registry_register_callable",
+        c_int32,
+        RegistryPtr,
+        c_char_p,
+        TOOL_FN,
+        c_void_p,
+        FREE_FN,
+        StringOut,
+        StringOut,
+    )
+    fn("tr_registry_set_fallback", c_int32, RegistryPtr, TOOL_FN, c_void_p, FREE_FN, StringOut)
+    fn("tr_registry_execute", c_int32, RegistryPtr, c_char_p, c_char_p, StringOut, StringOut)
 
     fn("tr_discoverer_new", c_int32, RegistryPtr, c_char_p, POINTER(DiscovererPtr), StringOut)
     fn("tr_discoverer_free", None, DiscovererPtr)

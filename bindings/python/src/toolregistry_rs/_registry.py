@@ -8,7 +8,7 @@ import weakref
 from ctypes import byref, c_void_p
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Union, cast
 
-from . import _native
+from . import _host, _native
 from ._errors import Status, ToolRegistryError
 from ._types import APIFormat, DiscoverResult, Explanation, Profile, Summary
 
@@ -228,6 +228,115 @@ class Registry:
         if not isinstance(tools, (str, bytes, bytearray, Mapping)) and not isinstance(tools, list):
             tools = list(tools)
         return cast(List[str], json.loads(self._out(_lib.tr_registry_register, _json("tools", tools))))
+
+    def register_function(
+        self,
+        tool: Union[Mapping[str, Any], str, bytes],
+        fn: Callable[..., Any],
+        *,
+        raw: bool = False,
+    ) -> List[str]:
+        """Registers one tool with the Python callable that runs its calls (see :meth:`execute`).
+
+        ``tool`` is one tool definition as for :meth:`register`; a tool of the same name is
+        replaced, with its function. ``fn`` is called as ``fn(**arguments)`` (the arguments are
+        already checked against the tool's JSON Schema); with ``raw=True`` as
+        ``fn(arguments_json)`` with the library's compact JSON text. Its return value is what the
+        model sees: a ``str`` as is, anything else as JSON. Raising :class:`ToolError` fails the
+        call with that message; any other exception fails it with ``the host function of "NAME"
+        panicked: MESSAGE``. Nothing a host function raises escapes into the library, and the
+        batch goes on. The library may call ``fn`` from its own threads (``parallel``), with the
+        GIL held.
+        """
+        if not callable(fn):
+            raise TypeError(f"fn must be callable, not {type(fn).__name__}")
+        doc = _json("tool", tool)
+        key = _host.keep(fn, "raw" if raw else "kwargs")
+        try:
+            h = self._handle.acquire("registry")
+        except ValueError:
+            _host.drop(key)
+            raise
+        out, err = c_void_p(), c_void_p()
+        try:
+            # The library owns ``key`` from here on, success or not, and frees it once.
+            status = _lib.tr_registry_register_callable(
+                h, doc, _host.TOOL_TRAMPOLINE, key, _host.FREE_TRAMPOLINE, byref(out), byref(err)
+            )
+        finally:
+            self._handle.release()
+        _check(status, err)
+        return cast(List[str], json.loads(_native.take_string(out) or b"[]"))
+
+    def set_fallback(self, fn: Optional[Callable[..., Any]], *, raw: bool = False) -> None:
+        """Sets the callable that runs calls of registered tools without a function of their own.
+
+        It is called as ``fn(tool_name, arguments)`` (``raw=True``: ``fn(tool_name,
+        arguments_json)``), with the same result and error rules as :meth:`register_function`:
+        a gateway that routes by name registers definitions only, plus one fallback. ``None``
+        removes it.
+        """
+        h = self._handle.acquire("registry")
+        err = c_void_p()
+        try:
+            if fn is None:
+                status = _lib.tr_registry_set_fallback(
+                    h, _host.NO_FUNCTION, None, _host.FREE_TRAMPOLINE, byref(err)
+                )
+            else:
+                if not callable(fn):
+                    raise TypeError(f"fn must be callable, not {type(fn).__name__}")
+                key = _host.keep(fn, "fallback_raw" if raw else "fallback")
+                status = _lib.tr_registry_set_fallback(
+                    h, _host.TOOL_TRAMPOLINE, key, _host.FREE_TRAMPOLINE, byref(err)
+                )
+        finally:
+            self._handle.release()
+        _check(status, err)
+
+    def execute(
+        self,
+        calls: Union[Mapping[str, Any], Sequence[Any], str, bytes],
+        *,
+        api_format: Optional[APIFormat] = None,
+        parallel: Optional[int] = None,
+        include_assistant: Optional[bool] = None,
+    ) -> List[Dict[str, Any]]:
+        """Runs a batch of the model's tool calls and returns the messages of the next turn.
+
+        ``calls`` is what the provider returned (an OpenAI chat assistant message or its
+        ``tool_calls``, an OpenAI Responses response or its ``function_call`` items, an Anthropic
+        message or its ``tool_use`` blocks, a Gemini ``Content`` or response), as Python objects
+        or JSON text; ``api_format`` forces the shape. The answer is the list of messages to append
+        after the assistant turn, in the same provider's shape, one result per call in call order
+        (``include_assistant=True`` puts the rebuilt assistant turn first). ``parallel`` runs up
+        to that many calls at once (1..64) on library threads.
+
+        One bad call never fails the batch: a bad argument, an unknown or disabled tool, a failing
+        host function each become an error result for the model. ``discover_tools`` and
+        ``call_deferred`` run in the library. Raises ToolRegistryError only when ``calls`` is no
+        provider's tool-call list (``INVALID_ARGUMENT``, with the JSON path) or the options are
+        bad. The GIL is released while the batch runs; host functions take it back.
+        """
+        options = _options(api_format=api_format, parallel=parallel, include_assistant=include_assistant)
+        answer = self._out(_lib.tr_registry_execute, _json("calls", calls), options)
+        return cast(List[Dict[str, Any]], json.loads(answer))
+
+    def disable(self, name: str, reason: Optional[str] = None) -> None:
+        """Disables a tool or a namespace like ``set_enabled(name, False)``, recording why.
+
+        The reason shows in :meth:`tools_status` and in the error result of a call of the tool.
+        Enabling again clears it.
+        """
+        self._do(
+            _lib.tr_registry_disable, _text("name", name), None if reason is None else _text("reason", reason)
+        )
+
+    def tools_status(self) -> List[Dict[str, Any]]:
+        """Every registered tool, disabled ones included, sorted by name: ``{"name", "namespace",
+        "enabled", "reason", "deferred", "tags", "callable"}`` (``callable``: a call would reach a
+        host function, its own or the fallback)."""
+        return cast(List[Dict[str, Any]], json.loads(self._out(_lib.tr_registry_tools_status)))
 
     def unregister(self, name: str) -> None:
         """Removes a tool by registered name (``NOT_FOUND`` if there is none).

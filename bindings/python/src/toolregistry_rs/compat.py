@@ -23,13 +23,16 @@ include_deferred)``, ``get_deferred_summaries``; ``Tool`` (with ``from_function`
 ``ToolDiscoveryTool(registry, field_weights, min_score_ratio, max_df_ratio)`` with ``discover`` and
 ``rebuild_index``.
 
-Not covered (see bindings/python/README.md): executing tools (``invoke``, ``execute_tool_calls``,
-``call_deferred``; the engine's tool execution is not in its C ABI yet), MCP / OpenAPI / LangChain /
-class registration, ``merge``/``spinoff`` and other namespace surgery, permissions, change
-callbacks, logging, the admin server, think-augment, output schemas, and ``ToolMetadata``'s
-execution hints (accepted nowhere; ``extra`` is kept but not used). ``discover_tools``' own schema
-in ``get_schemas`` is the engine's (its description lists the deferred tools), and there is no
-``call_deferred`` tool.
+Tools registered with a callable get it as their host function in the engine, so
+``registry.native.execute(assistant_message)`` runs the model's tool calls through them
+(``call_deferred`` included); the reference's own execution API is not reproduced.
+
+Not covered (see bindings/python/README.md): the reference's execution API (``invoke``,
+``execute_tool_calls``, async tools, execution backends), MCP / OpenAPI / LangChain / class
+registration, ``merge``/``spinoff`` and other namespace surgery, permissions, change callbacks,
+logging, the admin server, think-augment, output schemas, and ``ToolMetadata``'s execution hints
+(accepted nowhere; ``extra`` is kept but not used). The schemas of ``discover_tools`` and
+``call_deferred`` in ``get_schemas`` are the engine's (its description lists the deferred tools).
 """
 
 from __future__ import annotations
@@ -281,10 +284,14 @@ class ToolRegistry:
         if namespace:
             tool = tool.with_namespace(namespace)
         existing = self._tools.get(tool.name)
-        self.native.register(_engine_tool(tool))
+        if tool.callable is not None:
+            # The engine runs it for tool calls (``native.execute``), as fn(**arguments).
+            self.native.register_function(_engine_tool(tool), tool.callable)
+        else:
+            self.native.register(_engine_tool(tool))
         self._tools[tool.name] = tool
         if not self.is_enabled(tool.name):
-            self.native.set_enabled(tool.name, False)
+            self._sync_enabled(tool.name)
         if existing is not None and existing != tool and not allow_replace:
             warnings.warn(
                 f"Tool {tool.name!r} was already registered; the previous definition was discarded. "
@@ -336,7 +343,11 @@ class ToolRegistry:
         """Tells the engine the enabled state of every tool ``name`` names or groups."""
         for tool in self._tools.values():
             if tool.name == name or tool.namespace == name:
-                self.native.set_enabled(tool.name, self.is_enabled(tool.name))
+                if self.is_enabled(tool.name):
+                    self.native.set_enabled(tool.name, True)
+                else:
+                    reason = self._disabled.get(tool.name, self._disabled.get(tool.namespace or "", ""))
+                    self.native.disable(tool.name, reason or None)
 
     # -- metadata --
 
@@ -379,7 +390,7 @@ class ToolRegistry:
         """Tool definitions of the enabled tools in ``api_format``, sorted by name by default.
 
         ``tool_name`` selects one enabled tool; ``sort=False`` keeps registration order
-        (``discover_tools`` last).
+        (``discover_tools`` and ``call_deferred`` last).
         """
 
         def plain(ts: Optional[Iterable[Union[str, ToolTag]]]) -> Optional[List[str]]:
@@ -397,6 +408,8 @@ class ToolRegistry:
             )
         if not sort:
             order = {name: i for i, name in enumerate(self._tools)}
+            # The built-ins last, in the order the reference registers them.
+            order.update({TOOL_DISCOVERY_NAME: len(order), "call_deferred": len(order) + 1})
             schemas.sort(key=lambda s: order.get(_schema_name(s) or "", len(order)))
         return schemas
 
@@ -460,7 +473,7 @@ class ToolRegistry:
         return discovery
 
     def disable_tool_discovery(self) -> None:
-        """Unregisters ``discover_tools``."""
+        """Unregisters ``discover_tools`` (and the engine's ``call_deferred``)."""
         if self._tool_discovery is None:
             return
         self.native.unregister(TOOL_DISCOVERY_NAME)
