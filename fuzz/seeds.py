@@ -89,6 +89,10 @@ def main():
         if i % 3 == 0:
             write("discover_args", json.dumps(args, ensure_ascii=(i % 2 == 0)))
         write("analyzer", q)
+    # Tool-call batches: the hand-written conformance corpus, under each options byte.
+    corpus = ROOT.parent / "tests" / "conformance" / "execute"
+    for i, calls in enumerate(sorted(corpus.glob("*/*/calls.json"))):
+        write("execute", bytes([i % 6]) + json.dumps(json.loads(calls.read_text())).encode())
     counts = {d.name: len(list(d.iterdir())) for d in sorted(OUT.iterdir())}
     print("seeds:", ", ".join(f"{k} {v}" for k, v in counts.items()))
 
