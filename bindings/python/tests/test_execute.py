@@ -245,3 +245,19 @@ def test_execute_refusals():
     with pytest.raises(ValueError):
         closed.register_function(ADD, lambda a, b: 0)
     assert len(_host._functions) == before
+
+
+def test_keyboard_interrupt_fails_the_call_then_reaches_the_caller():
+    ran = []
+
+    def interrupted(**_):
+        raise KeyboardInterrupt
+
+    with tr.Registry() as r:
+        r.register_function({"name": "interrupted", "description": "x"}, interrupted)
+        r.register_function(ADD, lambda a, b: ran.append(1) or a + b)
+        with pytest.raises(KeyboardInterrupt):
+            r.execute(openai_calls(("interrupted", {}), ("add", {"a": 1, "b": 2})))
+        assert ran == [1], "the batch finished before the interrupt was raised again"
+        out = r.execute(openai_calls(("add", {"a": 1, "b": 2})))
+        assert contents(out) == ["3"], "nothing left pending"

@@ -9,14 +9,16 @@ module, so no C pointer ever outlives its Python object.
 A call runs the callable with the GIL held (ctypes takes it, also on the library's own threads);
 nothing escapes into C: a :class:`ToolError` fails the call with its message, any other exception
 fails it with ``the host function of "NAME" panicked: MESSAGE`` (the wording every binding uses),
-and a result becomes the text the model sees (a ``str`` as is, anything else as JSON).
+and a result becomes the text the model sees (a ``str`` as is, anything else as JSON). A
+KeyboardInterrupt or SystemExit fails its call too, then is raised again by ``execute`` once the
+batch is over.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from . import _native
 
@@ -33,6 +35,18 @@ class ToolError(Exception):
 
     The model reads ``Error: <message>`` (or the provider's error shape); the batch goes on.
     """
+
+
+#: KeyboardInterrupt / SystemExit raised inside host functions, for ``reraise_interrupt``.
+_interrupts: List[BaseException] = []
+
+
+def reraise_interrupt() -> None:
+    """Raises a KeyboardInterrupt or SystemExit a host function got during the last batch."""
+    if _interrupts:
+        pending = _interrupts.pop(0)
+        _interrupts.clear()
+        raise pending
 
 
 def keep(fn: Callable[..., Any], mode: str) -> int:
@@ -80,7 +94,11 @@ def _run(user_data: Optional[int], tool_name: bytes, args_json: bytes, call: Any
     except ToolError as e:
         _fail(call, str(e))
     except BaseException as e:  # nothing may unwind into the library
-        _fail(call, f'the host function of "{name}" panicked: {e}')
+        # The message, or the exception's type when it has none (a bare KeyboardInterrupt).
+        _fail(call, f'the host function of "{name}" panicked: {str(e) or type(e).__name__}')
+        if not isinstance(e, Exception):
+            # KeyboardInterrupt, SystemExit: raised again in the caller once the batch returns.
+            _interrupts.append(e)
 
 
 def _free(user_data: Optional[int]) -> None:

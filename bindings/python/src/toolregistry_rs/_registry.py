@@ -319,7 +319,10 @@ class Registry:
         bad. The GIL is released while the batch runs; host functions take it back.
         """
         options = _options(api_format=api_format, parallel=parallel, include_assistant=include_assistant)
-        answer = self._out(_lib.tr_registry_execute, _json("calls", calls), options)
+        try:
+            answer = self._out(_lib.tr_registry_execute, _json("calls", calls), options)
+        finally:
+            _host.reraise_interrupt()
         return cast(List[Dict[str, Any]], json.loads(answer))
 
     def disable(self, name: str, reason: Optional[str] = None) -> None:
