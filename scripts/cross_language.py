@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Asks the same queries through Rust, C, C++, Go and C#, prints the answers side by side, and fails
-unless all five give the same names, in the same order, with the same scores (bit for bit), the same
+"""Asks the same queries through Rust, C, C++, Go, C# and Python, prints the answers side by side, and fails
+unless all six give the same names, in the same order, with the same scores (bit for bit), the same
 namespace and deferred flag.
 
 Usage: scripts/cross_language.py CATALOG.json  (the programs are built by scripts/test-parts/90-cross-language.sh)
@@ -33,6 +33,9 @@ def programs(catalog):
                                 "-profile", p, q], None),
         "c#": lambda q, k, p: (["mono", os.path.join(target, "csharp", "DiscoverCli.exe"), "--json", catalog, q,
                                 str(k), p], env_cs),
+        "python": lambda q, k, p: ([os.path.join(target, "python-venv", "bin", "python"),
+                                    os.path.join("bindings", "python", "tests", "cross_discover.py"), catalog, q, str(k), p],
+                                   None),
     }
 
 
@@ -70,7 +73,7 @@ def main():
         if not reference:
             print("  no answer from rust")
             failures += 1
-    checks = len(QUERIES) * 5
+    checks = len(QUERIES) * len(programs(catalog))
     print(f"\ncross-language: {checks - failures} passed, {failures} failed")
     return 1 if failures else 0
 

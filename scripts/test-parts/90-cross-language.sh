@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The same queries through Rust, C, C++, Go and C#: same names, order and scores (issue 4).
-# Runs after the Go and C# parts, which installed and built what this needs.
+# The same queries through Rust, C, C++, Go, C# and Python: same names, order and scores (issue 4).
+# Runs after the Go, C# and Python parts, which installed and built what this needs.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 target="${CARGO_TARGET_DIR:-target}"
@@ -14,6 +14,10 @@ c++ -std=c++17 -Wall -Wextra -Werror -Iinclude -Ibindings/cpp/include tests/cros
 (cd bindings/go && go build -o "../../$target/cross/trexecute" ./cmd/trexecute)
 if [ ! -f "$target/csharp/DiscoverCli.exe" ]; then
   echo "the C# part (30-csharp.sh) must run first: $target/csharp/DiscoverCli.exe is missing" >&2
+  exit 1
+fi
+if [ ! -x "$target/python-venv/bin/python" ]; then
+  echo "the Python part (40-python.sh) must run first: $target/python-venv is missing" >&2
   exit 1
 fi
 python3 scripts/cross_language.py data/bfcl/catalog.json

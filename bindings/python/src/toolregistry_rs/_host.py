@@ -1,0 +1,112 @@
+"""Host functions: Python callables run by the library for tool calls (``tr_tool_fn``).
+
+The library gets one C trampoline for every host function, and a small integer as ``user_data``
+naming the Python callable in ``_functions``. The library frees ``user_data`` through
+``tr_free_fn`` exactly once (when the tool is unregistered or replaced, the registry freed, or a
+registration fails), which drops the callable. The two ctypes trampolines live as long as the
+module, so no C pointer ever outlives its Python object.
+
+A call runs the callable with the GIL held (ctypes takes it, also on the library's own threads);
+nothing escapes into C: a :class:`ToolError` fails the call with its message, any other exception
+fails it with ``the host function of "NAME" panicked: MESSAGE`` (the wording every binding uses),
+and a result becomes the text the model sees (a ``str`` as is, anything else as JSON). A
+KeyboardInterrupt or SystemExit fails its call too, then is raised again by ``execute`` once the
+batch is over.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+from . import _native
+
+_lib = _native.lib
+
+#: user_data key -> (callable, mode). Modes: "kwargs" fn(**arguments), "raw" fn(arguments_json),
+#: "fallback" fn(tool_name, arguments), "fallback_raw" fn(tool_name, arguments_json).
+_functions: Dict[int, Tuple[Callable[..., Any], str]] = {}
+_keys = itertools.count(1)
+
+
+class ToolError(Exception):
+    """Raise it in a host function to fail the call with exactly this message.
+
+    The model reads ``Error: <message>`` (or the provider's error shape); the batch goes on.
+    """
+
+
+#: KeyboardInterrupt / SystemExit raised inside host functions, for ``reraise_interrupt``.
+_interrupts: List[BaseException] = []
+
+
+def reraise_interrupt() -> None:
+    """Raises a KeyboardInterrupt or SystemExit a host function got during the last batch."""
+    if _interrupts:
+        pending = _interrupts.pop(0)
+        _interrupts.clear()
+        raise pending
+
+
+def keep(fn: Callable[..., Any], mode: str) -> int:
+    """Stores a callable for the library and returns its ``user_data`` key."""
+    key = next(_keys)
+    _functions[key] = (fn, mode)
+    return key
+
+
+def drop(key: int) -> None:
+    """Forgets a callable the library never received."""
+    _functions.pop(key, None)
+
+
+def _content(result: Any) -> bytes:
+    text = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False, default=str)
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _fail(call: Any, message: str) -> None:
+    _lib.tr_call_fail(call, message.replace("\0", "\\0").encode("utf-8", "replace"))
+
+
+def _run(user_data: Optional[int], tool_name: bytes, args_json: bytes, call: Any) -> None:
+    name = tool_name.decode("utf-8", "replace")
+    try:
+        entry = _functions.get(user_data or 0)
+        if entry is None:
+            _fail(call, f'the host function of "{name}" is gone')
+            return
+        fn, mode = entry
+        if mode == "kwargs":
+            result = fn(**json.loads(args_json))
+        elif mode == "raw":
+            result = fn(args_json.decode("utf-8"))
+        elif mode == "fallback":
+            result = fn(name, json.loads(args_json))
+        else:
+            result = fn(name, args_json.decode("utf-8"))
+        content = _content(result)
+        if b"\0" in content:
+            _fail(call, f'the host function of "{name}" returned text with a NUL character')
+            return
+        _lib.tr_call_return(call, content)
+    except ToolError as e:
+        _fail(call, str(e))
+    except BaseException as e:  # nothing may unwind into the library
+        # The message, or the exception's type when it has none (a bare KeyboardInterrupt).
+        _fail(call, f'the host function of "{name}" panicked: {str(e) or type(e).__name__}')
+        if not isinstance(e, Exception):
+            # KeyboardInterrupt, SystemExit: raised again in the caller once the batch returns.
+            _interrupts.append(e)
+
+
+def _free(user_data: Optional[int]) -> None:
+    _functions.pop(user_data or 0, None)
+
+
+#: The C side of every host function; alive as long as the module.
+TOOL_TRAMPOLINE = _native.TOOL_FN(_run)
+FREE_TRAMPOLINE = _native.FREE_FN(_free)
+#: A NULL ``tr_tool_fn``, to remove the fallback.
+NO_FUNCTION = _native.TOOL_FN()

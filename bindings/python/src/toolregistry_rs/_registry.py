@@ -1,0 +1,599 @@
+"""Registry and Discoverer: the Pythonic face of the C ABI declared in ``_native``."""
+
+from __future__ import annotations
+
+import json
+import threading
+import weakref
+from ctypes import byref, c_void_p
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Union, cast
+
+from . import _host, _native
+from ._errors import Status, ToolRegistryError
+from ._types import APIFormat, DiscoverResult, Explanation, Profile, Summary
+
+_lib = _native.lib
+
+#: What ``register`` accepts: one tool definition, a sequence of them, or JSON text of either.
+Tools = Union[Mapping[str, Any], Sequence[Mapping[str, Any]], str, bytes]
+
+
+def version() -> str:
+    """The version of the loaded native library, e.g. ``"0.1.0"``."""
+    return cast(bytes, _lib.tr_version()).decode()
+
+
+def status_name(status: int) -> str:
+    """The C name of a status code, e.g. ``"TR_STATUS_NOT_FOUND"``."""
+    return cast(bytes, _lib.tr_status_name(status)).decode()
+
+
+# ---- arguments in, answers out --------------------------------------------------------------
+
+
+def _text(what: str, value: Union[str, bytes]) -> bytes:
+    """A name or query as NUL-terminated UTF-8 for C.
+
+    A ``str`` is encoded with ``surrogatepass``, so a lone surrogate reaches the library as the
+    invalid UTF-8 it is and comes back as ``INVALID_UTF8``. A NUL inside would silently cut the
+    string short on the C side, so it is refused here.
+    """
+    if isinstance(value, str):
+        data = value.encode("utf-8", "surrogatepass")
+    elif isinstance(value, (bytes, bytearray)):
+        data = bytes(value)
+    else:
+        raise TypeError(f"{what} must be str or bytes, not {type(value).__name__}")
+    if b"\0" in data:
+        raise ToolRegistryError(
+            Status.INVALID_ARGUMENT, f"{what} contains a NUL byte at offset {data.index(0)}"
+        )
+    return data
+
+
+def _json(what: str, value: Any) -> bytes:
+    """A JSON argument: ``str``/``bytes`` are sent as JSON text, anything else is encoded with ``json``.
+
+    The library validates the document; a raw NUL is never valid JSON, so it is reported as such.
+    """
+    if isinstance(value, str):
+        data = value.encode("utf-8", "surrogatepass")
+    elif isinstance(value, (bytes, bytearray)):
+        data = bytes(value)
+    else:
+        data = json.dumps(value, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    if b"\0" in data:
+        raise ToolRegistryError(Status.INVALID_JSON, f"{what} contains a NUL byte at offset {data.index(0)}")
+    return data
+
+
+def _check(status: int, err: c_void_p) -> None:
+    """Raises ToolRegistryError for a failed status, taking (and freeing) its message."""
+    if status != 0:
+        message = _native.take_string(err)
+        raise ToolRegistryError(status, message.decode("utf-8", "replace") if message else "")
+    # The contract says err_out is untouched on success; free it anyway should that change.
+    _native.take_string(err)
+
+
+def _options(**fields: Any) -> Optional[bytes]:
+    """Options JSON from the fields that are set; None (NULL: the defaults) when none is."""
+    doc = {k: v for k, v in fields.items() if v is not None}
+    return _json("options", doc) if doc else None
+
+
+def _discovery_options(
+    profile: Optional[str],
+    field_weights: Optional[Mapping[str, float]],
+    min_score_ratio: Optional[float],
+    max_df_ratio: Optional[float],
+    k1: Optional[float],
+    b: Optional[float],
+    delta: Optional[float],
+) -> Dict[str, Any]:
+    fields = {
+        "profile": profile,
+        "field_weights": dict(field_weights) if field_weights is not None else None,
+        "min_score_ratio": min_score_ratio,
+        "max_df_ratio": max_df_ratio,
+        "k1": k1,
+        "b": b,
+        "delta": delta,
+    }
+    return {k: v for k, v in fields.items() if v is not None}
+
+
+class _Handle:
+    """A native handle shared by calls in flight and freed once, by ``close`` or the collector.
+
+    Calls hold it for their duration (``acquire``/``release``); ``close`` stops new calls, waits
+    for those in flight, then frees it, so a handle is never freed under a running call. If the
+    owner is garbage-collected unclosed, ``weakref.finalize`` frees it as a safety net.
+    """
+
+    __slots__ = ("_ptr", "_cond", "_active", "_finalizer", "__weakref__")
+
+    def __init__(self, owner: object, ptr: Any, free: Callable[[Any], None]) -> None:
+        self._ptr = ptr
+        self._cond = threading.Condition(threading.Lock())
+        self._active = 0
+        self._finalizer = weakref.finalize(owner, free, ptr)
+
+    def acquire(self, kind: str) -> Any:
+        with self._cond:
+            if self._ptr is None:
+                raise ValueError(f"operation on a closed {kind}")
+            self._active += 1
+            return self._ptr
+
+    def release(self) -> None:
+        with self._cond:
+            self._active -= 1
+            if self._active == 0:
+                self._cond.notify_all()
+
+    @property
+    def closed(self) -> bool:
+        return self._ptr is None
+
+    def close(self) -> None:
+        with self._cond:
+            if self._ptr is None:
+                return
+            self._ptr = None
+            while self._active:
+                self._cond.wait()
+        self._finalizer()
+
+
+class Registry:
+    """Tool definitions, their metadata and enabled state, and the search index.
+
+    Use it as a context manager or call :meth:`close`; every method is safe to call from many
+    threads at once (searches run in parallel, changes are serialized by the library). After
+    ``close`` every method raises ``ValueError``; discoverers made from it keep working.
+
+    ``discovery`` enables the built-in ``discover_tools`` at once, with these options (see
+    :meth:`enable_discovery`); ``True`` means the defaults.
+    """
+
+    def __init__(self, *, discovery: Union[Mapping[str, Any], bool, None] = None) -> None:
+        options = None
+        if discovery is True:
+            options = _json("options", {"discovery": {}})
+        elif discovery:
+            options = _json("options", {"discovery": dict(discovery)})
+        out = _native.RegistryPtr()
+        err = c_void_p()
+        _check(_lib.tr_registry_new(options, byref(out), byref(err)), err)
+        self._handle = _Handle(self, out, _lib.tr_registry_free)
+
+    # -- lifecycle --
+
+    def close(self) -> None:
+        """Frees the registry. Waits for calls in flight; calling it again does nothing."""
+        self._handle.close()
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called."""
+        return self._handle.closed
+
+    def __enter__(self) -> "Registry":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<toolregistry_rs.Registry{' (closed)' if self.closed else ''}>"
+
+    def _out(self, call: Callable[..., int], *args: Any) -> bytes:
+        """Runs ``call(handle, *args, &out, &err)`` and returns the output string."""
+        h = self._handle.acquire("registry")
+        out, err = c_void_p(), c_void_p()
+        try:
+            status = call(h, *args, byref(out), byref(err))
+        finally:
+            self._handle.release()
+        _check(status, err)
+        text = _native.take_string(out)
+        return text if text is not None else b""
+
+    def _do(self, call: Callable[..., int], *args: Any) -> None:
+        """Runs ``call(handle, *args, &err)``, which has no output."""
+        h = self._handle.acquire("registry")
+        err = c_void_p()
+        try:
+            status = call(h, *args, byref(err))
+        finally:
+            self._handle.release()
+        _check(status, err)
+
+    # -- tools --
+
+    def register(self, tools: Tools) -> List[str]:
+        """Registers one tool or a sequence of tools, all or none, and returns the registered names.
+
+        Each tool is a dict in any shape the library accepts: flat ``{"name", "description",
+        "parameters"}``, OpenAI chat ``{"type": "function", "function": {...}}``, OpenAI
+        responses, Anthropic ``{"input_schema"}`` or MCP ``{"inputSchema"}``, each with an
+        optional ``"namespace"`` (registered as ``namespace-name``) and ``"metadata": {"defer":
+        bool, "tags": [str], "search_hint": str}``. A ``str`` or ``bytes`` is taken as JSON text
+        of the same. A name already registered is replaced in place.
+
+        Raises ToolRegistryError: ``INVALID_JSON``, ``INVALID_ARGUMENT`` (with the JSON path of
+        the offending field), ``TOO_LARGE``; nothing is registered then.
+        """
+        if not isinstance(tools, (str, bytes, bytearray, Mapping)) and not isinstance(tools, list):
+            tools = list(tools)
+        return cast(List[str], json.loads(self._out(_lib.tr_registry_register, _json("tools", tools))))
+
+    def register_function(
+        self,
+        tool: Union[Mapping[str, Any], str, bytes],
+        fn: Callable[..., Any],
+        *,
+        raw: bool = False,
+    ) -> List[str]:
+        """Registers one tool with the Python callable that runs its calls (see :meth:`execute`).
+
+        ``tool`` is one tool definition as for :meth:`register`; a tool of the same name is
+        replaced, with its function. ``fn`` is called as ``fn(**arguments)`` (the arguments are
+        already checked against the tool's JSON Schema); with ``raw=True`` as
+        ``fn(arguments_json)`` with the library's compact JSON text. Its return value is what the
+        model sees: a ``str`` as is, anything else as JSON. Raising :class:`ToolError` fails the
+        call with that message; any other exception fails it with ``the host function of "NAME"
+        panicked: MESSAGE``. Nothing a host function raises escapes into the library, and the
+        batch goes on. The library may call ``fn`` from its own threads (``parallel``), with the
+        GIL held.
+        """
+        if not callable(fn):
+            raise TypeError(f"fn must be callable, not {type(fn).__name__}")
+        doc = _json("tool", tool)
+        key = _host.keep(fn, "raw" if raw else "kwargs")
+        try:
+            h = self._handle.acquire("registry")
+        except ValueError:
+            _host.drop(key)
+            raise
+        out, err = c_void_p(), c_void_p()
+        try:
+            # The library owns ``key`` from here on, success or not, and frees it once.
+            status = _lib.tr_registry_register_callable(
+                h, doc, _host.TOOL_TRAMPOLINE, key, _host.FREE_TRAMPOLINE, byref(out), byref(err)
+            )
+        finally:
+            self._handle.release()
+        _check(status, err)
+        return cast(List[str], json.loads(_native.take_string(out) or b"[]"))
+
+    def set_fallback(self, fn: Optional[Callable[..., Any]], *, raw: bool = False) -> None:
+        """Sets the callable that runs calls of registered tools without a function of their own.
+
+        It is called as ``fn(tool_name, arguments)`` (``raw=True``: ``fn(tool_name,
+        arguments_json)``), with the same result and error rules as :meth:`register_function`:
+        a gateway that routes by name registers definitions only, plus one fallback. ``None``
+        removes it.
+        """
+        h = self._handle.acquire("registry")
+        err = c_void_p()
+        try:
+            if fn is None:
+                status = _lib.tr_registry_set_fallback(
+                    h, _host.NO_FUNCTION, None, _host.FREE_TRAMPOLINE, byref(err)
+                )
+            else:
+                if not callable(fn):
+                    raise TypeError(f"fn must be callable, not {type(fn).__name__}")
+                key = _host.keep(fn, "fallback_raw" if raw else "fallback")
+                status = _lib.tr_registry_set_fallback(
+                    h, _host.TOOL_TRAMPOLINE, key, _host.FREE_TRAMPOLINE, byref(err)
+                )
+        finally:
+            self._handle.release()
+        _check(status, err)
+
+    def execute(
+        self,
+        calls: Union[Mapping[str, Any], Sequence[Any], str, bytes],
+        *,
+        api_format: Optional[APIFormat] = None,
+        parallel: Optional[int] = None,
+        include_assistant: Optional[bool] = None,
+    ) -> List[Dict[str, Any]]:
+        """Runs a batch of the model's tool calls and returns the messages of the next turn.
+
+        ``calls`` is what the provider returned (an OpenAI chat assistant message or its
+        ``tool_calls``, an OpenAI Responses response or its ``function_call`` items, an Anthropic
+        message or its ``tool_use`` blocks, a Gemini ``Content`` or response), as Python objects
+        or JSON text; ``api_format`` forces the shape. The answer is the list of messages to append
+        after the assistant turn, in the same provider's shape, one result per call in call order
+        (``include_assistant=True`` puts the rebuilt assistant turn first). ``parallel`` runs up
+        to that many calls at once (1..64) on library threads.
+
+        One bad call never fails the batch: a bad argument, an unknown or disabled tool, a failing
+        host function each become an error result for the model. ``discover_tools`` and
+        ``call_deferred`` run in the library. Raises ToolRegistryError only when ``calls`` is no
+        provider's tool-call list (``INVALID_ARGUMENT``, with the JSON path) or the options are
+        bad. The GIL is released while the batch runs; host functions take it back.
+        """
+        options = _options(api_format=api_format, parallel=parallel, include_assistant=include_assistant)
+        try:
+            answer = self._out(_lib.tr_registry_execute, _json("calls", calls), options)
+        finally:
+            _host.reraise_interrupt()
+        return cast(List[Dict[str, Any]], json.loads(answer))
+
+    def disable(self, name: str, reason: Optional[str] = None) -> None:
+        """Disables a tool or a namespace like ``set_enabled(name, False)``, recording why.
+
+        The reason shows in :meth:`tools_status` and in the error result of a call of the tool.
+        Enabling again clears it.
+        """
+        self._do(
+            _lib.tr_registry_disable, _text("name", name), None if reason is None else _text("reason", reason)
+        )
+
+    def tools_status(self) -> List[Dict[str, Any]]:
+        """Every registered tool, disabled ones included, sorted by name: ``{"name", "namespace",
+        "enabled", "reason", "deferred", "tags", "callable"}`` (``callable``: a call would reach a
+        host function, its own or the fallback)."""
+        return cast(List[Dict[str, Any]], json.loads(self._out(_lib.tr_registry_tools_status)))
+
+    def unregister(self, name: str) -> None:
+        """Removes a tool by registered name (``NOT_FOUND`` if there is none).
+
+        Unregistering ``discover_tools`` turns discovery off.
+        """
+        self._do(_lib.tr_registry_unregister, _text("name", name))
+
+    def set_metadata(
+        self,
+        name: str,
+        *,
+        defer: Optional[bool] = None,
+        tags: Optional[Iterable[str]] = None,
+        search_hint: Optional[str] = None,
+    ) -> None:
+        """Replaces the given metadata fields of a tool; the others keep their values.
+
+        ``tags`` replaces the tags (an empty sequence removes them). ``NOT_FOUND`` for an
+        unknown tool.
+        """
+        fields: Dict[str, Any] = {}
+        if defer is not None:
+            fields["defer"] = defer
+        if tags is not None:
+            fields["tags"] = tags if isinstance(tags, (str, bytes)) else list(tags)
+        if search_hint is not None:
+            fields["search_hint"] = search_hint
+        self._do(_lib.tr_registry_set_metadata, _text("name", name), _json("metadata", fields))
+
+    def set_enabled(self, name: str, enabled: bool) -> None:
+        """Enables or disables a tool, or every tool of a namespace.
+
+        Disabled tools are left out of schemas, summaries and discovery and keep their place for
+        when they come back. ``NOT_FOUND`` if ``name`` is neither a tool nor a namespace.
+        """
+        self._do(_lib.tr_registry_set_enabled, _text("name", name), bool(enabled))
+
+    def get_schemas(
+        self,
+        *,
+        include_deferred: bool = True,
+        api_format: Optional[APIFormat] = None,
+        tags: Optional[Iterable[str]] = None,
+        exclude_tags: Optional[Iterable[str]] = None,
+    ) -> List[Dict[str, Any]]:
+        """The schemas of the enabled tools sorted by name, ready to send to a model.
+
+        ``discover_tools`` is included when discovery is on. ``include_deferred=False`` leaves
+        deferred tools out (the usual choice with discovery on); ``tags`` keeps tools with any of
+        these tags, ``exclude_tags`` drops tools with any. ``api_format`` is ``"openai-chat"``
+        (default), ``"openai-responses"``, ``"anthropic"`` or ``"gemini"``.
+        """
+        options = _options(
+            include_deferred=bool(include_deferred),
+            api_format=api_format,
+            tags=None if tags is None else list(tags),
+            exclude_tags=None if exclude_tags is None else list(exclude_tags),
+        )
+        return cast(List[Dict[str, Any]], json.loads(self._out(_lib.tr_registry_get_schemas, options)))
+
+    def deferred_summaries(self) -> List[Summary]:
+        """One line per enabled deferred tool, in registration order, for a system prompt."""
+        return cast(List[Summary], json.loads(self._out(_lib.tr_registry_deferred_summaries)))
+
+    # -- discovery --
+
+    def enable_discovery(
+        self,
+        *,
+        profile: Optional[Profile] = None,
+        field_weights: Optional[Mapping[str, float]] = None,
+        min_score_ratio: Optional[float] = None,
+        max_df_ratio: Optional[float] = None,
+        k1: Optional[float] = None,
+        b: Optional[float] = None,
+        delta: Optional[float] = None,
+    ) -> None:
+        """Registers the built-in ``discover_tools`` with these ranking options (again: replaces them).
+
+        Options left ``None`` keep the library's defaults. ``profile="reference"`` ranks exactly
+        like the Python reference toolregistry 0.19.0; ``"enhanced"`` finds the right tool more
+        often (stemming, identifier splitting, ...). ``field_weights`` overrides the weights of
+        the named fields (``name`` 3.0, ``description`` 2.0, ``search_hint`` 2.0, ``tags`` 1.5,
+        ``params`` 1.0). ``min_score_ratio`` drops hits below this fraction of the best (0.3);
+        ``max_df_ratio`` drops query words found in at least this fraction of tools (0.5);
+        ``k1``, ``b``, ``delta`` are the BM25+ parameters.
+        """
+        options = _discovery_options(profile, field_weights, min_score_ratio, max_df_ratio, k1, b, delta)
+        self._do(_lib.tr_registry_enable_discovery, _json("options", options) if options else None)
+
+    def call(self, name: str, arguments: Union[Mapping[str, Any], str, bytes, None] = None) -> Any:
+        """Runs a built-in tool as a model's tool call would, and returns its decoded JSON answer.
+
+        ``arguments`` is the arguments object (a dict, or JSON text); ``None`` means ``{}``. For
+        ``discover_tools`` that is ``{"query": str, "top_k"?: int, "api_format"?: str}`` and the
+        answer is a list of :class:`DiscoverResult`. ``NOT_FOUND`` for an unknown built-in or when
+        discovery is off.
+        """
+        args = _json("arguments", {} if arguments is None else arguments)
+        return json.loads(self._out(_lib.tr_registry_call, _text("tool name", name), args))
+
+    def discoverer(
+        self,
+        *,
+        profile: Optional[Profile] = None,
+        field_weights: Optional[Mapping[str, float]] = None,
+        min_score_ratio: Optional[float] = None,
+        max_df_ratio: Optional[float] = None,
+        k1: Optional[float] = None,
+        b: Optional[float] = None,
+        delta: Optional[float] = None,
+    ) -> "Discoverer":
+        """A :class:`Discoverer` on this registry with its own ranking options (as for
+        :meth:`enable_discovery`). It follows every change to the registry and stays usable
+        after the registry is closed."""
+        return Discoverer(
+            self,
+            profile=profile,
+            field_weights=field_weights,
+            min_score_ratio=min_score_ratio,
+            max_df_ratio=max_df_ratio,
+            k1=k1,
+            b=b,
+            delta=delta,
+        )
+
+
+class Discoverer:
+    """Finds a registry's tools by exact name or natural-language query, with its own options.
+
+    It sees every change to the registry at once and keeps the registry's tools alive after
+    ``Registry.close``. Thread-safe; searches from many threads run in parallel (the GIL is
+    released during each search). Close it (or use ``with``) when done.
+    """
+
+    def __init__(
+        self,
+        registry: Registry,
+        *,
+        profile: Optional[Profile] = None,
+        field_weights: Optional[Mapping[str, float]] = None,
+        min_score_ratio: Optional[float] = None,
+        max_df_ratio: Optional[float] = None,
+        k1: Optional[float] = None,
+        b: Optional[float] = None,
+        delta: Optional[float] = None,
+    ) -> None:
+        if not isinstance(registry, Registry):
+            raise TypeError(f"registry must be a toolregistry_rs.Registry, not {type(registry).__name__}")
+        options = _discovery_options(profile, field_weights, min_score_ratio, max_df_ratio, k1, b, delta)
+        options_json = _json("options", options) if options else None
+        out = _native.DiscovererPtr()
+        err = c_void_p()
+        h = registry._handle.acquire("registry")
+        try:
+            status = _lib.tr_discoverer_new(h, options_json, byref(out), byref(err))
+        finally:
+            registry._handle.release()
+        _check(status, err)
+        self._handle = _Handle(self, out, _lib.tr_discoverer_free)
+
+    def close(self) -> None:
+        """Frees the discoverer. Waits for calls in flight; calling it again does nothing."""
+        self._handle.close()
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called."""
+        return self._handle.closed
+
+    def __enter__(self) -> "Discoverer":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<toolregistry_rs.Discoverer{' (closed)' if self.closed else ''}>"
+
+    def discover_json(
+        self,
+        query: Union[str, bytes],
+        top_k: int = 10,
+        *,
+        api_format: Optional[APIFormat] = None,
+        options: Optional[Mapping[str, Any]] = None,
+    ) -> bytes:
+        """:meth:`discover`'s answer as the library's JSON text (UTF-8), undecoded."""
+        q = _text("query", query)
+        if options is None and api_format is None and type(top_k) is int and top_k >= 0:
+            opts = b'{"top_k":%d}' % top_k
+        else:
+            doc: Dict[str, Any] = {"top_k": top_k}
+            if api_format is not None:
+                doc["api_format"] = api_format
+            doc.update(options or {})
+            opts = _json("options", doc)
+        h = self._handle.acquire("discoverer")
+        out, err = c_void_p(), c_void_p()
+        try:
+            status = _lib.tr_discoverer_discover(h, q, opts, byref(out), byref(err))
+        finally:
+            self._handle.release()
+        _check(status, err)
+        return _native.take_string(out) or b"[]"
+
+    def discover(
+        self,
+        query: Union[str, bytes],
+        top_k: int = 10,
+        *,
+        api_format: Optional[APIFormat] = None,
+        options: Optional[Mapping[str, Any]] = None,
+    ) -> List[DiscoverResult]:
+        """Up to ``top_k`` tools for ``query``, best first.
+
+        A query equal to an enabled tool's name (ignoring case, with ``-`` and ``/`` read as
+        ``_``) returns that tool alone with score 1.0 and its schema; otherwise the BM25F
+        ranking. Deferred tools carry their schema (rendered in ``api_format``). ``options`` adds
+        further discover options, sent to the library as is.
+
+        Raises ToolRegistryError: ``INVALID_ARGUMENT`` for an empty or whitespace-only query or a
+        ``top_k`` below 1; ``TOO_LARGE`` for a query over 64 KiB or 1,024 tokens.
+        """
+        answer = self.discover_json(query, top_k, api_format=api_format, options=options)
+        return cast(List[DiscoverResult], json.loads(answer))
+
+    def explain(self, query: Union[str, bytes], tool_name: str, top_k: int = 10) -> Explanation:
+        """Why ``query`` ranks ``tool_name`` where it does, or why it is not in the answer.
+
+        Runs the same analysis and scoring as :meth:`discover`: the analyzed query tokens with the
+        filter's verdicts, and the tool's score taken apart per token and per field.
+        ``NOT_FOUND`` when no tool of that name is registered.
+        """
+        q = _text("query", query)
+        name = _text("tool name", tool_name)
+        opts = _json("options", {"top_k": top_k})
+        h = self._handle.acquire("discoverer")
+        out, err = c_void_p(), c_void_p()
+        try:
+            status = _lib.tr_discoverer_explain(h, q, name, opts, byref(out), byref(err))
+        finally:
+            self._handle.release()
+        _check(status, err)
+        return cast(Explanation, json.loads(_native.take_string(out) or b"{}"))
+
+    def rebuild_index(self) -> None:
+        """Rebuilds the search index. Never needed (it is kept up to date incrementally); changes
+        no answer."""
+        h = self._handle.acquire("discoverer")
+        err = c_void_p()
+        try:
+            status = _lib.tr_discoverer_rebuild_index(h, byref(err))
+        finally:
+            self._handle.release()
+        _check(status, err)

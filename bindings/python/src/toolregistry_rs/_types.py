@@ -1,0 +1,86 @@
+"""Typed shapes of the JSON the library returns. All are plain dicts at run time."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Literal, Optional, TypedDict
+
+#: The provider formats schemas are rendered in (default ``"openai-chat"``).
+APIFormat = Literal["openai-chat", "openai-responses", "anthropic", "gemini"]
+
+#: The ranking profiles: ``"reference"`` reproduces toolregistry 0.19.0 bit for bit.
+Profile = Literal["reference", "enhanced"]
+
+
+class _DiscoverResultBase(TypedDict):
+    name: str
+    description: str
+    score: float
+    namespace: Optional[str]
+    deferred: bool
+
+
+class DiscoverResult(_DiscoverResultBase, total=False):
+    """One discovery hit. ``schema`` is present for an exact-name match and for deferred tools."""
+
+    schema: Dict[str, Any]
+
+
+class Summary(TypedDict):
+    """One line about a deferred tool, for a system prompt."""
+
+    name: str
+    #: The first sentence of the tool's description.
+    description: str
+    namespace: Optional[str]
+
+
+class QueryToken(TypedDict):
+    token: str
+    df: int
+    df_ratio: float
+    kept: bool
+    reason: Optional[str]
+
+
+class FieldContribution(TypedDict):
+    field: str
+    tf: int
+    weight: float
+    score: float
+
+
+class TermContribution(TypedDict):
+    token: str
+    df: int
+    idf: float
+    weighted_tf: float
+    tf_norm: float
+    score: float
+    fields: List[FieldContribution]
+
+
+class ToolExplanation(TypedDict):
+    name: str
+    #: ranked, exact_match, other_exact_match, disabled, no_query_tokens, no_common_token,
+    #: below_top_k or below_score_floor.
+    outcome: str
+    reason: str
+    indexed: bool
+    score: float
+    rank: int
+    terms: List[TermContribution]
+
+
+class Explanation(TypedDict):
+    """Why a query ranks a tool where it does; see :meth:`Discoverer.explain`."""
+
+    query: str
+    profile: str
+    exact_match: Optional[str]
+    tokens: List[QueryToken]
+    scored_tokens: List[str]
+    top_k: int
+    best_score: float
+    score_floor: float
+    result_count: int
+    tool: ToolExplanation
