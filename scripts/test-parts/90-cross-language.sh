@@ -10,6 +10,11 @@ cc -std=c99 -Wall -Wextra -Werror -Iinclude tests/cross/discover.c -o "$target/c
   -L"$target/release" -l:libtoolregistry.a -lpthread -ldl -lm
 c++ -std=c++17 -Wall -Wextra -Werror -Iinclude -Ibindings/cpp/include tests/cross/discover.cpp \
   -o "$target/cross/discover_cpp" -L"$target/release" -l:libtoolregistry.a -lpthread -ldl -lm
+# The tool-call conformance corpus through C and C++ (tests/conformance/execute).
+cc -std=c99 -Wall -Wextra -Werror -Iinclude -Itests/c tests/cross/execute.c tests/c/corpus.c tests/c/json.c \
+  -o "$target/cross/execute_c" -L"$target/release" -l:libtoolregistry.a -lpthread -ldl -lm
+c++ -std=c++17 -Wall -Wextra -Werror -Iinclude -Ibindings/cpp/include -Itests/cpp tests/cross/execute.cpp \
+  -o "$target/cross/execute_cpp" -L"$target/release" -l:libtoolregistry.a -lpthread -ldl -lm
 (cd bindings/go && go build -o "../../$target/cross/trdiscover" ./cmd/trdiscover)
 (cd bindings/go && go build -o "../../$target/cross/trexecute" ./cmd/trexecute)
 if [ ! -f "$target/csharp/DiscoverCli.exe" ]; then

@@ -20,14 +20,26 @@
 //  - Threads: like the C handles, a Registry and a Discoverer may be used from many threads at
 //    once (discovers run in parallel); moving or destroying one while another thread uses it is
 //    not allowed.
-//  - No third-party JSON library: typed results (Hit, Summary, Explanation) come from a small
-//    parser in namespace detail; every call also has a raw-JSON form.
+//  - No third-party JSON library: typed results (Hit, Summary, Explanation, ToolStatus) come
+//    from a small parser in namespace detail; every call also has a raw-JSON form.
+//  - Host functions (register_callable, set_fallback) are std::function objects the registry
+//    owns: they are destroyed exactly once, when the tool is unregistered or replaced, the
+//    fallback replaced, the registry destroyed, or the registration fails. An exception never
+//    reaches the C library: ToolError becomes an error result with its what() as-is, any other
+//    exception `the host function of "NAME" panicked: <what()>` (see ToolError).
+//
+//   registry.register_callable(R"({"name": "get_weather", "description": "Weather for a city.",
+//       "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}})",
+//       [](std::string_view args) -> std::string { return weather_service(args); });
+//   std::string messages = registry.execute(model_reply_json);  // the next turn's messages
 #ifndef TOOLREGISTRY_HPP
 #define TOOLREGISTRY_HPP
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <exception>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -145,6 +157,62 @@ struct Explanation {
     std::vector<std::string> scored_tokens;
     /// The whole answer, including the per-token and per-field breakdown.
     std::string json;
+};
+
+/// A host function's ordinary failure. Throw it from a registered function to give the model an
+/// error result whose text is exactly what() (the model reads "Error: " and the message):
+///
+///     throw toolregistry::ToolError("upstream returned 503");
+///
+/// Any other exception is a bug in the host, not an answer: a std::exception is reported as
+/// `the host function of "NAME" panicked: <what()>` and anything else as `... panicked: unknown
+/// exception`, the same text the Go and C# bindings give for a panic or an unexpected exception.
+/// A toolregistry::Error thrown by a registry call made inside the function counts as such too.
+class ToolError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// A host function: gets the call's arguments (compact JSON of an object, already checked against
+/// the tool's schema) and returns the text the model sees, or throws ToolError.
+using ToolFunction = std::function<std::string(std::string_view args_json)>;
+
+/// A host function that is also told which tool was called: for a fallback, or one function
+/// serving several tools.
+using NamedToolFunction = std::function<std::string(std::string_view tool_name, std::string_view args_json)>;
+
+/// Options of Registry::execute.
+struct ExecuteOptions {
+    /// Forces the provider shape of the calls (and of the answer); detected when empty.
+    std::optional<ApiFormat> api_format;
+    /// Also return the rebuilt assistant turn, first.
+    bool include_assistant = false;
+    /// Run up to this many calls at once on library threads (1..64; 1 runs them one after another
+    /// on the calling thread).
+    unsigned parallel = 1;
+
+    /// The options as the C ABI's JSON, e.g. `{"include_assistant":false,"parallel":4}`.
+    [[nodiscard]] std::string to_json() const {
+        std::string out = "{";
+        if (api_format) out += "\"api_format\":\"" + std::string(to_string(*api_format)) + "\",";
+        out += std::string("\"include_assistant\":") + (include_assistant ? "true" : "false");
+        out += ",\"parallel\":" + std::to_string(parallel) + "}";
+        return out;
+    }
+};
+
+/// One registered tool's state, as Registry::tools_status reports it.
+struct ToolStatus {
+    std::string name;
+    std::optional<std::string> namespace_name;
+    /// False when the tool or its namespace is disabled.
+    bool enabled = true;
+    /// Why it is disabled, when the operator said (Registry::disable).
+    std::optional<std::string> reason;
+    bool deferred = false;
+    std::vector<std::string> tags;
+    /// A call would reach a host function: the tool's own, or the fallback.
+    bool callable = false;
 };
 
 namespace detail {
@@ -546,6 +614,75 @@ private:
     return e;
 }
 
+[[nodiscard]] inline std::vector<ToolStatus> parse_tools_status(std::string_view json) {
+    JsonValue doc = JsonParser(json).parse();
+    std::vector<ToolStatus> out;
+    out.reserve(expect_array(doc).items.size());
+    for (const JsonValue& item : doc.items) {
+        ToolStatus t;
+        t.name = member(item, "name", JsonValue::Kind::String).string;
+        t.namespace_name = optional_string(item, "namespace");
+        t.enabled = member(item, "enabled", JsonValue::Kind::Bool).boolean;
+        t.reason = optional_string(item, "reason");
+        t.deferred = member(item, "deferred", JsonValue::Kind::Bool).boolean;
+        for (const JsonValue& tag : member(item, "tags", JsonValue::Kind::Array).items)
+            if (tag.kind == JsonValue::Kind::String) t.tags.push_back(tag.string);
+        t.callable = member(item, "callable", JsonValue::Kind::Bool).boolean;
+        out.push_back(std::move(t));
+    }
+    return out;
+}
+
+/// A host function as the registry owns it: boxed, passed as the C user data, deleted by
+/// delete_host_function exactly once (the C library guarantees it, never during a call).
+struct HostFunction {
+    NamedToolFunction function;
+};
+
+inline void delete_host_function(void* user_data) noexcept { delete static_cast<HostFunction*>(user_data); }
+
+/// `name` quoted as the library quotes names in its messages (Rust's `{:?}`: `"` and `\`
+/// escaped; names have no whitespace or control characters).
+[[nodiscard]] inline std::string quote_name(std::string_view name) {
+    std::string out = "\"";
+    for (char c : name) {
+        if (c == '"' || c == '\\') out += '\\';
+        out += c;
+    }
+    out += '"';
+    return out;
+}
+
+/// Fails `call` with `the host function of "NAME" panicked: WHAT`.
+inline void fail_panicked(tr_call* call, const char* tool_name, const char* what) noexcept {
+    try {
+        std::string message = "the host function of " + quote_name(tool_name) + " panicked: " + what;
+        tr_call_fail(call, message.c_str());
+    } catch (...) {  // out of memory while formatting: still an answer
+        tr_call_fail(call, "the host function panicked");
+    }
+}
+
+/// The tr_tool_fn of every C++ host function: runs it and answers the call; no exception leaves.
+inline void run_host_function(void* user_data, const char* tool_name, const char* args_json, tr_call* call) noexcept {
+    try {
+        std::string result = static_cast<const HostFunction*>(user_data)->function(tool_name, args_json);
+        if (result.find('\0') != std::string::npos) {
+            std::string message = "the host function of " + quote_name(tool_name) + " returned text with a NUL byte";
+            tr_call_fail(call, message.c_str());
+            return;
+        }
+        // Invalid UTF-8 is refused by the library, which then fails the call saying so.
+        tr_call_return(call, result.c_str());
+    } catch (const ToolError& e) {
+        tr_call_fail(call, e.what());
+    } catch (const std::exception& e) {
+        fail_panicked(call, tool_name, e.what());
+    } catch (...) {
+        fail_panicked(call, tool_name, "unknown exception");
+    }
+}
+
 }  // namespace detail
 
 class Discoverer;
@@ -603,7 +740,8 @@ public:
     }
 
     /// The enabled tools' schemas as a JSON array, sorted by name. `options_json`: empty or
-    /// `{"include_deferred"?, "api_format"?, "tags"?, "exclude_tags"?}`.
+    /// `{"include_deferred"?, "api_format"?, "tags"?, "exclude_tags"?, "names"?}` (with names:
+    /// exactly those tools, see schemas_json_for).
     [[nodiscard]] std::string schemas_json(std::string_view options_json = {}) const {
         detail::OptionalCString options(options_json, "options_json");
         return detail::call_with_output([&](char** out, char** err) {
@@ -648,6 +786,103 @@ public:
         return detail::parse_hits(call("discover_tools", args));
     }
 
+    /// Registers one tool (any accepted shape) with the function that runs its calls; returns
+    /// its registered name. A tool of that name is replaced, with its function.
+    ///
+    /// The registry owns `function` from here on, also when registration fails (it is then
+    /// destroyed before this throws): it is destroyed exactly once, when the tool is unregistered
+    /// or replaced or the registry destroyed, never while a call of it runs, on any thread. It
+    /// runs on the thread calling execute(), or on library threads (several at once) with
+    /// `parallel` > 1, so it must be safe to call concurrently then. It may call this registry
+    /// (register, discover, execute...); what it captures by reference must outlive the tool.
+    /// Throw ToolError for an ordinary failure (see ToolError for other exceptions).
+    /// Errors: Status::NullArgument (an empty function), InvalidJson, InvalidArgument (not exactly
+    /// one tool, a reserved name: discover_tools, call_deferred), TooLarge.
+    std::string register_callable(std::string_view tool_json, ToolFunction function) {
+        if (!function) return register_host(tool_json, nullptr);
+        return register_host(tool_json, [f = std::move(function)](std::string_view, std::string_view args) {
+            return f(args);
+        });
+    }
+
+    /// register_callable() with a function that is also told the tool's name.
+    std::string register_callable(std::string_view tool_json, NamedToolFunction function) {
+        return register_host(tool_json, std::move(function));
+    }
+
+    /// Sets the function that runs calls of registered tools without one of their own (a
+    /// gateway that routes by tool name); an empty function removes it. The previous fallback
+    /// is destroyed once no call of it runs. Same ownership and threading rules as
+    /// register_callable().
+    void set_fallback(NamedToolFunction function) {
+        if (!function) {
+            detail::call_checked([&](char** err) {
+                return tr_registry_set_fallback(handle_.get(), nullptr, nullptr, nullptr, err);
+            });
+            return;
+        }
+        auto host = std::make_unique<detail::HostFunction>(detail::HostFunction{std::move(function)});
+        detail::call_checked([&](char** err) {
+            // The library owns the box from this call on, whatever it returns.
+            return tr_registry_set_fallback(handle_.get(), &detail::run_host_function, host.release(),
+                                            &detail::delete_host_function, err);
+        });
+    }
+
+    /// Removes the fallback.
+    void clear_fallback() { set_fallback(nullptr); }
+
+    /// Runs a batch of the model's tool calls (any provider's shape: an OpenAI chat assistant
+    /// message or its tool_calls, a Responses output, an Anthropic assistant message or its
+    /// content, a Gemini Content or its parts) and returns the messages of the next turn as a
+    /// JSON array in the same shape, one result per call in call order. `options_json`: empty
+    /// or `{"api_format"?, "include_assistant"?, "parallel"?}`. A bad call becomes an error
+    /// result ("Error: ..."), never an exception; this throws only when `calls_json` is no
+    /// provider's call list (InvalidJson, InvalidArgument) or the options are bad.
+    [[nodiscard]] std::string execute(std::string_view calls_json, std::string_view options_json = {}) {
+        std::string calls = detail::c_string(calls_json, "calls_json");
+        detail::OptionalCString options(options_json, "options_json");
+        return detail::call_with_output([&](char** out, char** err) {
+            return tr_registry_execute(handle_.get(), calls.c_str(), options.get(), out, err);
+        });
+    }
+
+    /// execute() with typed options.
+    [[nodiscard]] std::string execute(std::string_view calls_json, const ExecuteOptions& options) {
+        return execute(calls_json, options.to_json());
+    }
+
+    /// Disables a tool or a namespace, recording why (empty: no reason): a model that calls it
+    /// gets `tool "NAME" is disabled: REASON`, and tools_status() shows it. set_enabled(name,
+    /// true) enables it again and clears the reason. Status::NotFound for an unknown name.
+    void disable(std::string_view name, std::string_view reason = {}) {
+        std::string n = detail::c_string(name, "name");
+        detail::OptionalCString r(reason, "reason");
+        detail::call_checked([&](char** err) { return tr_registry_disable(handle_.get(), n.c_str(), r.get(), err); });
+    }
+
+    /// Every registered tool's state, disabled ones included, sorted by name.
+    [[nodiscard]] std::vector<ToolStatus> tools_status() const { return detail::parse_tools_status(tools_status_json()); }
+
+    /// tools_status() as JSON: `[{"name","namespace","enabled","reason","deferred","tags","callable"}]`.
+    [[nodiscard]] std::string tools_status_json() const {
+        return detail::call_with_output(
+            [&](char** out, char** err) { return tr_registry_tools_status(handle_.get(), out, err); });
+    }
+
+    /// The schemas of exactly these tools, in this order, disabled ones and built-ins included, as
+    /// a JSON array. Status::NotFound naming the first unknown name.
+    [[nodiscard]] std::string schemas_json_for(const std::vector<std::string>& names,
+                                               ApiFormat format = ApiFormat::OpenAiChat) const {
+        std::string options = "{\"names\":[";
+        for (std::size_t i = 0; i < names.size(); ++i) {
+            if (i) options += ',';
+            options += detail::json_quote(detail::c_string(names[i], "names"));
+        }
+        options += "],\"api_format\":" + detail::json_quote(to_string(format)) + "}";
+        return schemas_json(options);
+    }
+
     /// A standalone discoverer with its own ranking options (empty: defaults).
     [[nodiscard]] Discoverer discoverer(std::string_view options_json = {}) const;
 
@@ -659,6 +894,22 @@ public:
 
 private:
     std::unique_ptr<tr_registry, detail::RegistryDeleter> handle_;
+
+    std::string register_host(std::string_view tool_json, NamedToolFunction function) {
+        // Boxed first, so it is destroyed if anything below throws before the library owns it.
+        auto host = std::make_unique<detail::HostFunction>(detail::HostFunction{std::move(function)});
+        std::string tool = detail::c_string(tool_json, "tool_json");
+        std::string names = detail::call_with_output([&](char** out, char** err) {
+            // The library owns the box from this call on, whatever it returns.
+            bool empty = !host->function;
+            return tr_registry_register_callable(handle_.get(), tool.c_str(),
+                                                 empty ? nullptr : &detail::run_host_function, host.release(),
+                                                 &detail::delete_host_function, out, err);
+        });
+        std::vector<std::string> registered = detail::parse_strings(names);
+        if (registered.size() != 1) throw Error(Status::Internal, "toolregistry: expected one registered name");
+        return registered.front();
+    }
 };
 
 /// Ranking options bound to a registry's live state; follows the registry's changes by itself
