@@ -43,6 +43,51 @@ def normalized(answer):
     return [(h["name"], float(h["score"]), h.get("namespace"), bool(h["deferred"])) for h in answer]
 
 
+CORPUS = os.path.join("tests", "conformance", "execute")
+
+
+def execute_programs():
+    """Each language's program that runs the tool-call conformance corpus (tests/conformance/)."""
+    target = os.environ.get("CARGO_TARGET_DIR", "target")
+    cross = os.path.join(target, "cross")
+    env_cs = dict(os.environ, LD_LIBRARY_PATH=os.path.join(target, "csharp"))
+    return {
+        "c": ([os.path.join(cross, "execute_c"), CORPUS], None),
+        "c++": ([os.path.join(cross, "execute_cpp"), CORPUS], None),
+        "go": ([os.path.join(cross, "trexecute"), CORPUS], None),
+        "c#": (["mono", os.path.join(target, "csharp", "ExecuteCli.exe"), CORPUS], env_cs),
+        "python": ([os.path.join(target, "python-venv", "bin", "python"),
+                    os.path.join("bindings", "python", "tests", "cross_execute.py"), CORPUS], None),
+    }
+
+
+def check_execute():
+    """Every language's messages for every corpus case, byte for byte, against the hand-written
+    expected.json (which `cargo test --test conformance` holds the Rust API and C ABI to)."""
+    expected = {}
+    for provider in sorted(os.listdir(CORPUS)):
+        if not os.path.isdir(os.path.join(CORPUS, provider)):
+            continue
+        for case in sorted(os.listdir(os.path.join(CORPUS, provider))):
+            with open(os.path.join(CORPUS, provider, case, "expected.json"), encoding="utf-8") as f:
+                expected[f"{provider}/{case}"] = f.read().rstrip("\n")
+    failures = 0
+    for language, (argv, env) in execute_programs().items():
+        out = subprocess.run(argv, capture_output=True, env=env)
+        if out.returncode != 0:
+            print(f"execute {language}: exit {out.returncode}: {out.stderr.decode(errors='replace').strip()}")
+            failures += 1
+            continue
+        got = dict(line.split("\t", 1) for line in out.stdout.decode("utf-8").splitlines() if line)
+        wrong = [case for case in expected if got.get(case) != expected[case]]
+        extra = sorted(set(got) - set(expected))
+        print(f"execute {language}: {len(expected) - len(wrong)}/{len(expected)} cases byte-identical"
+              + (f"; differ: {', '.join(wrong[:5])}" if wrong else "") + (f"; unknown: {extra[:3]}" if extra else ""))
+        if wrong or extra:
+            failures += 1
+    return len(execute_programs()), failures
+
+
 def main():
     catalog = sys.argv[1]
     failures = 0
@@ -74,6 +119,10 @@ def main():
             print("  no answer from rust")
             failures += 1
     checks = len(QUERIES) * len(programs(catalog))
+    print()
+    exec_checks, exec_failures = check_execute()
+    checks += exec_checks
+    failures += exec_failures
     print(f"\ncross-language: {checks - failures} passed, {failures} failed")
     return 1 if failures else 0
 

@@ -234,6 +234,18 @@ fn a_call_list_that_is_no_providers_fails_with_its_path() {
         execute_json(&registry, "[]", &ExecuteOptions::default()).unwrap(),
         "[]"
     );
+    // A forced format refuses another provider's calls instead of answering none of them.
+    let chat = r#"[{"id": "1", "type": "function", "function": {"name": "x", "arguments": "{}"}}]"#;
+    for format in ["anthropic", "gemini", "openai-responses"] {
+        let options =
+            ExecuteOptions::from_json(Some(&format!(r#"{{"api_format": "{format}"}}"#))).unwrap();
+        let e = execute_json(&registry, chat, &options).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains(&format!("not a {format} tool-call list")),
+            "{e}"
+        );
+    }
 }
 
 // ---- C ABI: ownership of user data, the error table, the stress test ----

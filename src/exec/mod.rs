@@ -60,11 +60,21 @@ pub fn execute(
     options: &ExecuteOptions,
 ) -> Result<Executed> {
     let value = parse_json(calls_json, "calls")?;
+    let empty = value.as_array().is_some_and(Vec::is_empty);
     let provider = match options.api_format {
-        Some(format) => provider::provider(format),
-        None if value.as_array().is_some_and(Vec::is_empty) => {
-            provider::provider(Default::default())
+        // A forced format must still recognize the list: another provider's calls would
+        // otherwise be skipped as "other content" and the model would get no answer at all.
+        Some(format) => {
+            let p = provider::provider(format);
+            if !empty && !p.detect(&value) {
+                return Err(crate::Error::InvalidArgument(format!(
+                    "calls: not a {} tool-call list (options.api_format)",
+                    format.as_str()
+                )));
+            }
+            p
         }
+        None if empty => provider::provider(Default::default()),
         None => provider::detect(&value)?,
     };
     let calls = provider.parse_calls(&value)?;
