@@ -126,6 +126,19 @@ typedef int32_t tr_status;
 typedef struct tr_call tr_call;
 
 /**
+ * One conversation with a model over a registry: the tool list of each request, and the model's
+ * tool calls run with the tools it finds staying loaded.
+ *
+ * Opaque. Create with `tr_conversation_new`, free with `tr_conversation_free`. It shares the
+ * registry's state (it may outlive the registry handle). Thread-safe: any function may be called
+ * on one conversation from several threads; calls on one conversation are serialized, calls on
+ * different conversations run in parallel. A conversation costs its options plus its loaded
+ * tools' names; the parts of the tool list common to all conversations with the same options
+ * are rendered once per registry change and shared.
+ */
+typedef struct tr_conversation tr_conversation;
+
+/**
  * A discoverer: ranking options bound to a registry's live state.
  *
  * Opaque. It follows every change to its registry by itself and keeps the registry state alive,
@@ -267,6 +280,102 @@ tr_status tr_registry_set_fallback(struct tr_registry *r, tr_tool_fn fn, void *u
  * strings are NUL-terminated, output pointers are writable.
  */
 tr_status tr_registry_execute(struct tr_registry *r, const char *calls_json, const char *options_json, char **messages_json_out, char **err_out);
+
+/**
+ * Starts a conversation over `r`.
+ *
+ * `options_json` may be NULL or `{"api_format"?: "openai-chat" (default) | "openai-responses" |
+ * "anthropic" | "gemini", "mode"?: "summaries" (default) | "stable" | "native" | "auto",
+ * "search"?: "client" (default) | "server", "loaded"?: [str] (restore a saved conversation),
+ * "strict"?: bool, "defer_threshold_tokens"?: int (auto mode, default 10000), "discovery"?:
+ * {ranking options as for tr_registry_enable_discovery}, "top_k"?, "max_tokens"?,
+ * "namespaces"?, "tags"?}` (the last four apply to every search). Modes:
+ * - `summaries`: enabled non-deferred tools (registration order), `discover_tools` (and
+ *   `call_deferred` when the registry has it) with the deferred tools listed in its description,
+ *   then the loaded deferred tools;
+ * - `stable`: the same tools, but the built-ins' descriptions never change and the deferred tools
+ *   are listed in `system_text`: a new deferred tool changes only `system_text`, loading a tool
+ *   only appends to `tools`;
+ * - `native` (anthropic and openai-responses only, else INVALID_ARGUMENT): the search tool, then
+ *   every enabled tool in registration order, deferred ones with `"defer_loading": true`. The
+ *   search tool is `discover_tools` (Anthropic; its results come back as `tool_reference` blocks)
+ *   or `{"type": "tool_search", "execution": "client", ...}` (Responses; its `tool_search_call`
+ *   items are answered with `tool_search_output` items); with `"search": "server"`, the
+ *   provider's hosted search tool instead;
+ * - `auto`: every enabled tool and no search tool while they total under
+ *   `defer_threshold_tokens` (UTF-8 bytes / 4), else as `stable`.
+ *
+ * On success `*out` receives the handle. Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON,
+ * INVALID_ARGUMENT.
+ *
+ * # Safety
+ * Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
+ * strings are NUL-terminated, output pointers are writable.
+ */
+tr_status tr_conversation_new(struct tr_registry *r, const char *options_json, struct tr_conversation **out, char **err_out);
+
+/**
+ * The next request's tools: `{"tools": [...], "system_text": "...", "fingerprint": "..."}`:
+ * the exact `tools` array to send, the text to add to the system prompt (or `""`), and the
+ * SHA-256 (64 hex digits) of the bytes `{"tools":<tools>,"system_text":<system_text>}` as written
+ * here, which changes exactly when those bytes change (a prompt-cache break). Costs no work
+ * proportional to the catalog when the registry has not changed.
+ * On success `*json_out` receives it; free it with `tr_string_free`. Errors: NULL_ARGUMENT.
+ *
+ * # Safety
+ * Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
+ * strings are NUL-terminated, output pointers are writable.
+ */
+tr_status tr_conversation_tools(const struct tr_conversation *c, char **json_out, char **err_out);
+
+/**
+ * Runs the model's tool calls like `tr_registry_execute`, in the conversation's format, and
+ * keeps what the model found: tools returned by `discover_tools` or a Responses
+ * `tool_search_call`, and deferred tools it called directly or through `call_deferred`, become
+ * loaded (the next `tr_conversation_tools` appends them). In native mode a search answers with
+ * `tool_reference` blocks (Anthropic) or a `{"type": "tool_search_output", "call_id",
+ * "execution": "client", "status": "completed", "tools": [...]}` item (Responses).
+ * `options_json` as for `tr_registry_execute` (`api_format`, if given, must be the
+ * conversation's). Searches and calls run one after another.
+ * On success `*messages_json_out` receives the messages; free it with `tr_string_free`.
+ * Errors: as `tr_registry_execute`; INVALID_ARGUMENT for another provider's call list.
+ *
+ * # Safety
+ * Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
+ * strings are NUL-terminated, output pointers are writable.
+ */
+tr_status tr_conversation_execute(struct tr_conversation *c, const char *calls_json, const char *options_json, char **messages_json_out, char **err_out);
+
+/**
+ * Loads these tools (`names_json`: a JSON array of registered names) as if the model had found
+ * them. All or none: an unknown name is NOT_FOUND (the message names it) and loads nothing.
+ * Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT, NOT_FOUND.
+ *
+ * # Safety
+ * Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
+ * strings are NUL-terminated, output pointers are writable.
+ */
+tr_status tr_conversation_reveal(struct tr_conversation *c, const char *names_json, char **err_out);
+
+/**
+ * The deferred tools loaded so far, in load order, as a JSON array (pass it back as the
+ * `loaded` option to restore the conversation). A loaded tool that is unregistered or disabled
+ * stays listed (it returns to the tool list when it comes back).
+ * On success `*json_out` receives it; free it with `tr_string_free`. Errors: NULL_ARGUMENT.
+ *
+ * # Safety
+ * Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
+ * strings are NUL-terminated, output pointers are writable.
+ */
+tr_status tr_conversation_loaded(const struct tr_conversation *c, char **json_out, char **err_out);
+
+/**
+ * Frees a conversation. NULL is a no-op. The registry is not affected.
+ *
+ * # Safety
+ * `c` is NULL or a live handle from `tr_conversation_new`, not used afterwards.
+ */
+void tr_conversation_free(struct tr_conversation *c);
 
 /**
  * Creates a discoverer on `r` with its own ranking options.

@@ -318,6 +318,10 @@ pub struct DiscoverRequest {
     /// OpenAI strict mode for the schemas in the answer (OpenAI formats only; see
     /// [`crate::schema`]): a hit whose schema cannot be strict carries a `warning`.
     pub strict: bool,
+    /// Most tokens the JSON answer may take, estimated as its UTF-8 bytes / 4 rounded up: hits
+    /// keep their schemas while they fit, then come as name + one-line summary, then stop. The
+    /// top hit is always returned (as name + summary if its schema alone is too big).
+    pub max_tokens: Option<usize>,
 }
 
 impl Default for DiscoverRequest {
@@ -329,6 +333,7 @@ impl Default for DiscoverRequest {
             tags: Vec::new(),
             deferred: None,
             strict: false,
+            max_tokens: None,
         }
     }
 }
@@ -376,9 +381,17 @@ impl DiscoverRequest {
                         Error::invalid(format!("{here}: expected a boolean, got {}", kind_of(v)))
                     })?
                 }
+                "max_tokens" => {
+                    r.max_tokens = match v {
+                        Value::Null => None,
+                        _ => Some(v.as_u64().filter(|&n| n >= 1).ok_or_else(|| {
+                            Error::invalid(format!("{here}: expected an integer >= 1, got {v}"))
+                        })? as usize),
+                    }
+                }
                 _ => {
                     return Err(Error::invalid(format!(
-                        "{here}: unknown option (expected top_k, api_format, namespaces, tags, deferred or strict)"
+                        "{here}: unknown option (expected top_k, api_format, namespaces, tags, deferred, strict or max_tokens)"
                     )));
                 }
             }
@@ -776,28 +789,58 @@ pub(crate) fn discover_json(
     request: &DiscoverRequest,
 ) -> Result<String> {
     let (hits, exact) = answer(state, options, query, request)?;
+    // The answer's byte budget (`max_tokens` estimated at 4 bytes a token), closing `]` included.
+    let budget = request.max_tokens.map(|t| t.saturating_mul(4));
+    let fits = |out: &Vec<u8>| budget.is_none_or(|b| out.len() < b);
+    let mut compact = false;
     let mut out = Vec::with_capacity(1024);
     out.push(b'[');
     for (i, h) in hits.iter().enumerate() {
+        let start = out.len();
         if i > 0 {
             out.push(b',');
         }
         let tool = state.tool_at(h.doc);
         let deferred = tool.metadata().defer;
+        if !compact {
+            write_hit_head(
+                &mut out,
+                tool.name(),
+                tool.description(),
+                h.score,
+                tool.namespace(),
+                deferred,
+            );
+            if exact || deferred {
+                out.extend_from_slice(b",\"schema\":");
+                let warning =
+                    write_schema_strict(&mut out, tool, request.api_format, request.strict);
+                write_warning(&mut out, warning);
+            }
+            out.push(b'}');
+            if fits(&out) {
+                continue;
+            }
+            // Over budget with its schema: from here on, names and one-line summaries only.
+            out.truncate(start);
+            if i > 0 {
+                out.push(b',');
+            }
+            compact = true;
+        }
         write_hit_head(
             &mut out,
             tool.name(),
-            tool.description(),
+            crate::registry::first_sentence(tool.description()),
             h.score,
             tool.namespace(),
             deferred,
         );
-        if exact || deferred {
-            out.extend_from_slice(b",\"schema\":");
-            let warning = write_schema_strict(&mut out, tool, request.api_format, request.strict);
-            write_warning(&mut out, warning);
-        }
         out.push(b'}');
+        if !fits(&out) && i > 0 {
+            out.truncate(start);
+            break;
+        }
     }
     out.push(b']');
     Ok(into_string(out))

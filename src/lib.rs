@@ -33,6 +33,7 @@
 
 pub mod analyzer;
 pub mod builtins;
+pub mod conversation;
 pub mod discovery;
 pub mod error;
 pub mod eval;
@@ -51,6 +52,7 @@ pub mod validate;
 pub mod ffi;
 
 pub use analyzer::EnhancedAnalysis;
+pub use conversation::{Conversation, ConversationOptions, Mode, SearchSide};
 pub use discovery::{
     DiscoverRequest, Discoverer, DiscoveryOptions, Dropped, FieldWeights, Hit, Profile, QueryToken,
 };

@@ -183,7 +183,16 @@ impl std::fmt::Debug for Fallback {
 #[derive(Debug, Default)]
 pub(crate) struct Shared {
     state: RwLock<State>,
+    /// Bumped by every write: a conversation whose registry is at the generation it last saw
+    /// answers from its cache, without looking at the catalog.
+    generation: std::sync::atomic::AtomicU64,
+    /// Renderings derived from the state that many readers share (a conversation's tool list
+    /// prefix), each with the generation it was made at: (key, generation, value).
+    derived: std::sync::Mutex<Vec<Derived>>,
 }
+
+/// One shared rendering: (key, generation it was made at, value).
+type Derived = (u64, u64, Arc<dyn std::any::Any + Send + Sync>);
 
 impl Shared {
     pub(crate) fn read(&self) -> Result<RwLockReadGuard<'_, State>> {
@@ -191,7 +200,15 @@ impl Shared {
     }
 
     pub(crate) fn write(&self) -> Result<RwLockWriteGuard<'_, State>> {
-        self.state.write().map_err(|_| poisoned())
+        let guard = self.state.write().map_err(|_| poisoned())?;
+        // Bumped under the lock, so a reader that saw the new state also sees the new number.
+        self.generation
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        Ok(guard)
+    }
+
+    pub(crate) fn generation(&self) -> u64 {
+        self.generation.load(std::sync::atomic::Ordering::Acquire)
     }
 }
 
@@ -480,6 +497,45 @@ impl State {
         })
     }
 
+    /// The enabled tools in registration order.
+    pub(crate) fn enabled_tools(&self) -> impl Iterator<Item = &Tool> {
+        self.live_slots()
+            .filter(|(_, s)| self.is_enabled(s))
+            .map(|(_, s)| &s.tool)
+    }
+
+    /// An enabled tool by registered name.
+    pub(crate) fn enabled_tool(&self, name: &str) -> Option<&Tool> {
+        self.slot_of(name)
+            .filter(|&id| self.enabled_at(id))
+            .map(|id| self.tool_at(id))
+    }
+
+    /// The installed built-ins, `discover_tools` first.
+    pub(crate) fn builtins(&self) -> &[Arc<dyn Builtin>] {
+        &self.builtins
+    }
+
+    /// Writes a built-in's schema; see [`write_builtin_schema`].
+    pub(crate) fn write_builtin(
+        &self,
+        out: &mut Vec<u8>,
+        builtin: &dyn Builtin,
+        description: &str,
+        format: ApiFormat,
+        strict: bool,
+    ) -> Option<&'static str> {
+        write_cached_schema_parts(
+            out,
+            builtin.name(),
+            description,
+            builtin.parameters_json(),
+            builtin.schema_cache(),
+            format,
+            strict,
+        )
+    }
+
     fn builtin(&self, name: &str) -> Option<&Arc<dyn Builtin>> {
         self.builtins.iter().find(|b| b.name() == name)
     }
@@ -547,7 +603,7 @@ impl State {
         }
     }
 
-    fn summaries(&self) -> Vec<Summary> {
+    pub(crate) fn summaries(&self) -> Vec<Summary> {
         self.live_slots()
             .filter(|(_, s)| s.tool.metadata().defer && self.is_enabled(s))
             .map(|(_, s)| Summary {
@@ -1216,6 +1272,60 @@ impl Registry {
             Error::not_found("discover_tools: discovery is not enabled on this registry")
         })?;
         discovery::discover(&state, &options, query, request)
+    }
+
+    /// A value derived from the state, shared by every caller with the same `key` until the
+    /// registry changes; `build` runs under the read lock only when the cached one is stale.
+    pub(crate) fn derived<T: std::any::Any + Send + Sync>(
+        &self,
+        key: u64,
+        build: impl FnOnce(&State) -> T,
+    ) -> Result<Arc<T>> {
+        let generation = self.generation();
+        {
+            let cache = self.shared.derived.lock().map_err(|_| poisoned())?;
+            if let Some((_, _, v)) = cache.iter().find(|(k, g, _)| *k == key && *g == generation) {
+                if let Ok(v) = Arc::clone(v).downcast::<T>() {
+                    return Ok(v);
+                }
+            }
+        }
+        let state = self.shared.read()?;
+        // Read under the lock: no write can land between this number and the state built from.
+        let generation = self.generation();
+        let value = Arc::new(build(&state));
+        drop(state);
+        let mut cache = self.shared.derived.lock().map_err(|_| poisoned())?;
+        cache.retain(|(k, g, _)| *k != key && *g == generation);
+        cache.push((
+            key,
+            generation,
+            Arc::clone(&value) as Arc<dyn std::any::Any + Send + Sync>,
+        ));
+        Ok(value)
+    }
+
+    /// The ranking options `discover_tools` runs with, when discovery is enabled.
+    pub fn discovery_options(&self) -> Result<Option<DiscoveryOptions>> {
+        Ok(self.shared.read()?.discovery)
+    }
+
+    /// Reads the registry state under the read lock (for modules that render from it).
+    pub(crate) fn with_state<R>(&self, f: impl FnOnce(&State) -> R) -> Result<R> {
+        Ok(f(&*self.shared.read()?))
+    }
+
+    /// A number that changes whenever the registry changes (any mutation, even one that is
+    /// refused after taking the lock).
+    pub fn generation(&self) -> u64 {
+        self.shared.generation()
+    }
+
+    /// Another handle on the same registry (the state is shared, not copied).
+    pub fn share(&self) -> Registry {
+        Registry {
+            shared: Arc::clone(&self.shared),
+        }
     }
 
     /// A standalone discoverer with its own options that follows this registry's changes.

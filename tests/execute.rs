@@ -482,7 +482,7 @@ fn c_abi_error_table_of_the_new_exports() {
     )
     .unwrap();
     let mut out = std::ptr::null_mut();
-    let bad_utf8 = b"\xff\xfe\0".as_ptr() as *const c_char;
+    let bad_utf8 = c"\xff\xfe".as_ptr();
     #[allow(clippy::type_complexity)]
     let cases: Vec<(
         Box<dyn Fn(&mut *mut c_char, &mut *mut c_char) -> tr_status>,
@@ -507,7 +507,7 @@ fn c_abi_error_table_of_the_new_exports() {
             tr_status::TR_STATUS_NULL_ARGUMENT,
         ),
         (
-            Box::new(|out: &mut *mut c_char, err: &mut *mut c_char| unsafe {
+            Box::new(|_out: &mut *mut c_char, err: &mut *mut c_char| unsafe {
                 tr_registry_execute(
                     r,
                     c"[]".as_ptr(),
@@ -567,19 +567,19 @@ fn c_abi_error_table_of_the_new_exports() {
             tr_status::TR_STATUS_INVALID_ARGUMENT,
         ),
         (
-            Box::new(|out: &mut *mut c_char, err: &mut *mut c_char| unsafe {
+            Box::new(|_out: &mut *mut c_char, err: &mut *mut c_char| unsafe {
                 tr_registry_disable(r, c"nope".as_ptr(), std::ptr::null(), err)
             }),
             tr_status::TR_STATUS_NOT_FOUND,
         ),
         (
-            Box::new(|out: &mut *mut c_char, err: &mut *mut c_char| unsafe {
+            Box::new(|_out: &mut *mut c_char, err: &mut *mut c_char| unsafe {
                 tr_registry_disable(r, std::ptr::null(), std::ptr::null(), err)
             }),
             tr_status::TR_STATUS_NULL_ARGUMENT,
         ),
         (
-            Box::new(|out: &mut *mut c_char, err: &mut *mut c_char| unsafe {
+            Box::new(|_out: &mut *mut c_char, err: &mut *mut c_char| unsafe {
                 tr_registry_disable(r, c"x".as_ptr(), bad_utf8, err)
             }),
             tr_status::TR_STATUS_INVALID_UTF8,
@@ -591,7 +591,7 @@ fn c_abi_error_table_of_the_new_exports() {
             tr_status::TR_STATUS_NULL_ARGUMENT,
         ),
         (
-            Box::new(|out: &mut *mut c_char, err: &mut *mut c_char| unsafe {
+            Box::new(|_out: &mut *mut c_char, err: &mut *mut c_char| unsafe {
                 tr_registry_tools_status(r, std::ptr::null_mut(), err)
             }),
             tr_status::TR_STATUS_NULL_ARGUMENT,
@@ -603,7 +603,7 @@ fn c_abi_error_table_of_the_new_exports() {
             tr_status::TR_STATUS_NOT_FOUND,
         ),
         (
-            Box::new(|out: &mut *mut c_char, err: &mut *mut c_char| unsafe {
+            Box::new(|_out: &mut *mut c_char, err: &mut *mut c_char| unsafe {
                 tr_registry_set_fallback(
                     std::ptr::null_mut(),
                     None,

@@ -88,8 +88,8 @@ impl Builtin for CallDeferred {
                 target,
                 &Arguments::Value(Value::Object(args)),
             ) {
-                CallOutcome::Success(text) => Ok(text),
                 CallOutcome::Failure(message) => Err(message),
+                other => Ok(other.text().into_owned()),
             },
         )
     }

@@ -13,6 +13,7 @@
 
 mod boundary;
 mod call;
+mod conversation;
 mod discoverer;
 mod registry;
 mod status;
@@ -21,6 +22,7 @@ mod strings;
 mod test_hooks;
 
 pub use call::*;
+pub use conversation::*;
 pub use discoverer::*;
 pub use registry::*;
 pub use status::{tr_status, tr_status_name};

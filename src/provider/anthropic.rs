@@ -94,7 +94,23 @@ impl Provider for Anthropic {
                 let mut block = serde_json::Map::new();
                 block.insert("type".into(), "tool_result".into());
                 block.insert("tool_use_id".into(), c.id.clone().into());
-                block.insert("content".into(), r.text().into_owned().into());
+                let content = match r {
+                    // A custom search tool's answer: the API expands each reference into the
+                    // tool's definition (tools marked `defer_loading`).
+                    CallOutcome::References(names) => Value::Array(
+                        names
+                            .iter()
+                            .map(|n| {
+                                object([
+                                    ("type", "tool_reference".into()),
+                                    ("tool_name", n.clone().into()),
+                                ])
+                            })
+                            .collect(),
+                    ),
+                    other => other.text().into_owned().into(),
+                };
+                block.insert("content".into(), content);
                 if r.is_error() {
                     block.insert("is_error".into(), true.into());
                 }

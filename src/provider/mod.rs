@@ -83,6 +83,9 @@ pub enum CallOutcome {
     Success(String),
     /// The call failed; what the model should know.
     Failure(String),
+    /// Tools a search found, answered as references the provider expands into their definitions
+    /// (Anthropic's `tool_reference` blocks); as text, a JSON array of the names.
+    References(Vec<String>),
 }
 
 impl CallOutcome {
@@ -92,6 +95,7 @@ impl CallOutcome {
         match self {
             CallOutcome::Success(t) => t.into(),
             CallOutcome::Failure(m) => format!("Error: {m}").into(),
+            CallOutcome::References(names) => Value::from(names.clone()).to_string().into(),
         }
     }
 

@@ -1,0 +1,412 @@
+//! Conversations: the tool list of every request of one conversation with a model, kept right
+//! and prompt-cache-stable, and the model's tool calls run with the tools it finds staying found.
+//!
+//! A conversation holds its options and the names of the deferred tools loaded so far (append
+//! only). Everything else comes from the registry when asked: the part of the tool list that does
+//! not depend on the conversation (core tools, search tool, deferred summaries) is rendered once
+//! per registry change and shared by every conversation with the same options.
+
+mod options;
+mod render;
+
+pub use options::{ConversationOptions, Mode, SearchSide};
+
+use crate::builtins::DiscoverTools;
+use crate::discovery::{DiscoverRequest, Discoverer, parse_discover_tools_args};
+use crate::error::{Error, Result};
+use crate::exec::{ExecuteOptions, run_call};
+use crate::format::ApiFormat;
+use crate::limits::{kind_of, parse_json};
+use crate::provider::{self, Arguments, CallOutcome, ToolCall};
+use crate::registry::{CALL_DEFERRED, DISCOVER_TOOLS, Registry};
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+use std::sync::Mutex;
+
+/// One conversation over a registry. `Send + Sync`: calls from several threads are serialized
+/// per conversation; many conversations share one registry.
+pub struct Conversation {
+    registry: Registry,
+    options: ConversationOptions,
+    discoverer: Discoverer,
+    loaded: Mutex<Loaded>,
+}
+
+/// The conversation's own state.
+#[derive(Default)]
+struct Loaded {
+    /// Deferred tools found or called, in load order, each once.
+    names: Vec<String>,
+    /// The fingerprint of the last answer, with the registry generation and load count it was
+    /// computed at: when neither changed, the same bytes come out and need no hashing again.
+    fingerprint: Option<(u64, usize, String)>,
+}
+
+impl Conversation {
+    /// A conversation over `registry` (the state is shared, not copied).
+    pub fn new(registry: &Registry, options: ConversationOptions) -> Result<Conversation> {
+        let ranking = match options.discovery {
+            Some(o) => o,
+            None => registry.discovery_options()?.unwrap_or_default(),
+        };
+        let names = dedup(options.loaded.clone());
+        Ok(Conversation {
+            discoverer: registry.discoverer(ranking),
+            registry: registry.share(),
+            options,
+            loaded: Mutex::new(Loaded {
+                names,
+                fingerprint: None,
+            }),
+        })
+    }
+
+    /// [`new`](Self::new) from options JSON (see [`ConversationOptions::from_json`]).
+    pub fn from_json(registry: &Registry, options_json: Option<&str>) -> Result<Conversation> {
+        Self::new(registry, ConversationOptions::from_json(options_json)?)
+    }
+
+    /// The conversation's options.
+    pub fn options(&self) -> &ConversationOptions {
+        &self.options
+    }
+
+    fn lock(&self) -> Result<std::sync::MutexGuard<'_, Loaded>> {
+        self.loaded
+            .lock()
+            .map_err(|_| Error::Internal("a conversation lock was poisoned by a panic".into()))
+    }
+
+    /// The next request's tools: `{"tools": [...], "system_text": "...", "fingerprint": "..."}`.
+    /// `fingerprint` is the SHA-256 (hex) of `{"tools":...,"system_text":...}` exactly as written
+    /// here, so it changes exactly when those bytes do.
+    pub fn tools_json(&self) -> Result<String> {
+        let mut loaded = self.lock()?;
+        let generation = self.registry.generation();
+        let shared = render::shared_parts(&self.registry, &self.options)?;
+        let mut body = Vec::with_capacity(shared.prefix.len() + 256);
+        body.extend_from_slice(b"{\"tools\":[");
+        body.extend_from_slice(&shared.prefix);
+        if shared.appends_loaded {
+            render::write_loaded(
+                &self.registry,
+                &self.options,
+                &loaded.names,
+                &mut body,
+                shared.prefix.is_empty(),
+            )?;
+        }
+        body.extend_from_slice(b"],\"system_text\":");
+        crate::format::write_str(&mut body, &shared.system_text);
+        body.push(b'}');
+        let count = loaded.names.len();
+        let fingerprint = match &loaded.fingerprint {
+            Some((g, n, f)) if *g == generation && *n == count => f.clone(),
+            _ => {
+                let f = hex(&Sha256::digest(&body));
+                loaded.fingerprint = Some((generation, count, f.clone()));
+                f
+            }
+        };
+        body.pop();
+        body.extend_from_slice(b",\"fingerprint\":\"");
+        body.extend_from_slice(fingerprint.as_bytes());
+        body.extend_from_slice(b"\"}");
+        Ok(crate::format::into_string(body))
+    }
+
+    /// The deferred tools loaded so far, in load order (to save and restore a conversation with
+    /// the `loaded` option). A loaded tool that is now unregistered or disabled stays listed here
+    /// (it is only left out of the tool list until it comes back).
+    pub fn loaded(&self) -> Result<Vec<String>> {
+        Ok(self.lock()?.names.clone())
+    }
+
+    /// [`loaded`](Self::loaded) as a JSON array.
+    pub fn loaded_json(&self) -> Result<String> {
+        Ok(Value::from(self.loaded()?).to_string())
+    }
+
+    /// Loads these deferred tools as if the model had found them (all or none: an unknown name
+    /// is NOT_FOUND and loads nothing).
+    pub fn reveal(&self, names: &[String]) -> Result<()> {
+        for (i, n) in names.iter().enumerate() {
+            if self.registry.tool(n)?.is_none() {
+                return Err(Error::not_found(format!(
+                    "names[{i}]: no tool named {n:?} is registered"
+                )));
+            }
+        }
+        let mut loaded = self.lock()?;
+        for n in names {
+            push_unique(&mut loaded.names, n);
+        }
+        Ok(())
+    }
+
+    /// [`reveal`](Self::reveal) from a JSON array of names.
+    pub fn reveal_json(&self, names_json: &str) -> Result<()> {
+        let value = parse_json(names_json, "names")?;
+        let items = value.as_array().ok_or_else(|| {
+            Error::invalid(format!("names: expected an array, got {}", kind_of(&value)))
+        })?;
+        let names = items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                v.as_str().map(str::to_string).ok_or_else(|| {
+                    Error::invalid(format!("names[{i}]: expected a string, got {}", kind_of(v)))
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        self.reveal(&names)
+    }
+
+    /// Runs the model's tool calls like [`crate::exec::execute_json`], in the conversation's
+    /// format, and keeps what the model found: tools returned by `discover_tools` (or a
+    /// Responses `tool_search_call`), and deferred tools it called directly or through
+    /// `call_deferred`, become loaded. Searches answer in the mode's shape (native Anthropic:
+    /// `tool_reference` blocks; native Responses: a `tool_search_output` item).
+    pub fn execute_json(&self, calls_json: &str, options: &ExecuteOptions) -> Result<String> {
+        let format = self.options.api_format;
+        if options.api_format.is_some_and(|f| f != format) {
+            return Err(Error::invalid(format!(
+                "options.api_format: this conversation speaks {}",
+                format.as_str()
+            )));
+        }
+        let value = parse_json(calls_json, "calls")?;
+        let provider = provider::provider(format);
+        let empty = value.as_array().is_some_and(Vec::is_empty);
+        if !empty && !provider.detect(&value) {
+            return Err(Error::invalid(format!(
+                "calls: not a {} tool-call list (this conversation's format)",
+                format.as_str()
+            )));
+        }
+        let calls = provider.parse_calls(&value)?;
+        let searches = if format == ApiFormat::OpenAiResponses {
+            tool_search_calls(&value)?
+        } else {
+            Vec::new()
+        };
+        // Calls and searches run in the order the model made them, so tools load in that order.
+        let (mut results, mut outputs) = (Vec::with_capacity(calls.len()), Vec::new());
+        let mut next_search = searches.iter().peekable();
+        for (i, call) in calls.iter().enumerate() {
+            while let Some((_, s)) = next_search.next_if(|(pos, _)| *pos < call_position(&value, i))
+            {
+                outputs.push(self.tool_search_output(s));
+            }
+            results.push(self.run(call)?);
+        }
+        outputs.extend(next_search.map(|(_, s)| self.tool_search_output(s)));
+        let mut messages = Vec::new();
+        if options.include_assistant && !calls.is_empty() {
+            messages.extend(provider.assistant_messages(&calls));
+        }
+        messages.extend(provider.result_messages(&calls, &results));
+        messages.extend(outputs);
+        Ok(Value::Array(messages).to_string())
+    }
+
+    /// Runs one call, loading what it reveals.
+    fn run(&self, call: &ToolCall) -> Result<CallOutcome> {
+        if call.name == DISCOVER_TOOLS {
+            return Ok(self.search_call(&call.arguments));
+        }
+        let outcome = run_call(&self.registry, &call.name, &call.arguments);
+        if outcome.is_error() {
+            return Ok(outcome);
+        }
+        let target = if call.name == CALL_DEFERRED {
+            call.arguments
+                .to_object()
+                .ok()
+                .and_then(|a| {
+                    a.get("_target_tool")
+                        .and_then(Value::as_str)
+                        .map(str::to_string)
+                })
+                .and_then(|n| self.registry.resolve_name(&n).ok().flatten())
+        } else {
+            Some(call.name.clone())
+        };
+        if let Some(name) = target {
+            if self
+                .registry
+                .tool(&name)?
+                .is_some_and(|t| t.metadata().defer)
+            {
+                push_unique(&mut self.lock()?.names, &name);
+            }
+        }
+        Ok(outcome)
+    }
+
+    /// A `discover_tools` call: searched with the conversation's options, found deferred tools
+    /// loaded.
+    fn search_call(&self, arguments: &Arguments) -> CallOutcome {
+        let args = match arguments.to_object() {
+            Ok(a) => Value::Object(a).to_string(),
+            Err(m) => {
+                return CallOutcome::Failure(format!("invalid arguments for discover_tools: {m}"));
+            }
+        };
+        let (query, asked) = match parse_discover_tools_args(&args) {
+            Ok(x) => x,
+            Err(e) => return CallOutcome::Failure(format!("discover_tools: {e}")),
+        };
+        let request = self.search_request(&asked);
+        let native = self.options.mode == Mode::Native;
+        let answer = match self.discoverer.discover(&query, &request) {
+            Ok(hits) => hits,
+            Err(e) => return CallOutcome::Failure(format!("discover_tools: {e}")),
+        };
+        if let Ok(mut loaded) = self.lock() {
+            for h in answer.iter().filter(|h| h.deferred) {
+                push_unique(&mut loaded.names, &h.name);
+            }
+        }
+        if native && self.options.api_format == ApiFormat::Anthropic {
+            return CallOutcome::References(answer.into_iter().map(|h| h.name).collect());
+        }
+        match self.discoverer.discover_json(&query, &request) {
+            Ok(json) => CallOutcome::Success(json),
+            Err(e) => CallOutcome::Failure(format!("discover_tools: {e}")),
+        }
+    }
+
+    /// The conversation's search options, with what the model asked for (`top_k`, filters).
+    fn search_request(&self, asked: &DiscoverRequest) -> DiscoverRequest {
+        let mut r = self.options.request.clone();
+        if asked.top_k != DiscoverRequest::default().top_k {
+            r.top_k = asked.top_k;
+        }
+        if !asked.namespaces.is_empty() {
+            r.namespaces = asked.namespaces.clone();
+        }
+        if !asked.tags.is_empty() {
+            r.tags = asked.tags.clone();
+        }
+        r
+    }
+
+    /// The `tool_search_output` item that answers a client-executed `tool_search_call`: the found
+    /// tools' definitions, `defer_loading` kept.
+    fn tool_search_output(&self, search: &ToolSearch) -> Value {
+        let mut o = Map::new();
+        o.insert("type".into(), "tool_search_output".into());
+        o.insert("call_id".into(), search.call_id.clone().into());
+        o.insert("execution".into(), "client".into());
+        o.insert("status".into(), "completed".into());
+        o.insert(
+            "tools".into(),
+            Value::Array(self.search_tools(&search.arguments)),
+        );
+        Value::Object(o)
+    }
+
+    /// The definitions of the tools a `tool_search_call` finds (none on a bad query: the model
+    /// sees an empty result and may search again).
+    fn search_tools(&self, arguments: &Arguments) -> Vec<Value> {
+        let Ok(args) = arguments.to_object() else {
+            return Vec::new();
+        };
+        let Some(query) = args.get("query").and_then(Value::as_str) else {
+            return Vec::new();
+        };
+        let mut request = self.options.request.clone();
+        if let Some(k) = args
+            .get("limit")
+            .or(args.get("top_k"))
+            .and_then(Value::as_u64)
+        {
+            request.top_k = (k as usize).max(1);
+        }
+        let Ok(hits) = self.discoverer.discover(query, &request) else {
+            return Vec::new();
+        };
+        let names: Vec<String> = hits.iter().map(|h| h.name.clone()).collect();
+        if let Ok(mut loaded) = self.lock() {
+            for h in hits.iter().filter(|h| h.deferred) {
+                push_unique(&mut loaded.names, &h.name);
+            }
+        }
+        render::definitions(&self.registry, &self.options, &names).unwrap_or_default()
+    }
+}
+
+/// A client-executed Responses `tool_search_call`.
+struct ToolSearch {
+    call_id: String,
+    arguments: Arguments,
+}
+
+/// The items of a Responses output list.
+fn response_items(value: &Value) -> &[Value] {
+    match value {
+        Value::Array(items) => items,
+        Value::Object(m) => m.get("output").and_then(Value::as_array).map_or(&[], |v| v),
+        _ => &[],
+    }
+}
+
+/// The `tool_search_call` items with their positions in the list.
+fn tool_search_calls(value: &Value) -> Result<Vec<(usize, ToolSearch)>> {
+    let mut out = Vec::new();
+    for (i, item) in response_items(value).iter().enumerate() {
+        if item.get("type").and_then(Value::as_str) != Some("tool_search_call") {
+            continue;
+        }
+        let call_id = item.get("call_id").and_then(Value::as_str).ok_or_else(|| {
+            Error::invalid(format!("calls[{i}].call_id: missing or not a string"))
+        })?;
+        let arguments = match item.get("arguments") {
+            Some(Value::String(t)) => Arguments::Text(t.clone()),
+            Some(v) => Arguments::Value(v.clone()),
+            None => Arguments::Value(Value::Object(Map::new())),
+        };
+        out.push((
+            i,
+            ToolSearch {
+                call_id: call_id.to_string(),
+                arguments,
+            },
+        ));
+    }
+    Ok(out)
+}
+
+/// The list position of the `n`th function call (other formats: positions do not interleave).
+fn call_position(value: &Value, n: usize) -> usize {
+    response_items(value)
+        .iter()
+        .enumerate()
+        .filter(|(_, item)| item.get("type").and_then(Value::as_str) == Some("function_call"))
+        .nth(n)
+        .map_or(usize::MAX, |(i, _)| i)
+}
+
+/// The description `discover_tools` carries where the deferred tools are listed elsewhere.
+pub(crate) fn stable_search_description() -> &'static str {
+    DiscoverTools::BASE_DESCRIPTION
+}
+
+fn push_unique(names: &mut Vec<String>, name: &str) {
+    if !names.iter().any(|n| n == name) {
+        names.push(name.to_string());
+    }
+}
+
+fn dedup(names: Vec<String>) -> Vec<String> {
+    let mut out = Vec::with_capacity(names.len());
+    for n in names {
+        push_unique(&mut out, &n);
+    }
+    out
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

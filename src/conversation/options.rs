@@ -1,0 +1,190 @@
+//! Options of a conversation.
+
+use crate::discovery::{DiscoverRequest, DiscoveryOptions};
+use crate::error::{Error, Result};
+use crate::format::ApiFormat;
+use crate::limits::{kind_of, parse_json};
+use serde_json::Value;
+
+/// Which tools a conversation sends, and where the deferred tools are listed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// The reference's behaviour: the core tools, the built-ins with the deferred tools listed in
+    /// `discover_tools`' description, then the loaded deferred tools.
+    #[default]
+    Summaries,
+    /// The same tools, but the built-ins' descriptions never change: the deferred tools are listed
+    /// in `system_text`, so a new deferred tool changes only that, and loading one appends.
+    Stable,
+    /// The provider defers natively (Anthropic, OpenAI Responses): every enabled tool, deferred
+    /// ones marked `"defer_loading": true`, plus the search tool.
+    Native,
+    /// Everything, without a search tool, while all enabled tools together stay under
+    /// `defer_threshold_tokens`; `Stable` above it.
+    Auto,
+}
+
+impl Mode {
+    fn parse(s: &str, path: &str) -> Result<Mode> {
+        match s {
+            "summaries" => Ok(Mode::Summaries),
+            "stable" => Ok(Mode::Stable),
+            "native" => Ok(Mode::Native),
+            "auto" => Ok(Mode::Auto),
+            other => Err(Error::invalid(format!(
+                "{path}: unknown mode {other:?} (expected summaries, stable, native or auto)"
+            ))),
+        }
+    }
+}
+
+/// Where searches run in `native` mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SearchSide {
+    /// Our engine answers the model's searches (`discover_tools` for Anthropic, a client-executed
+    /// `tool_search` for Responses).
+    #[default]
+    Client,
+    /// The provider's hosted search tool; the library only lists the tools.
+    Server,
+}
+
+/// Options of [`Conversation::new`](super::Conversation::new).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConversationOptions {
+    /// The provider whose request shapes the conversation produces and reads.
+    pub api_format: ApiFormat,
+    /// Which tools go in each request.
+    pub mode: Mode,
+    /// Who runs searches in `native` mode.
+    pub search: SearchSide,
+    /// Deferred tools already loaded (restoring a saved conversation), in load order.
+    pub loaded: Vec<String>,
+    /// OpenAI strict mode for the tools' schemas.
+    pub strict: bool,
+    /// The size under which `auto` sends every tool (estimated tokens: bytes / 4).
+    pub defer_threshold_tokens: usize,
+    /// How the conversation's searches rank (default: the registry's `discover_tools` options,
+    /// else the default profile).
+    pub discovery: Option<DiscoveryOptions>,
+    /// Options of each search (`top_k`, filters, `max_tokens`).
+    pub request: DiscoverRequest,
+}
+
+impl Default for ConversationOptions {
+    fn default() -> Self {
+        ConversationOptions {
+            api_format: ApiFormat::default(),
+            mode: Mode::default(),
+            search: SearchSide::default(),
+            loaded: Vec::new(),
+            strict: false,
+            defer_threshold_tokens: 10_000,
+            discovery: None,
+            request: DiscoverRequest::default(),
+        }
+    }
+}
+
+impl ConversationOptions {
+    /// Parses `{"api_format"?, "mode"?, "search"?, "loaded"?, "strict"?,
+    /// "defer_threshold_tokens"?, "discovery"?: {ranking options}, "top_k"?, "max_tokens"?,
+    /// "namespaces"?, "tags"?}`; `None`/`null` give the defaults.
+    pub fn from_json(text: Option<&str>) -> Result<Self> {
+        let mut o = Self::default();
+        let Some(text) = text else { return Ok(o) };
+        let value = parse_json(text, "conversation options")?;
+        let obj = match &value {
+            Value::Null => return Ok(o),
+            Value::Object(m) => m,
+            other => {
+                return Err(Error::invalid(format!(
+                    "options: expected an object, got {}",
+                    kind_of(other)
+                )));
+            }
+        };
+        let mut request = serde_json::Map::new();
+        for (key, v) in obj {
+            let here = format!("options.{key}");
+            let string = || {
+                v.as_str().ok_or_else(|| {
+                    Error::invalid(format!("{here}: expected a string, got {}", kind_of(v)))
+                })
+            };
+            match key.as_str() {
+                "api_format" => o.api_format = ApiFormat::parse(string()?)?,
+                "mode" => o.mode = Mode::parse(string()?, &here)?,
+                "search" => {
+                    o.search = match string()? {
+                        "client" => SearchSide::Client,
+                        "server" => SearchSide::Server,
+                        other => {
+                            return Err(Error::invalid(format!(
+                                "{here}: expected \"client\" or \"server\", got {other:?}"
+                            )));
+                        }
+                    }
+                }
+                "loaded" => o.loaded = string_list(v, &here)?,
+                "strict" => {
+                    o.strict = v.as_bool().ok_or_else(|| {
+                        Error::invalid(format!("{here}: expected a boolean, got {}", kind_of(v)))
+                    })?
+                }
+                "defer_threshold_tokens" => {
+                    o.defer_threshold_tokens = v.as_u64().ok_or_else(|| {
+                        Error::invalid(format!("{here}: expected an integer >= 0, got {v}"))
+                    })? as usize
+                }
+                "discovery" => o.discovery = Some(DiscoveryOptions::from_value(v, &here)?),
+                "top_k" | "max_tokens" | "namespaces" | "tags" => {
+                    request.insert(key.clone(), v.clone());
+                }
+                _ => {
+                    return Err(Error::invalid(format!(
+                        "{here}: unknown option (expected api_format, mode, search, loaded, strict, \
+                         defer_threshold_tokens, discovery, top_k, max_tokens, namespaces or tags)"
+                    )));
+                }
+            }
+        }
+        o.request = DiscoverRequest::from_json(Some(&Value::Object(request).to_string()))?;
+        o.request.api_format = o.api_format;
+        o.request.strict = o.strict;
+        if o.mode == Mode::Native
+            && !matches!(
+                o.api_format,
+                ApiFormat::Anthropic | ApiFormat::OpenAiResponses
+            )
+        {
+            return Err(Error::invalid(format!(
+                "options.mode: \"native\" needs api_format anthropic or openai-responses, not {}",
+                o.api_format.as_str()
+            )));
+        }
+        crate::schema::check_strict(o.strict, o.api_format, "options.strict")?;
+        Ok(o)
+    }
+}
+
+fn string_list(v: &Value, path: &str) -> Result<Vec<String>> {
+    let items = v.as_array().ok_or_else(|| {
+        Error::invalid(format!(
+            "{path}: expected an array of strings, got {}",
+            kind_of(v)
+        ))
+    })?;
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            t.as_str().map(str::to_string).ok_or_else(|| {
+                Error::invalid(format!(
+                    "{path}[{i}]: expected a string, got {}",
+                    kind_of(t)
+                ))
+            })
+        })
+        .collect()
+}

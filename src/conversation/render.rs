@@ -1,0 +1,205 @@
+//! The bytes of a conversation's tool list, per mode and provider.
+
+use super::{ConversationOptions, Mode, SearchSide, stable_search_description};
+use crate::builtins::DiscoverTools;
+use crate::error::Result;
+use crate::format::{ApiFormat, write_schema_strict, write_str};
+use crate::registry::{Builtin, CALL_DEFERRED, Registry, State, Summary};
+use serde_json::Value;
+
+/// The part of the tool list that is the same for every conversation with these options.
+pub(super) struct SharedParts {
+    /// The tools array's elements before the loaded tools, comma-separated, no brackets.
+    pub prefix: Vec<u8>,
+    /// The text for the system prompt.
+    pub system_text: String,
+    /// Whether the loaded deferred tools follow the prefix (not in `native` mode nor when `auto`
+    /// sends everything).
+    pub appends_loaded: bool,
+}
+
+/// The shared parts for `options`, rendered once per registry change.
+pub(super) fn shared_parts(
+    registry: &Registry,
+    options: &ConversationOptions,
+) -> Result<std::sync::Arc<SharedParts>> {
+    let key = (options.api_format as u64)
+        | (options.mode as u64) << 4
+        | (options.strict as u64) << 8
+        | (options.search as u64) << 9
+        | (options.defer_threshold_tokens as u64) << 16;
+    registry.derived(key, |state| build(state, options))
+}
+
+fn build(state: &State, options: &ConversationOptions) -> SharedParts {
+    let (format, strict) = (options.api_format, options.strict);
+    match options.mode {
+        Mode::Native => native(state, options),
+        Mode::Auto => {
+            let mut all = Vec::new();
+            for (i, tool) in state.enabled_tools().enumerate() {
+                if i > 0 {
+                    all.push(b',');
+                }
+                write_schema_strict(&mut all, tool, format, strict);
+            }
+            if all.len().div_ceil(4) < options.defer_threshold_tokens {
+                return SharedParts {
+                    prefix: all,
+                    system_text: String::new(),
+                    appends_loaded: false,
+                };
+            }
+            listed(state, options, true)
+        }
+        Mode::Stable => listed(state, options, true),
+        Mode::Summaries => listed(state, options, false),
+    }
+}
+
+/// `summaries` and `stable`: core tools, then the search built-ins.
+fn listed(state: &State, options: &ConversationOptions, stable: bool) -> SharedParts {
+    let (format, strict) = (options.api_format, options.strict);
+    let summaries = state.summaries();
+    let mut prefix = Vec::new();
+    for tool in state.enabled_tools().filter(|t| !t.metadata().defer) {
+        if !prefix.is_empty() {
+            prefix.push(b',');
+        }
+        write_schema_strict(&mut prefix, tool, format, strict);
+    }
+    let call_deferred = state.builtins().iter().find(|b| b.name() == CALL_DEFERRED);
+    let builtins: Vec<&dyn Builtin> = std::iter::once(&DiscoverTools as &dyn Builtin)
+        .chain(call_deferred.map(|b| b.as_ref()))
+        .collect();
+    for b in builtins {
+        if !prefix.is_empty() {
+            prefix.push(b',');
+        }
+        let description = if stable {
+            stable_description(b)
+        } else {
+            b.description(&summaries)
+        };
+        state.write_builtin(&mut prefix, b, &description, format, strict);
+    }
+    let system_text = if stable && !summaries.is_empty() {
+        deferred_text(&summaries)
+    } else {
+        String::new()
+    };
+    SharedParts {
+        prefix,
+        system_text,
+        appends_loaded: true,
+    }
+}
+
+/// A built-in's description without the deferred tools listed in it.
+fn stable_description(b: &dyn Builtin) -> String {
+    if b.name() == CALL_DEFERRED {
+        crate::builtins::CallDeferred::BASE_DESCRIPTION.to_string()
+    } else {
+        stable_search_description().to_string()
+    }
+}
+
+/// The system-prompt list of deferred tools (`stable` mode).
+fn deferred_text(summaries: &[Summary]) -> String {
+    let mut text =
+        String::from("Tools available on demand (call discover_tools for the full schema):");
+    for s in summaries {
+        text.push_str("\n- ");
+        text.push_str(&s.name);
+        if !s.description.is_empty() {
+            text.push_str(": ");
+            text.push_str(&s.description);
+        }
+    }
+    text
+}
+
+/// The parameters of the client-executed Responses `tool_search` tool.
+const TOOL_SEARCH_PARAMETERS: &str = r#"{"type":"object","properties":{"query":{"type":"string","description":"A tool's exact name, or a few keywords describing the capability you need."},"limit":{"type":"integer","description":"Most tools to load.","minimum":1}},"required":["query"]}"#;
+
+/// `native`: the search tool, then every enabled tool, deferred ones marked `defer_loading`.
+fn native(state: &State, options: &ConversationOptions) -> SharedParts {
+    let (format, strict) = (options.api_format, options.strict);
+    let mut prefix = Vec::new();
+    match (format, options.search) {
+        (ApiFormat::Anthropic, SearchSide::Client) => {
+            let d = &DiscoverTools as &dyn Builtin;
+            state.write_builtin(&mut prefix, d, stable_search_description(), format, strict);
+        }
+        (ApiFormat::Anthropic, SearchSide::Server) => prefix.extend_from_slice(
+            br#"{"type":"tool_search_tool_bm25_20251119","name":"tool_search_tool_bm25"}"#,
+        ),
+        (_, SearchSide::Client) => {
+            prefix
+                .extend_from_slice(br#"{"type":"tool_search","execution":"client","description":"#);
+            write_str(&mut prefix, stable_search_description());
+            prefix.extend_from_slice(b",\"parameters\":");
+            prefix.extend_from_slice(TOOL_SEARCH_PARAMETERS.as_bytes());
+            prefix.push(b'}');
+        }
+        (_, SearchSide::Server) => prefix.extend_from_slice(br#"{"type":"tool_search"}"#),
+    }
+    for tool in state.enabled_tools() {
+        prefix.push(b',');
+        write_native_tool(&mut prefix, tool, format, strict);
+    }
+    SharedParts {
+        prefix,
+        system_text: String::new(),
+        appends_loaded: false,
+    }
+}
+
+/// A tool as a native-deferring provider takes it: `"defer_loading": true` when deferred.
+fn write_native_tool(out: &mut Vec<u8>, tool: &crate::tool::Tool, format: ApiFormat, strict: bool) {
+    write_schema_strict(out, tool, format, strict);
+    if tool.metadata().defer {
+        out.pop();
+        out.extend_from_slice(b",\"defer_loading\":true}");
+    }
+}
+
+/// Appends the loaded deferred tools that are still registered, enabled and deferred.
+pub(super) fn write_loaded(
+    registry: &Registry,
+    options: &ConversationOptions,
+    names: &[String],
+    out: &mut Vec<u8>,
+    mut first: bool,
+) -> Result<()> {
+    registry.with_state(|state| {
+        for name in names {
+            if let Some(tool) = state.enabled_tool(name).filter(|t| t.metadata().defer) {
+                if !first {
+                    out.push(b',');
+                }
+                first = false;
+                write_schema_strict(out, tool, options.api_format, options.strict);
+            }
+        }
+    })
+}
+
+/// The native definitions of these tools (found by a search), in order.
+pub(super) fn definitions(
+    registry: &Registry,
+    options: &ConversationOptions,
+    names: &[String],
+) -> Result<Vec<Value>> {
+    registry.with_state(|state| {
+        names
+            .iter()
+            .filter_map(|n| state.enabled_tool(n))
+            .map(|tool| {
+                let mut out = Vec::new();
+                write_native_tool(&mut out, tool, options.api_format, options.strict);
+                serde_json::from_slice(&out).expect("our schema writer emits JSON")
+            })
+            .collect()
+    })
+}
