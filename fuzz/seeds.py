@@ -94,6 +94,11 @@ def main():
     corpus = ROOT.parent / "tests" / "conformance" / "execute"
     for i, calls in enumerate(sorted(corpus.glob("*/*/calls.json"))):
         write("execute", bytes([i % 6]) + json.dumps(json.loads(calls.read_text())).encode())
+    # Conversations: the conversation corpus' calls, then a names list to reveal.
+    conv = ROOT.parent / "tests" / "conformance" / "conversation"
+    for i, calls in enumerate(sorted(list(conv.glob("*/calls.json")) + list(corpus.glob("*/*/calls.json")))):
+        body = json.dumps(json.loads(calls.read_text())).encode()
+        write("conversation", bytes([i % 10]) + body + b'\n["send_email"]')
     counts = {d.name: len(list(d.iterdir())) for d in sorted(OUT.iterdir())}
     print("seeds:", ", ".join(f"{k} {v}" for k, v in counts.items()))
 

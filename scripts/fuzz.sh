@@ -14,7 +14,7 @@ cd "$(dirname "$0")/../fuzz"
 
 seconds="${1:-60}"
 shift || true
-all_targets=(register metadata discovery_options schema_options discover_args analyzer ops execute)
+all_targets=(register metadata discovery_options schema_options discover_args analyzer ops execute conversation)
 targets=("${@:-${all_targets[@]}}")
 [ ${#targets[@]} -gt 0 ] || targets=("${all_targets[@]}")
 jobs="${FUZZ_JOBS:-1}"
@@ -25,12 +25,13 @@ rustup run nightly rustc --version >/dev/null || { echo "fuzz.sh: no nightly too
 python3 seeds.py
 cargo +nightly fuzz build -O register
 cargo +nightly fuzz build -O execute
+cargo +nightly fuzz build -O conversation
 cargo +nightly fuzz build -O -s none --target-dir target-nosan
 mkdir -p logs
 
 sanitizer_args() {
   case "$1" in
-    register | execute) ;;
+    register | execute | conversation) ;;
     *) echo "-s none --target-dir target-nosan" ;;
   esac
 }

@@ -84,35 +84,42 @@ impl Conversation {
         let mut loaded = self.lock()?;
         let generation = self.registry.generation();
         let shared = render::shared_parts(&self.registry, &self.options)?;
-        let mut body = Vec::with_capacity(shared.prefix.len() + 256);
-        body.extend_from_slice(b"{\"tools\":[");
-        body.extend_from_slice(&shared.prefix);
+        // The shared parts are already text: only the loaded tools are rendered (and checked
+        // as UTF-8) per request, so the cost is copying the answer.
+        let mut tail = Vec::with_capacity(4096);
         if shared.appends_loaded {
             render::write_loaded(
                 &self.registry,
                 &self.options,
                 &loaded.names,
-                &mut body,
+                &mut tail,
                 shared.prefix.is_empty(),
             )?;
         }
-        body.extend_from_slice(b"],\"system_text\":");
-        crate::format::write_str(&mut body, &shared.system_text);
-        body.push(b'}');
+        let tail = crate::format::into_string(tail);
+        let mut body = String::with_capacity(
+            shared.prefix.len() + tail.len() + shared.system_text_json.len() + 128,
+        );
+        body.push_str("{\"tools\":[");
+        body.push_str(&shared.prefix);
+        body.push_str(&tail);
+        body.push_str("],\"system_text\":");
+        body.push_str(&shared.system_text_json);
+        body.push('}');
         let count = loaded.names.len();
         let fingerprint = match &loaded.fingerprint {
             Some((g, n, f)) if *g == generation && *n == count => f.clone(),
             _ => {
-                let f = hex(&Sha256::digest(&body));
+                let f = hex(&Sha256::digest(body.as_bytes()));
                 loaded.fingerprint = Some((generation, count, f.clone()));
                 f
             }
         };
         body.pop();
-        body.extend_from_slice(b",\"fingerprint\":\"");
-        body.extend_from_slice(fingerprint.as_bytes());
-        body.extend_from_slice(b"\"}");
-        Ok(crate::format::into_string(body))
+        body.push_str(",\"fingerprint\":\"");
+        body.push_str(&fingerprint);
+        body.push_str("\"}");
+        Ok(body)
     }
 
     /// The deferred tools loaded so far, in load order (to save and restore a conversation with

@@ -3,16 +3,17 @@
 use super::{ConversationOptions, Mode, SearchSide, stable_search_description};
 use crate::builtins::DiscoverTools;
 use crate::error::Result;
-use crate::format::{ApiFormat, write_schema_strict, write_str};
+use crate::format::{ApiFormat, into_string, write_schema_strict, write_str};
 use crate::registry::{Builtin, CALL_DEFERRED, Registry, State, Summary};
 use serde_json::Value;
 
 /// The part of the tool list that is the same for every conversation with these options.
 pub(super) struct SharedParts {
     /// The tools array's elements before the loaded tools, comma-separated, no brackets.
-    pub prefix: Vec<u8>,
-    /// The text for the system prompt.
-    pub system_text: String,
+    pub prefix: String,
+    /// The text for the system prompt, as a JSON string literal (escaped once, copied per
+    /// request: in `stable` mode it lists every deferred tool).
+    pub system_text_json: String,
     /// Whether the loaded deferred tools follow the prefix (not in `native` mode nor when `auto`
     /// sends everything).
     pub appends_loaded: bool,
@@ -45,8 +46,8 @@ fn build(state: &State, options: &ConversationOptions) -> SharedParts {
             }
             if all.len().div_ceil(4) < options.defer_threshold_tokens {
                 return SharedParts {
-                    prefix: all,
-                    system_text: String::new(),
+                    prefix: into_string(all),
+                    system_text_json: json_string(""),
                     appends_loaded: false,
                 };
             }
@@ -89,10 +90,16 @@ fn listed(state: &State, options: &ConversationOptions, stable: bool) -> SharedP
         String::new()
     };
     SharedParts {
-        prefix,
-        system_text,
+        prefix: into_string(prefix),
+        system_text_json: json_string(&system_text),
         appends_loaded: true,
     }
+}
+
+fn json_string(s: &str) -> String {
+    let mut out = Vec::with_capacity(s.len() + 2);
+    write_str(&mut out, s);
+    into_string(out)
 }
 
 /// A built-in's description without the deferred tools listed in it.
@@ -149,8 +156,8 @@ fn native(state: &State, options: &ConversationOptions) -> SharedParts {
         write_native_tool(&mut prefix, tool, format, strict);
     }
     SharedParts {
-        prefix,
-        system_text: String::new(),
+        prefix: into_string(prefix),
+        system_text_json: json_string(""),
         appends_loaded: false,
     }
 }
