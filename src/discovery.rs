@@ -406,12 +406,10 @@ pub struct Discoverer {
 
 impl Discoverer {
     pub(crate) fn new(shared: Arc<Shared>, options: DiscoveryOptions) -> Self {
-        if options.profile == Profile::Enhanced {
-            // The first enhanced user builds the second index; from then on mutations keep it in
-            // step. A poisoned lock is reported by the first discover instead.
-            if let Ok(mut state) = shared.write() {
-                state.ensure_enhanced();
-            }
+        // The first user of a profile builds its index; from then on mutations keep it in step.
+        // A poisoned lock is reported by the first discover instead.
+        if let Ok(mut state) = shared.write() {
+            state.ensure_index(options.profile);
         }
         Discoverer { shared, options }
     }
@@ -611,7 +609,10 @@ pub(crate) fn rank_query(
         Profile::Reference => {
             let tokens = tokenize(query).into_iter().map(|t| (t, false)).collect();
             let params = options.bm25();
-            plan_and_search(state.index(), options, tokens, true, &params, top_k)
+            let index = state.index().ok_or_else(|| {
+                Error::Internal("the reference index was not built for this registry".into())
+            })?;
+            plan_and_search(index, options, tokens, true, &params, top_k)
         }
         Profile::Enhanced => {
             let (analysis, index) = state.enhanced().ok_or_else(|| {
