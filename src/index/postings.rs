@@ -1,0 +1,410 @@
+//! Posting lists stored as blocks of delta- and varint-coded postings.
+//!
+//! A posting is the gap to the previous document of its block (varint), then a header
+//! `(field mask << 1) | all-ones` (varint, one byte up to 6 fields) and, unless every non-zero
+//! frequency is 1, the non-zero frequencies (varint). The common posting, a word once in one field,
+//! takes 2 bytes instead of 4 + F. Each block keeps its first and last document (for seeks) and,
+//! per field, the largest frequency and the shortest length of its documents: from them a search
+//! bounds the score of any document in the block for any weights, k1, b and delta, and skips the
+//! block (block-max pruning). The bounds stay valid after a removal (a maximum can only fall, a
+//! minimum only rise), so a removal rewrites only its own block: no change costs work over all of
+//! a long list.
+
+use super::DocId;
+
+/// Postings per block when appending.
+pub(super) const BLOCK: usize = 128;
+
+/// One block of a posting list.
+#[derive(Debug, Clone)]
+pub(super) struct Block<const F: usize> {
+    bytes: Vec<u8>,
+    /// First and last documents of the block.
+    pub(super) first: DocId,
+    pub(super) last: DocId,
+    len: u32,
+    /// Per field, the largest frequency of any posting (255 means 255 or more).
+    pub(super) max_tf: [u8; F],
+    /// Per field, a lower bound of the field's length in every document of the block
+    /// (saturated at `u16::MAX`).
+    pub(super) min_len: [u16; F],
+}
+
+/// A posting list: blocks in document order.
+#[derive(Debug, Clone, Default)]
+pub(super) struct PostingList<const F: usize> {
+    pub(super) blocks: Vec<Block<F>>,
+    len: u32,
+}
+
+#[inline]
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+#[inline]
+fn get_varint(bytes: &[u8], at: &mut usize) -> u64 {
+    let b = bytes[*at];
+    *at += 1;
+    if b < 0x80 {
+        return u64::from(b);
+    }
+    let mut v = u64::from(b & 0x7f);
+    let mut shift = 7;
+    loop {
+        let b = bytes[*at];
+        *at += 1;
+        v |= u64::from(b & 0x7f) << shift;
+        if b < 0x80 {
+            return v;
+        }
+        shift += 7;
+    }
+}
+
+/// Decodes the posting at `*at` given the previous document: (document, frequencies).
+#[inline]
+pub(super) fn decode<const F: usize>(
+    bytes: &[u8],
+    at: &mut usize,
+    prev: DocId,
+) -> (DocId, [u32; F]) {
+    let doc = prev + get_varint(bytes, at) as DocId;
+    let header = get_varint(bytes, at);
+    let mask = header >> 1;
+    let mut tf = [0u32; F];
+    if header & 1 == 1 {
+        for (f, t) in tf.iter_mut().enumerate() {
+            *t = ((mask >> f) & 1) as u32;
+        }
+    } else {
+        for (f, t) in tf.iter_mut().enumerate() {
+            if (mask >> f) & 1 == 1 {
+                *t = get_varint(bytes, at) as u32;
+            }
+        }
+    }
+    (doc, tf)
+}
+
+fn encode<const F: usize>(out: &mut Vec<u8>, gap: DocId, tf: &[u32; F]) {
+    put_varint(out, u64::from(gap));
+    let mut mask = 0u64;
+    let mut ones = true;
+    for (f, &t) in tf.iter().enumerate() {
+        if t > 0 {
+            mask |= 1 << f;
+            ones &= t == 1;
+        }
+    }
+    put_varint(out, (mask << 1) | u64::from(ones));
+    if !ones {
+        for &t in tf {
+            if t > 0 {
+                put_varint(out, u64::from(t));
+            }
+        }
+    }
+}
+
+impl<const F: usize> Block<F> {
+    fn new(doc: DocId) -> Self {
+        Block {
+            bytes: Vec::new(),
+            first: doc,
+            last: doc,
+            len: 0,
+            max_tf: [0; F],
+            min_len: [u16::MAX; F],
+        }
+    }
+
+    /// Appends a posting after `last` (or as the first of an empty block).
+    fn push(&mut self, doc: DocId, tf: &[u32; F], lengths: &[u32; F]) {
+        if self.bytes.len() + 2 + 5 * F > self.bytes.capacity() {
+            // Grow by a quarter rather than doubling: postings are most of the index's memory.
+            let len = self.bytes.len();
+            self.bytes.reserve_exact((len / 4).max(8 + 5 * F));
+        }
+        let gap = if self.len == 0 { 0 } else { doc - self.last };
+        if self.len == 0 {
+            self.first = doc;
+        }
+        encode(&mut self.bytes, gap, tf);
+        self.last = doc;
+        self.len += 1;
+        for f in 0..F {
+            self.max_tf[f] = self.max_tf[f].max(tf[f].min(255) as u8);
+            self.min_len[f] = self.min_len[f].min(lengths[f].min(u32::from(u16::MAX)) as u16);
+        }
+        if self.len as usize == BLOCK {
+            self.bytes.shrink_to_fit();
+        }
+    }
+
+    /// The block's postings in order.
+    pub(super) fn iter(&self) -> BlockIter<'_, F> {
+        BlockIter {
+            bytes: &self.bytes,
+            at: 0,
+            prev: self.first,
+        }
+    }
+
+    fn decode_all(&self) -> Vec<(DocId, [u32; F])> {
+        self.iter().collect()
+    }
+
+    /// A block holding `postings` (sorted, non-empty), bounds computed afresh.
+    fn from_postings(postings: &[(DocId, [u32; F])], lengths: &impl Fn(DocId) -> [u32; F]) -> Self {
+        let mut b = Block::new(postings[0].0);
+        for (doc, tf) in postings {
+            b.push(*doc, tf, &lengths(*doc));
+        }
+        b.bytes.shrink_to_fit();
+        b
+    }
+}
+
+/// Iterates one block's postings.
+pub(super) struct BlockIter<'a, const F: usize> {
+    bytes: &'a [u8],
+    at: usize,
+    prev: DocId,
+}
+
+impl<const F: usize> Iterator for BlockIter<'_, F> {
+    type Item = (DocId, [u32; F]);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.at >= self.bytes.len() {
+            return None;
+        }
+        let (doc, tf) = decode(self.bytes, &mut self.at, self.prev);
+        self.prev = doc;
+        Some((doc, tf))
+    }
+}
+
+/// A position in a posting list for forward seeks: documents sought must not decrease.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Cursor {
+    block: usize,
+    /// Byte offset of the next posting in the block, and the document before it (unused at
+    /// offset 0, where the gap counts from the block's first document).
+    at: usize,
+    prev: DocId,
+}
+
+impl<const F: usize> PostingList<F> {
+    /// Number of postings.
+    pub(super) fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// All postings in document order.
+    pub(super) fn iter(&self) -> impl Iterator<Item = (DocId, [u32; F])> + '_ {
+        self.blocks.iter().flat_map(Block::iter)
+    }
+
+    /// Adds the posting of `doc`, which must not be in the list yet. `lengths` gives the field
+    /// lengths of any indexed document (the new one included).
+    pub(super) fn insert(
+        &mut self,
+        doc: DocId,
+        tf: &[u32; F],
+        lengths: &impl Fn(DocId) -> [u32; F],
+    ) {
+        self.len += 1;
+        match self.blocks.last_mut() {
+            Some(last) if last.last >= doc => {}
+            Some(last) if (last.len as usize) < BLOCK => {
+                return last.push(doc, tf, &lengths(doc));
+            }
+            _ => {
+                let mut b = Block::new(doc);
+                b.push(doc, tf, &lengths(doc));
+                return self.blocks.push(b);
+            }
+        }
+        // Into the middle: rewrite the block it falls in, split when it has doubled.
+        let at = self.blocks.partition_point(|b| b.last < doc);
+        let mut postings = self.blocks[at].decode_all();
+        let pos = postings.partition_point(|p| p.0 < doc);
+        postings.insert(pos, (doc, *tf));
+        if postings.len() >= 2 * BLOCK {
+            let (a, b) = postings.split_at(BLOCK);
+            self.blocks[at] = Block::from_postings(a, lengths);
+            self.blocks.insert(at + 1, Block::from_postings(b, lengths));
+        } else {
+            self.blocks[at] = Block::from_postings(&postings, lengths);
+        }
+    }
+
+    /// Removes the posting of `doc` and returns its frequencies, if present. Only its block is
+    /// rewritten; its bounds stay (still valid: the maximum can only have fallen, the minimum risen).
+    pub(super) fn remove(&mut self, doc: DocId) -> Option<[u32; F]> {
+        let at = self.blocks.partition_point(|b| b.last < doc);
+        let block = self.blocks.get(at)?;
+        if block.first > doc {
+            return None;
+        }
+        let mut postings = block.decode_all();
+        let pos = postings.binary_search_by_key(&doc, |p| p.0).ok()?;
+        let (_, tf) = postings.remove(pos);
+        self.len -= 1;
+        if postings.is_empty() {
+            self.blocks.remove(at);
+            return Some(tf);
+        }
+        let (max_tf, min_len) = (block.max_tf, block.min_len);
+        let mut b = Block::from_postings(&postings, &|_| [0; F]);
+        b.max_tf = max_tf;
+        b.min_len = min_len;
+        self.blocks[at] = b;
+        Some(tf)
+    }
+
+    /// The frequencies of `doc`, if the list holds it.
+    pub(super) fn get(&self, doc: DocId) -> Option<[u32; F]> {
+        let at = self.blocks.partition_point(|b| b.last < doc);
+        let block = self.blocks.get(at)?;
+        block
+            .iter()
+            .find(|p| p.0 >= doc)
+            .filter(|p| p.0 == doc)
+            .map(|p| p.1)
+    }
+
+    /// Renumbers documents through `map` (order-preserving); blocks are re-encoded.
+    pub(super) fn renumber(&mut self, map: &[Option<DocId>], lengths: &impl Fn(DocId) -> [u32; F]) {
+        let postings: Vec<(DocId, [u32; F])> = self
+            .iter()
+            .map(|(d, tf)| {
+                (
+                    map[d as usize].expect("indexed documents survive compaction"),
+                    tf,
+                )
+            })
+            .collect();
+        self.blocks = postings
+            .chunks(BLOCK)
+            .map(|c| Block::from_postings(c, lengths))
+            .collect();
+    }
+
+    /// Moves `c` to the first posting whose document is >= `doc` (without passing it); returns
+    /// the frequencies when that document is `doc`. Galloping over blocks, then decoding forward within one.
+    #[inline]
+    pub(super) fn seek(&self, c: &mut Cursor, doc: DocId) -> Option<[u32; F]> {
+        let blocks = &self.blocks;
+        if c.block >= blocks.len() {
+            return None;
+        }
+        if blocks[c.block].last < doc {
+            let rest = &blocks[c.block..];
+            let mut bound = 1;
+            while bound < rest.len() && rest[bound].last < doc {
+                bound *= 2;
+            }
+            let lo = bound / 2;
+            let hi = (bound + 1).min(rest.len());
+            c.block += lo + rest[lo..hi].partition_point(|b| b.last < doc);
+            if c.block >= blocks.len() {
+                return None;
+            }
+            c.at = 0;
+        }
+        let b = &blocks[c.block];
+        if doc < b.first {
+            return None;
+        }
+        loop {
+            // `b.last >= doc`, so a posting >= doc lies ahead in this block.
+            let mut at = c.at;
+            let prev = if at == 0 { b.first } else { c.prev };
+            let (d, tf) = decode::<F>(&b.bytes, &mut at, prev);
+            // Left on the posting found, so the same document may be sought again (a query
+            // may repeat a word).
+            if d == doc {
+                return Some(tf);
+            }
+            if d > doc {
+                return None;
+            }
+            c.at = at;
+            c.prev = d;
+        }
+    }
+
+    /// Bytes held (for memory accounting in tests and benchmarks).
+    #[cfg(test)]
+    pub(super) fn encoded_bytes(&self) -> usize {
+        self.blocks.iter().map(|b| b.bytes.len()).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inserts_removes_and_seeks_agree_with_a_sorted_list() {
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let lengths = |d: DocId| [d % 7, d % 300];
+        let mut list = PostingList::<2>::default();
+        let mut model: Vec<(DocId, [u32; 2])> = Vec::new();
+        for _ in 0..5000 {
+            let doc = next(3000) as DocId;
+            let present = model.binary_search_by_key(&doc, |p| p.0);
+            match (present, next(3)) {
+                (Err(at), 0 | 1) => {
+                    let tf = [next(3) as u32, [1, 2, 300, 70_000][next(4) as usize]];
+                    list.insert(doc, &tf, &lengths);
+                    model.insert(at, (doc, tf));
+                }
+                (Ok(at), _) => {
+                    assert_eq!(list.remove(doc), Some(model.remove(at).1));
+                }
+                (Err(_), _) => assert_eq!(list.remove(doc), None),
+            }
+        }
+        assert_eq!(list.iter().collect::<Vec<_>>(), model);
+        assert_eq!(list.len(), model.len());
+        for b in &list.blocks {
+            for (d, tf) in b.iter() {
+                for f in 0..2 {
+                    assert!(u32::from(b.max_tf[f]) >= tf[f].min(255));
+                    assert!(u32::from(b.min_len[f]) <= lengths(d)[f]);
+                }
+            }
+        }
+        let mut c = Cursor::default();
+        for doc in 0..3100 {
+            let want = model
+                .binary_search_by_key(&doc, |p| p.0)
+                .ok()
+                .map(|i| model[i].1);
+            assert_eq!(list.get(doc), want);
+            if doc % 3 == 0 {
+                assert_eq!(list.seek(&mut c, doc), want, "{doc}");
+            }
+        }
+        assert!(list.encoded_bytes() < model.len() * 6);
+    }
+}
