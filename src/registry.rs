@@ -942,6 +942,29 @@ impl Registry {
         Ok(enhanced_ok && reference_ok)
     }
 
+    /// Sizes of the built indexes, as JSON, for the memory benchmark (`bench_mem`): per profile,
+    /// terms, postings, blocks, encoded posting bytes and bytes allocated for postings.
+    #[doc(hidden)]
+    pub fn index_stats_json(&self) -> Result<String> {
+        let state = self.shared.read()?;
+        let one = |(t, p, b, u, h): (usize, usize, usize, usize, usize)| {
+            format!(
+                r#"{{"terms":{t},"postings":{p},"blocks":{b},"posting_bytes":{u},"posting_bytes_held":{h}}}"#
+            )
+        };
+        let reference = state
+            .index
+            .as_ref()
+            .map_or("null".into(), |i| one(i.stats()));
+        let enhanced = state
+            .enhanced
+            .as_ref()
+            .map_or("null".into(), |e| one(e.index.stats()));
+        Ok(format!(
+            r#"{{"reference":{reference},"enhanced":{enhanced}}}"#
+        ))
+    }
+
     /// Whether the reference index has been built (by a reference discoverer or `discover_tools`).
     pub fn has_reference_index(&self) -> Result<bool> {
         Ok(self.shared.read()?.index.is_some())

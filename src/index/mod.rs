@@ -147,6 +147,21 @@ impl<const F: usize> Index<F> {
         self.docs.get(doc as usize).copied().flatten()
     }
 
+    /// What the index holds, for memory accounting in benchmarks: (terms, postings, blocks,
+    /// encoded posting bytes, bytes allocated for postings including block headers).
+    #[doc(hidden)]
+    pub fn stats(&self) -> (usize, usize, usize, usize, usize) {
+        let mut out = (self.term_ids.len(), 0, 0, 0, 0);
+        for e in &self.terms {
+            out.1 += e.postings.len();
+            out.2 += e.postings.blocks().len();
+            let (used, held) = e.postings.bytes();
+            out.3 += used;
+            out.4 += held;
+        }
+        out
+    }
+
     /// Total length of each field over all indexed documents.
     pub fn total_lengths(&self) -> [u64; F] {
         self.total_lengths
@@ -424,7 +439,7 @@ impl<const F: usize> Index<F> {
             let best_block = t
                 .entry
                 .postings
-                .blocks
+                .blocks()
                 .iter()
                 .map(|b| block_bound(b, p, avgdl))
                 .fold(0.0, f64::max);
@@ -463,7 +478,7 @@ impl<const F: usize> Index<F> {
                 }
                 cursors.fill(Cursor::default());
                 let lead_term = &terms[lead];
-                for block in &lead_term.entry.postings.blocks {
+                for block in lead_term.entry.postings.blocks() {
                     if let Some(kth) = kth(&best) {
                         let bound = lead_term.times * lead_term.idf * block_bound(block, p, avgdl);
                         if (bound + rest[j + 1]) * SLACK < kth {

@@ -15,10 +15,74 @@ use super::DocId;
 /// Postings per block when appending.
 pub(super) const BLOCK: usize = 128;
 
+/// Bytes kept inline in a block before it takes a heap allocation: most terms occur in a tool
+/// or two, and their whole list fits here.
+const INLINE: usize = 14;
+
+/// A block's encoded postings: inline while short, else one heap slice whose length is the
+/// capacity (no separate capacity word).
+#[derive(Debug, Clone, Default)]
+struct Bytes {
+    len: u16,
+    inline: [u8; INLINE],
+    heap: Option<Box<[u8]>>,
+}
+
+impl Bytes {
+    #[inline]
+    fn as_slice(&self) -> &[u8] {
+        match &self.heap {
+            Some(h) => &h[..self.len as usize],
+            None => &self.inline[..self.len as usize],
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    fn capacity(&self) -> usize {
+        self.heap.as_ref().map_or(INLINE, |h| h.len())
+    }
+
+    fn extend(&mut self, data: &[u8]) {
+        let len = self.len as usize;
+        let need = len + data.len();
+        assert!(
+            need <= usize::from(u16::MAX),
+            "a block's postings fit in 64 KiB"
+        );
+        if need > self.capacity() {
+            // Grow by a quarter rather than doubling: postings are most of the index's memory.
+            let cap = need.max(len + len / 4).min(usize::from(u16::MAX));
+            let mut heap = vec![0u8; cap].into_boxed_slice();
+            heap[..len].copy_from_slice(self.as_slice());
+            self.heap = Some(heap);
+        }
+        match &mut self.heap {
+            Some(h) => h[len..need].copy_from_slice(data),
+            None => self.inline[len..need].copy_from_slice(data),
+        }
+        self.len = need as u16;
+    }
+
+    fn shrink_to_fit(&mut self) {
+        let len = self.len as usize;
+        if self.heap.as_ref().is_some_and(|h| h.len() > len) {
+            if len <= INLINE {
+                let heap = self.heap.take().expect("checked");
+                self.inline[..len].copy_from_slice(&heap[..len]);
+            } else {
+                self.heap = Some(self.as_slice().into());
+            }
+        }
+    }
+}
+
 /// One block of a posting list.
 #[derive(Debug, Clone)]
 pub(super) struct Block<const F: usize> {
-    bytes: Vec<u8>,
+    bytes: Bytes,
     /// First and last documents of the block.
     pub(super) first: DocId,
     pub(super) last: DocId,
@@ -33,12 +97,25 @@ pub(super) struct Block<const F: usize> {
 /// A posting list: blocks in document order.
 #[derive(Debug, Clone, Default)]
 pub(super) struct PostingList<const F: usize> {
-    pub(super) blocks: Vec<Block<F>>,
+    store: Store<F>,
     len: u32,
 }
 
+/// The blocks: a list of one block (most lists) is held without a vector's allocation.
+#[derive(Debug, Clone)]
+enum Store<const F: usize> {
+    One(Block<F>),
+    Many(Vec<Block<F>>),
+}
+
+impl<const F: usize> Default for Store<F> {
+    fn default() -> Self {
+        Store::Many(Vec::new())
+    }
+}
+
 #[inline]
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+fn put_varint(out: &mut Writer<'_>, mut v: u64) {
     while v >= 0x80 {
         out.push((v as u8) | 0x80);
         v >>= 7;
@@ -91,7 +168,10 @@ pub(super) fn decode<const F: usize>(
     (doc, tf)
 }
 
-fn encode<const F: usize>(out: &mut Vec<u8>, gap: DocId, tf: &[u32; F]) {
+/// Encodes one posting into `out` (a stack buffer), returning the bytes written.
+fn encode<const F: usize>(buf: &mut [u8; ENCODED_MAX], gap: DocId, tf: &[u32; F]) -> usize {
+    let mut out = Writer { buf, len: 0 };
+    let out = &mut out;
     put_varint(out, u64::from(gap));
     let mut mask = 0u64;
     let mut ones = true;
@@ -109,12 +189,30 @@ fn encode<const F: usize>(out: &mut Vec<u8>, gap: DocId, tf: &[u32; F]) {
             }
         }
     }
+    out.len
+}
+
+/// Longest encoded posting: a 5-byte gap, a header of up to 10 bytes, 5 bytes per frequency
+/// (the index takes at most 20 fields).
+const ENCODED_MAX: usize = 128;
+
+struct Writer<'a> {
+    buf: &'a mut [u8; ENCODED_MAX],
+    len: usize,
+}
+
+impl Writer<'_> {
+    #[inline]
+    fn push(&mut self, b: u8) {
+        self.buf[self.len] = b;
+        self.len += 1;
+    }
 }
 
 impl<const F: usize> Block<F> {
     fn new(doc: DocId) -> Self {
         Block {
-            bytes: Vec::new(),
+            bytes: Bytes::default(),
             first: doc,
             last: doc,
             len: 0,
@@ -125,16 +223,13 @@ impl<const F: usize> Block<F> {
 
     /// Appends a posting after `last` (or as the first of an empty block).
     fn push(&mut self, doc: DocId, tf: &[u32; F], lengths: &[u32; F]) {
-        if self.bytes.len() + 2 + 5 * F > self.bytes.capacity() {
-            // Grow by a quarter rather than doubling: postings are most of the index's memory.
-            let len = self.bytes.len();
-            self.bytes.reserve_exact((len / 4).max(8 + 5 * F));
-        }
         let gap = if self.len == 0 { 0 } else { doc - self.last };
         if self.len == 0 {
             self.first = doc;
         }
-        encode(&mut self.bytes, gap, tf);
+        let mut buf = [0u8; ENCODED_MAX];
+        let n = encode(&mut buf, gap, tf);
+        self.bytes.extend(&buf[..n]);
         self.last = doc;
         self.len += 1;
         for f in 0..F {
@@ -149,7 +244,7 @@ impl<const F: usize> Block<F> {
     /// The block's postings in order.
     pub(super) fn iter(&self) -> BlockIter<'_, F> {
         BlockIter {
-            bytes: &self.bytes,
+            bytes: self.bytes.as_slice(),
             at: 0,
             prev: self.first,
         }
@@ -202,6 +297,39 @@ pub(super) struct Cursor {
 }
 
 impl<const F: usize> PostingList<F> {
+    /// The blocks, in document order.
+    #[inline]
+    pub(super) fn blocks(&self) -> &[Block<F>] {
+        match &self.store {
+            Store::One(b) => std::slice::from_ref(b),
+            Store::Many(v) => v,
+        }
+    }
+
+    /// The blocks as a vector to edit; [`settle`](Self::settle) afterwards.
+    fn blocks_mut(&mut self) -> &mut Vec<Block<F>> {
+        if let Store::One(_) = self.store {
+            let Store::One(b) = std::mem::take(&mut self.store) else {
+                unreachable!()
+            };
+            self.store = Store::Many(vec![b]);
+        }
+        match &mut self.store {
+            Store::Many(v) => v,
+            Store::One(_) => unreachable!(),
+        }
+    }
+
+    /// Holds a single block without the vector.
+    fn settle(&mut self) {
+        if let Store::Many(v) = &mut self.store {
+            if v.len() == 1 {
+                let b = v.pop().expect("one block");
+                self.store = Store::One(b);
+            }
+        }
+    }
+
     /// Number of postings.
     pub(super) fn len(&self) -> usize {
         self.len as usize
@@ -213,7 +341,7 @@ impl<const F: usize> PostingList<F> {
 
     /// All postings in document order.
     pub(super) fn iter(&self) -> impl Iterator<Item = (DocId, [u32; F])> + '_ {
-        self.blocks.iter().flat_map(Block::iter)
+        self.blocks().iter().flat_map(Block::iter)
     }
 
     /// Adds the posting of `doc`, which must not be in the list yet. `lengths` gives the field
@@ -225,7 +353,11 @@ impl<const F: usize> PostingList<F> {
         lengths: &impl Fn(DocId) -> [u32; F],
     ) {
         self.len += 1;
-        match self.blocks.last_mut() {
+        let last = match &mut self.store {
+            Store::One(b) => Some(b),
+            Store::Many(v) => v.last_mut(),
+        };
+        match last {
             Some(last) if last.last >= doc => {}
             Some(last) if (last.len as usize) < BLOCK => {
                 return last.push(doc, tf, &lengths(doc));
@@ -233,51 +365,69 @@ impl<const F: usize> PostingList<F> {
             _ => {
                 let mut b = Block::new(doc);
                 b.push(doc, tf, &lengths(doc));
-                return self.blocks.push(b);
+                if let Store::Many(v) = &self.store {
+                    if v.is_empty() {
+                        self.store = Store::One(b);
+                        return;
+                    }
+                }
+                let blocks = self.blocks_mut();
+                if blocks.len() == blocks.capacity() {
+                    // Grow by a quarter, not doubling (see `Bytes::extend`).
+                    let len = blocks.len();
+                    blocks.reserve_exact((len / 4).max(1));
+                }
+                return blocks.push(b);
             }
         }
         // Into the middle: rewrite the block it falls in, split when it has doubled.
-        let at = self.blocks.partition_point(|b| b.last < doc);
-        let mut postings = self.blocks[at].decode_all();
+        let blocks = self.blocks_mut();
+        let at = blocks.partition_point(|b| b.last < doc);
+        let mut postings = blocks[at].decode_all();
         let pos = postings.partition_point(|p| p.0 < doc);
         postings.insert(pos, (doc, *tf));
         if postings.len() >= 2 * BLOCK {
             let (a, b) = postings.split_at(BLOCK);
-            self.blocks[at] = Block::from_postings(a, lengths);
-            self.blocks.insert(at + 1, Block::from_postings(b, lengths));
+            blocks[at] = Block::from_postings(a, lengths);
+            blocks.insert(at + 1, Block::from_postings(b, lengths));
         } else {
-            self.blocks[at] = Block::from_postings(&postings, lengths);
+            blocks[at] = Block::from_postings(&postings, lengths);
         }
+        self.settle();
     }
 
     /// Removes the posting of `doc` and returns its frequencies, if present. Only its block is
     /// rewritten; its bounds stay (still valid: the maximum can only have fallen, the minimum risen).
     pub(super) fn remove(&mut self, doc: DocId) -> Option<[u32; F]> {
-        let at = self.blocks.partition_point(|b| b.last < doc);
-        let block = self.blocks.get(at)?;
+        let at = self.blocks().partition_point(|b| b.last < doc);
+        let block = self.blocks().get(at)?;
         if block.first > doc {
             return None;
         }
+        let (max_tf, min_len) = (block.max_tf, block.min_len);
         let mut postings = block.decode_all();
         let pos = postings.binary_search_by_key(&doc, |p| p.0).ok()?;
         let (_, tf) = postings.remove(pos);
         self.len -= 1;
         if postings.is_empty() {
-            self.blocks.remove(at);
+            self.blocks_mut().remove(at);
+            self.settle();
             return Some(tf);
         }
-        let (max_tf, min_len) = (block.max_tf, block.min_len);
         let mut b = Block::from_postings(&postings, &|_| [0; F]);
         b.max_tf = max_tf;
         b.min_len = min_len;
-        self.blocks[at] = b;
+        match &mut self.store {
+            Store::One(one) => *one = b,
+            Store::Many(v) => v[at] = b,
+        }
         Some(tf)
     }
 
     /// The frequencies of `doc`, if the list holds it.
     pub(super) fn get(&self, doc: DocId) -> Option<[u32; F]> {
-        let at = self.blocks.partition_point(|b| b.last < doc);
-        let block = self.blocks.get(at)?;
+        let at = self.blocks().partition_point(|b| b.last < doc);
+        let block = self.blocks().get(at)?;
         block
             .iter()
             .find(|p| p.0 >= doc)
@@ -296,17 +446,20 @@ impl<const F: usize> PostingList<F> {
                 )
             })
             .collect();
-        self.blocks = postings
-            .chunks(BLOCK)
-            .map(|c| Block::from_postings(c, lengths))
-            .collect();
+        self.store = Store::Many(
+            postings
+                .chunks(BLOCK)
+                .map(|c| Block::from_postings(c, lengths))
+                .collect(),
+        );
+        self.settle();
     }
 
     /// Moves `c` to the first posting whose document is >= `doc` (without passing it); returns
     /// the frequencies when that document is `doc`. Galloping over blocks, then decoding forward within one.
     #[inline]
     pub(super) fn seek(&self, c: &mut Cursor, doc: DocId) -> Option<[u32; F]> {
-        let blocks = &self.blocks;
+        let blocks = self.blocks();
         if c.block >= blocks.len() {
             return None;
         }
@@ -332,7 +485,7 @@ impl<const F: usize> PostingList<F> {
             // `b.last >= doc`, so a posting >= doc lies ahead in this block.
             let mut at = c.at;
             let prev = if at == 0 { b.first } else { c.prev };
-            let (d, tf) = decode::<F>(&b.bytes, &mut at, prev);
+            let (d, tf) = decode::<F>(b.bytes.as_slice(), &mut at, prev);
             // Left on the posting found, so the same document may be sought again (a query
             // may repeat a word).
             if d == doc {
@@ -346,10 +499,26 @@ impl<const F: usize> PostingList<F> {
         }
     }
 
+    /// Encoded bytes, and bytes allocated (block headers and spare capacity included).
+    pub(super) fn bytes(&self) -> (usize, usize) {
+        let used = self.blocks().iter().map(|b| b.bytes.len()).sum();
+        let vector = match &self.store {
+            Store::One(_) => 0,
+            Store::Many(v) => v.capacity() * std::mem::size_of::<Block<F>>(),
+        };
+        let held = vector
+            + self
+                .blocks()
+                .iter()
+                .map(|b| b.bytes.heap.as_ref().map_or(0, |h| h.len()))
+                .sum::<usize>();
+        (used, held)
+    }
+
     /// Bytes held (for memory accounting in tests and benchmarks).
     #[cfg(test)]
     pub(super) fn encoded_bytes(&self) -> usize {
-        self.blocks.iter().map(|b| b.bytes.len()).sum()
+        self.blocks().iter().map(|b| b.bytes.len()).sum()
     }
 }
 
@@ -386,7 +555,7 @@ mod tests {
         }
         assert_eq!(list.iter().collect::<Vec<_>>(), model);
         assert_eq!(list.len(), model.len());
-        for b in &list.blocks {
+        for b in list.blocks() {
             for (d, tf) in b.iter() {
                 for f in 0..2 {
                     assert!(u32::from(b.max_tf[f]) >= tf[f].min(255));
