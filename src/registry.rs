@@ -222,6 +222,7 @@ impl State {
                     index.add(id, &reference_tokens(&slot.tool));
                 }
             }
+            index.shrink_to_fit();
             self.index = Some(index);
         }
     }
@@ -245,6 +246,7 @@ impl State {
                 index.add(id, &enhanced_document(&slot.tool, &analysis));
             }
         }
+        index.shrink_to_fit();
         self.enhanced = Some(EnhancedIndex { analysis, index });
     }
 

@@ -6,9 +6,11 @@
 
 mod postings;
 
+use hashbrown::HashTable;
 use postings::{Cursor, PostingList};
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::hash::BuildHasher;
 
 /// foldhash instead of SipHash: term hashing was a fifth of a bulk build's instructions. It is
 /// seeded per process, so term names chosen by a third party still cannot be aimed at collisions.
@@ -32,8 +34,9 @@ pub struct Posting<const F: usize> {
 #[derive(Debug, Clone, Default)]
 struct TermEntry<const F: usize> {
     postings: PostingList<F>,
-    /// Documents whose field 0 (the name) contains the term.
-    name_df: u32,
+    /// The term's text: `Terms::text[at..at + len]`.
+    at: u32,
+    len: u32,
 }
 
 /// BM25F parameters: per-field weights and the BM25+ constants.
@@ -61,7 +64,14 @@ pub struct ScoredDoc {
 /// An inverted index over documents with `F` fields. Field 0 is the name field.
 #[derive(Debug, Clone)]
 pub struct Index<const F: usize> {
-    term_ids: FastMap<Box<str>, u32>,
+    /// Term ids, found by hashing the term and comparing with its text in `term_text`: one
+    /// arena for every term instead of a heap string and a map key per term (half the terms of
+    /// a catalog occur in a single tool, so the dictionary weighs as much as their postings).
+    term_ids: HashTable<u32>,
+    term_hasher: foldhash::fast::RandomState,
+    term_text: String,
+    /// Bytes of `term_text` whose term is gone; compacted when they are most of it.
+    term_garbage: usize,
     terms: Vec<TermEntry<F>>,
     free_term_ids: Vec<u32>,
     /// Field lengths per document slot; `None` for slots not indexed.
@@ -96,7 +106,10 @@ impl<const F: usize> Index<F> {
     /// An empty index.
     pub fn new() -> Self {
         Index {
-            term_ids: FastMap::default(),
+            term_ids: HashTable::new(),
+            term_hasher: Default::default(),
+            term_text: String::new(),
+            term_garbage: 0,
             terms: Vec::new(),
             free_term_ids: Vec::new(),
             docs: Vec::new(),
@@ -123,7 +136,7 @@ impl<const F: usize> Index<F> {
 
     /// Number of documents whose name field contains `term`.
     pub fn name_doc_freq(&self, term: &str) -> usize {
-        self.entry(term).map_or(0, |e| e.name_df as usize)
+        self.entry(term).map_or(0, |e| e.postings.name_df())
     }
 
     /// The postings of `term`, in registration order (decoded into a new list).
@@ -168,7 +181,16 @@ impl<const F: usize> Index<F> {
     }
 
     fn entry(&self, term: &str) -> Option<&TermEntry<F>> {
-        self.term_ids.get(term).map(|&id| &self.terms[id as usize])
+        self.term_id(term).map(|id| &self.terms[id as usize])
+    }
+
+    fn term_id(&self, term: &str) -> Option<u32> {
+        let (terms, text) = (&self.terms, &self.term_text);
+        self.term_ids
+            .find(self.term_hasher.hash_one(term), |&id| {
+                term_at(terms, text, id) == term
+            })
+            .copied()
     }
 
     /// Indexes `doc`. Adding a document that is already indexed is a logic error and is refused.
@@ -212,14 +234,22 @@ impl<const F: usize> Index<F> {
         let lengths_of = |d: DocId| docs[d as usize].expect("postings point at indexed documents");
         for &(id, tf) in &counts {
             self.in_doc[id as usize] = 0;
-            let entry = &mut self.terms[id as usize];
-            entry.postings.insert(doc, &tf, &lengths_of);
-            if tf[0] > 0 {
-                entry.name_df += 1;
-            }
+            self.terms[id as usize]
+                .postings
+                .insert(doc, &tf, &lengths_of);
         }
         self.doc_count += 1;
         true
+    }
+
+    /// Gives back the spare capacity that appending leaves in posting lists; for after a bulk
+    /// build (the next append to a list grows it again).
+    pub fn shrink_to_fit(&mut self) {
+        for e in &mut self.terms {
+            e.postings.shrink_to_fit();
+        }
+        self.terms.shrink_to_fit();
+        self.term_text.shrink_to_fit();
     }
 
     /// Removes `doc`, given the same field tokens it was added with. Returns false if it was not indexed.
@@ -230,16 +260,18 @@ impl<const F: usize> Index<F> {
         for (f, len) in lengths.iter().enumerate() {
             self.total_lengths[f] -= u64::from(*len);
         }
-        for (term, tf) in term_frequencies(fields) {
-            let Some(&id) = self.term_ids.get(term) else {
+        for (term, _) in term_frequencies(fields) {
+            let Some(id) = self.term_id(term) else {
                 continue;
             };
             let entry = &mut self.terms[id as usize];
-            if entry.postings.remove(doc).is_some() && tf[0] > 0 {
-                entry.name_df -= 1;
-            }
+            entry.postings.remove(doc);
             if entry.postings.is_empty() {
-                self.term_ids.remove(term);
+                let hash = self.term_hasher.hash_one(term);
+                if let Ok(found) = self.term_ids.find_entry(hash, |&i| i == id) {
+                    found.remove();
+                }
+                self.term_garbage += entry.len as usize;
                 self.terms[id as usize] = TermEntry::default();
                 self.free_term_ids.push(id);
             }
@@ -250,8 +282,16 @@ impl<const F: usize> Index<F> {
     }
 
     fn term_id_or_insert(&mut self, term: &str) -> u32 {
-        if let Some(&id) = self.term_ids.get(term) {
+        let hash = self.term_hasher.hash_one(term);
+        let (terms, text) = (&self.terms, &self.term_text);
+        if let Some(&id) = self
+            .term_ids
+            .find(hash, |&id| term_at(terms, text, id) == term)
+        {
             return id;
+        }
+        if self.term_garbage > (1 << 16) && self.term_garbage * 2 > self.term_text.len() {
+            self.compact_term_text();
         }
         let id = match self.free_term_ids.pop() {
             Some(id) => id,
@@ -260,8 +300,27 @@ impl<const F: usize> Index<F> {
                 (self.terms.len() - 1) as u32
             }
         };
-        self.term_ids.insert(term.into(), id);
+        let entry = &mut self.terms[id as usize];
+        entry.at = u32::try_from(self.term_text.len()).expect("term text under 4 GiB");
+        entry.len = term.len() as u32;
+        self.term_text.push_str(term);
+        let (terms, text, hasher) = (&self.terms, &self.term_text, &self.term_hasher);
+        self.term_ids
+            .insert_unique(hash, id, |&i| hasher.hash_one(term_at(terms, text, i)));
         id
+    }
+
+    /// Rewrites the term arena with the live terms only (after many terms came and went).
+    fn compact_term_text(&mut self) {
+        let mut text = String::with_capacity(self.term_text.len() - self.term_garbage);
+        for &id in self.term_ids.iter() {
+            let e = &mut self.terms[id as usize];
+            let old = &self.term_text[e.at as usize..(e.at + e.len) as usize];
+            e.at = text.len() as u32;
+            text.push_str(old);
+        }
+        self.term_text = text;
+        self.term_garbage = 0;
     }
 
     /// Renumbers documents through `map` (old slot to new slot), which must preserve order.
@@ -554,14 +613,15 @@ impl<const F: usize> Index<F> {
         let mut terms: Vec<(String, Vec<Posting<F>>, u32)> = self
             .term_ids
             .iter()
-            .map(|(t, &id)| {
+            .map(|&id| {
                 let e = &self.terms[id as usize];
                 let postings = e
                     .postings
                     .iter()
                     .map(|(doc, tf)| Posting { doc, tf })
                     .collect();
-                (t.to_string(), postings, e.name_df)
+                let t = term_at(&self.terms, &self.term_text, id);
+                (t.to_string(), postings, e.postings.name_df() as u32)
             })
             .collect();
         terms.sort_by(|a, b| a.0.cmp(&b.0));
@@ -621,6 +681,13 @@ fn tf_norm_with<const F: usize>(tf: [u32; F], norm: f64, p: &Bm25Params<F>) -> f
         return p.delta;
     }
     (wtf * (p.k1 + 1.0)) / (wtf + norm) + p.delta
+}
+
+/// The text of term `id`.
+#[inline]
+fn term_at<'a, const F: usize>(terms: &[TermEntry<F>], text: &'a str, id: u32) -> &'a str {
+    let e = &terms[id as usize];
+    &text[e.at as usize..(e.at + e.len) as usize]
 }
 
 /// A bound of one term's normalized frequency ([`tf_norm_with`], before the IDF) in any document
@@ -821,7 +888,7 @@ mod block_max_tests {
             x % n
         };
         // Zipf-like word ranks: a few very common words, a long tail.
-        let mut word = |rnd: &mut dyn FnMut(u64) -> u64| {
+        let word = |rnd: &mut dyn FnMut(u64) -> u64| {
             let r = rnd(1 << 20) as f64 / f64::from(1 << 20);
             format!("w{}", (300f64.powf(r) as u64).min(299))
         };
@@ -887,7 +954,7 @@ mod block_max_tests {
         let check = |idx: &Index<3>, rnd: &mut dyn FnMut(u64) -> u64| {
             for q in 0..300 {
                 let n = 1 + q % 5;
-                let mut w = |rnd: &mut dyn FnMut(u64) -> u64| {
+                let w = |rnd: &mut dyn FnMut(u64) -> u64| {
                     let r = rnd(1 << 20) as f64 / f64::from(1 << 20);
                     format!("w{}", (300f64.powf(r) as u64).min(299))
                 };
@@ -922,4 +989,48 @@ mod block_max_tests {
         assert_eq!(idx.canonical(), fresh.canonical());
         check(&idx, &mut rnd);
     }
+}
+
+#[cfg(test)]
+mod dictionary_tests {
+    use super::*;
+
+    /// Terms that come and go leave garbage in the term arena; once it is most of the arena it
+    /// is compacted, and every live term is still found.
+    #[test]
+    fn the_term_arena_is_compacted_and_terms_stay_found() {
+        let doc = |i: usize| -> [Vec<String>; 2] {
+            [
+                vec![format!("name{i}"), "common".into()],
+                vec![format!("a_fairly_long_unique_description_word_{i}")],
+            ]
+        };
+        let mut idx = Index::<2>::new();
+        idx.add(0, &doc(0));
+        for i in 1..20_000 {
+            idx.add(i as DocId, &doc(i));
+            if i % 10 != 0 {
+                assert!(idx.remove(i as DocId, &doc(i)));
+            }
+        }
+        assert!(idx.term_text.len() < 40 * 20_000 / 2, "compacted");
+        let mut fresh = Index::<2>::new();
+        fresh.add(0, &doc(0));
+        for i in (10..20_000).step_by(10) {
+            fresh.add(i as DocId, &doc(i));
+        }
+        assert_eq!(idx.canonical(), fresh.canonical());
+        assert_eq!(idx.doc_freq("common"), 2_000);
+        assert_eq!(idx.name_doc_freq("name1990"), 1);
+        assert_eq!(idx.doc_freq("name1991"), 0);
+        let hits = idx.search(&["a_fairly_long_unique_description_word_19990"], &P2, 3);
+        assert_eq!(hits.iter().map(|h| h.doc).collect::<Vec<_>>(), [19_990]);
+    }
+
+    const P2: Bm25Params<2> = Bm25Params {
+        weights: [3.0, 2.0],
+        k1: 1.5,
+        b: 0.75,
+        delta: 1.0,
+    };
 }

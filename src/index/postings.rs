@@ -20,20 +20,22 @@ pub(super) const BLOCK: usize = 128;
 const INLINE: usize = 14;
 
 /// A block's encoded postings: inline while short, else one heap slice whose length is the
-/// capacity (no separate capacity word).
+/// capacity (no separate capacity word). An empty heap slice (no allocation) means inline; it
+/// is never null, which lets [`Store`] keep its tag in that pointer.
 #[derive(Debug, Clone, Default)]
 struct Bytes {
     len: u16,
     inline: [u8; INLINE],
-    heap: Option<Box<[u8]>>,
+    heap: Box<[u8]>,
 }
 
 impl Bytes {
     #[inline]
     fn as_slice(&self) -> &[u8] {
-        match &self.heap {
-            Some(h) => &h[..self.len as usize],
-            None => &self.inline[..self.len as usize],
+        if self.heap.is_empty() {
+            &self.inline[..self.len as usize]
+        } else {
+            &self.heap[..self.len as usize]
         }
     }
 
@@ -42,7 +44,11 @@ impl Bytes {
     }
 
     fn capacity(&self) -> usize {
-        self.heap.as_ref().map_or(INLINE, |h| h.len())
+        if self.heap.is_empty() {
+            INLINE
+        } else {
+            self.heap.len()
+        }
     }
 
     fn extend(&mut self, data: &[u8]) {
@@ -57,23 +63,24 @@ impl Bytes {
             let cap = need.max(len + len / 4).min(usize::from(u16::MAX));
             let mut heap = vec![0u8; cap].into_boxed_slice();
             heap[..len].copy_from_slice(self.as_slice());
-            self.heap = Some(heap);
+            self.heap = heap;
         }
-        match &mut self.heap {
-            Some(h) => h[len..need].copy_from_slice(data),
-            None => self.inline[len..need].copy_from_slice(data),
+        if self.heap.is_empty() {
+            self.inline[len..need].copy_from_slice(data);
+        } else {
+            self.heap[len..need].copy_from_slice(data);
         }
         self.len = need as u16;
     }
 
     fn shrink_to_fit(&mut self) {
         let len = self.len as usize;
-        if self.heap.as_ref().is_some_and(|h| h.len() > len) {
+        if self.heap.len() > len {
             if len <= INLINE {
-                let heap = self.heap.take().expect("checked");
+                let heap = std::mem::take(&mut self.heap);
                 self.inline[..len].copy_from_slice(&heap[..len]);
             } else {
-                self.heap = Some(self.as_slice().into());
+                self.heap = self.as_slice().into();
             }
         }
     }
@@ -86,19 +93,22 @@ pub(super) struct Block<const F: usize> {
     /// First and last documents of the block.
     pub(super) first: DocId,
     pub(super) last: DocId,
-    len: u32,
+    len: u16,
+    /// Postings with a non-zero frequency in field 0 (the name).
+    name_count: u16,
     /// Per field, the largest frequency of any posting (255 means 255 or more).
     pub(super) max_tf: [u8; F],
     /// Per field, a lower bound of the field's length in every document of the block
-    /// (saturated at `u16::MAX`).
-    pub(super) min_len: [u16; F],
+    /// (saturated at 255: fields are rarely longer, and a lower bound stays valid).
+    pub(super) min_len: [u8; F],
 }
 
 /// A posting list: blocks in document order.
 #[derive(Debug, Clone, Default)]
 pub(super) struct PostingList<const F: usize> {
+    /// Counts are summed over the blocks when asked (a few hundred blocks at most per 100,000
+    /// documents), which keeps the entry of a term at 56 bytes.
     store: Store<F>,
-    len: u32,
 }
 
 /// The blocks: a list of one block (most lists) is held without a vector's allocation.
@@ -216,8 +226,9 @@ impl<const F: usize> Block<F> {
             first: doc,
             last: doc,
             len: 0,
+            name_count: 0,
             max_tf: [0; F],
-            min_len: [u16::MAX; F],
+            min_len: [u8::MAX; F],
         }
     }
 
@@ -232,9 +243,12 @@ impl<const F: usize> Block<F> {
         self.bytes.extend(&buf[..n]);
         self.last = doc;
         self.len += 1;
+        if F > 0 && tf[0] > 0 {
+            self.name_count += 1;
+        }
         for f in 0..F {
             self.max_tf[f] = self.max_tf[f].max(tf[f].min(255) as u8);
-            self.min_len[f] = self.min_len[f].min(lengths[f].min(u32::from(u16::MAX)) as u16);
+            self.min_len[f] = self.min_len[f].min(lengths[f].min(255) as u8);
         }
         if self.len as usize == BLOCK {
             self.bytes.shrink_to_fit();
@@ -330,13 +344,31 @@ impl<const F: usize> PostingList<F> {
         }
     }
 
+    /// Gives back spare capacity (after a bulk build).
+    pub(super) fn shrink_to_fit(&mut self) {
+        match &mut self.store {
+            Store::One(b) => b.bytes.shrink_to_fit(),
+            Store::Many(v) => {
+                v.shrink_to_fit();
+                if let Some(b) = v.last_mut() {
+                    b.bytes.shrink_to_fit();
+                }
+            }
+        }
+    }
+
+    /// Number of postings whose field 0 (the name) holds the term.
+    pub(super) fn name_df(&self) -> usize {
+        self.blocks().iter().map(|b| b.name_count as usize).sum()
+    }
+
     /// Number of postings.
     pub(super) fn len(&self) -> usize {
-        self.len as usize
+        self.blocks().iter().map(|b| b.len as usize).sum()
     }
 
     pub(super) fn is_empty(&self) -> bool {
-        self.len == 0
+        self.blocks().is_empty()
     }
 
     /// All postings in document order.
@@ -352,7 +384,6 @@ impl<const F: usize> PostingList<F> {
         tf: &[u32; F],
         lengths: &impl Fn(DocId) -> [u32; F],
     ) {
-        self.len += 1;
         let last = match &mut self.store {
             Store::One(b) => Some(b),
             Store::Many(v) => v.last_mut(),
@@ -408,7 +439,7 @@ impl<const F: usize> PostingList<F> {
         let mut postings = block.decode_all();
         let pos = postings.binary_search_by_key(&doc, |p| p.0).ok()?;
         let (_, tf) = postings.remove(pos);
-        self.len -= 1;
+
         if postings.is_empty() {
             self.blocks_mut().remove(at);
             self.settle();
@@ -510,7 +541,7 @@ impl<const F: usize> PostingList<F> {
             + self
                 .blocks()
                 .iter()
-                .map(|b| b.bytes.heap.as_ref().map_or(0, |h| h.len()))
+                .map(|b| b.bytes.heap.len())
                 .sum::<usize>();
         (used, held)
     }
