@@ -73,6 +73,24 @@ impl Bytes {
         self.len = need as u16;
     }
 
+    /// Replaces the contents, keeping the heap slice when it fits without much to spare.
+    fn set(&mut self, data: &[u8]) {
+        let n = data.len();
+        assert!(
+            n <= usize::from(u16::MAX),
+            "a block's postings fit in 64 KiB"
+        );
+        if n <= INLINE {
+            self.heap = Box::default();
+            self.inline[..n].copy_from_slice(data);
+        } else if self.heap.len() >= n && self.heap.len() <= n + n / 4 + 8 {
+            self.heap[..n].copy_from_slice(data);
+        } else {
+            self.heap = data.into();
+        }
+        self.len = n as u16;
+    }
+
     fn shrink_to_fit(&mut self) {
         let len = self.len as usize;
         if self.heap.len() > len {
@@ -243,13 +261,7 @@ impl<const F: usize> Block<F> {
         self.bytes.extend(&buf[..n]);
         self.last = doc;
         self.len += 1;
-        if F > 0 && tf[0] > 0 {
-            self.name_count += 1;
-        }
-        for f in 0..F {
-            self.max_tf[f] = self.max_tf[f].max(tf[f].min(255) as u8);
-            self.min_len[f] = self.min_len[f].min(lengths[f].min(255) as u8);
-        }
+        self.note(tf, lengths);
         if self.len as usize == BLOCK {
             self.bytes.shrink_to_fit();
         }
@@ -271,11 +283,74 @@ impl<const F: usize> Block<F> {
     /// A block holding `postings` (sorted, non-empty), bounds computed afresh.
     fn from_postings(postings: &[(DocId, [u32; F])], lengths: &impl Fn(DocId) -> [u32; F]) -> Self {
         let mut b = Block::new(postings[0].0);
+        let mut out = Vec::with_capacity(postings.len() * 4);
+        let mut buf = [0u8; ENCODED_MAX];
+        let mut prev = b.first;
         for (doc, tf) in postings {
-            b.push(*doc, tf, &lengths(*doc));
+            let n = encode(&mut buf, doc - prev, tf);
+            out.extend_from_slice(&buf[..n]);
+            prev = *doc;
+            b.note(tf, &lengths(*doc));
         }
-        b.bytes.shrink_to_fit();
+        b.len = postings.len() as u16;
+        b.last = prev;
+        b.bytes.set(&out);
         b
+    }
+
+    /// Widens the bounds and counts for one more posting.
+    fn note(&mut self, tf: &[u32; F], lengths: &[u32; F]) {
+        if F > 0 && tf[0] > 0 {
+            self.name_count += 1;
+        }
+        for f in 0..F {
+            self.max_tf[f] = self.max_tf[f].max(tf[f].min(255) as u8);
+            self.min_len[f] = self.min_len[f].min(lengths[f].min(255) as u8);
+        }
+    }
+
+    /// Removes the posting of `doc` in place: the next posting's gap is re-encoded and the
+    /// rest moved down. Bounds stay (see [`PostingList::remove`]). `None` if absent.
+    fn remove(&mut self, doc: DocId) -> Option<[u32; F]> {
+        let bytes = self.bytes.as_slice();
+        let (mut pos, mut prev) = (0, self.first);
+        let mut before: Option<DocId> = None;
+        let (start, end, tf) = loop {
+            if pos >= bytes.len() {
+                return None;
+            }
+            let start = pos;
+            let (d, tf) = decode::<F>(bytes, &mut pos, prev);
+            if d == doc {
+                break (start, pos, tf);
+            }
+            if d > doc {
+                return None;
+            }
+            before = Some(d);
+            prev = d;
+        };
+        let mut out = Vec::with_capacity(bytes.len());
+        out.extend_from_slice(&bytes[..start]);
+        if end < bytes.len() {
+            let mut next_end = end;
+            let (next, next_tf) = decode::<F>(bytes, &mut next_end, doc);
+            let mut buf = [0u8; ENCODED_MAX];
+            let n = encode(&mut buf, before.map_or(0, |b| next - b), &next_tf);
+            out.extend_from_slice(&buf[..n]);
+            out.extend_from_slice(&bytes[next_end..]);
+            if before.is_none() {
+                self.first = next;
+            }
+        } else if let Some(b) = before {
+            self.last = b;
+        }
+        self.bytes.set(&out);
+        self.len -= 1;
+        if F > 0 && tf[0] > 0 {
+            self.name_count -= 1;
+        }
+        Some(tf)
     }
 }
 
@@ -435,24 +510,16 @@ impl<const F: usize> PostingList<F> {
         if block.first > doc {
             return None;
         }
-        let (max_tf, min_len) = (block.max_tf, block.min_len);
-        let mut postings = block.decode_all();
-        let pos = postings.binary_search_by_key(&doc, |p| p.0).ok()?;
-        let (_, tf) = postings.remove(pos);
-
-        if postings.is_empty() {
+        if block.len == 1 {
+            let tf = block.iter().next().filter(|p| p.0 == doc)?.1;
             self.blocks_mut().remove(at);
             self.settle();
             return Some(tf);
         }
-        let mut b = Block::from_postings(&postings, &|_| [0; F]);
-        b.max_tf = max_tf;
-        b.min_len = min_len;
         match &mut self.store {
-            Store::One(one) => *one = b,
-            Store::Many(v) => v[at] = b,
+            Store::One(one) => one.remove(doc),
+            Store::Many(v) => v[at].remove(doc),
         }
-        Some(tf)
     }
 
     /// The frequencies of `doc`, if the list holds it.
