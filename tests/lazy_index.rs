@@ -11,6 +11,9 @@ const TOOLS: &str = r#"[
   {"name": "list_files", "description": "List the files of a directory."}
 ]"#;
 
+/// Whether a registry holds one profile's index.
+type HasIndex = fn(&Registry) -> bool;
+
 fn names(d: &toolregistry::Discoverer, q: &str) -> Vec<String> {
     d.discover(q, &DiscoverRequest::default())
         .unwrap()
@@ -34,7 +37,7 @@ fn each_profile_builds_only_its_own_index_and_switching_builds_the_other_once() 
         r.register_json(TOOLS).unwrap();
         r.enable_discovery(DiscoveryOptions::for_profile(first))
             .unwrap();
-        let (has_first, has_other): (fn(&Registry) -> bool, fn(&Registry) -> bool) = match first {
+        let (has_first, has_other): (HasIndex, HasIndex) = match first {
             Profile::Enhanced => (
                 |r| r.has_enhanced_index().unwrap(),
                 |r| r.has_reference_index().unwrap(),

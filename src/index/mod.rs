@@ -909,13 +909,13 @@ mod block_max_tests {
             }
         }
         // Remove a third, re-add some in the middle (blocks rewritten, bounds left stale).
-        for d in 0..4000usize {
+        for (d, slot) in docs.iter_mut().enumerate() {
             if rnd(3) == 0 {
-                let doc = docs[d].take().unwrap();
+                let doc = slot.take().unwrap();
                 assert!(idx.remove(d as DocId, &doc));
                 if rnd(4) == 0 {
                     idx.add(d as DocId, &doc);
-                    docs[d] = Some(doc);
+                    *slot = Some(doc);
                 }
             }
         }

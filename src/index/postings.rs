@@ -655,8 +655,8 @@ mod tests {
         assert_eq!(list.len(), model.len());
         for b in list.blocks() {
             for (d, tf) in b.iter() {
-                for f in 0..2 {
-                    assert!(u32::from(b.max_tf[f]) >= tf[f].min(255));
+                for (f, t) in tf.iter().enumerate() {
+                    assert!(u32::from(b.max_tf[f]) >= (*t).min(255));
                     assert!(u32::from(b.min_len[f]) <= lengths(d)[f]);
                 }
             }
