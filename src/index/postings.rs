@@ -171,8 +171,32 @@ fn get_varint(bytes: &[u8], at: &mut usize) -> u64 {
     }
 }
 
+/// Reads the posting at `*at` given the previous document, skipping its frequencies: the
+/// document only, which is all a seek needs until it reaches its target.
+#[inline(always)]
+fn skip(bytes: &[u8], at: &mut usize, prev: DocId) -> DocId {
+    // The common posting: a one-byte gap and a one-byte header of frequencies all 1.
+    if let Some(&[gap, header]) = bytes.get(*at..*at + 2) {
+        if gap < 0x80 && header & 0x81 == 0x01 {
+            *at += 2;
+            return prev + DocId::from(gap);
+        }
+    }
+    let doc = prev + get_varint(bytes, at) as DocId;
+    let header = get_varint(bytes, at);
+    if header & 1 == 0 {
+        for _ in 0..(header >> 1).count_ones() {
+            while bytes[*at] >= 0x80 {
+                *at += 1;
+            }
+            *at += 1;
+        }
+    }
+    doc
+}
+
 /// Decodes the posting at `*at` given the previous document: (document, frequencies).
-#[inline]
+#[inline(always)]
 pub(super) fn decode<const F: usize>(
     bytes: &[u8],
     at: &mut usize,
@@ -579,21 +603,25 @@ impl<const F: usize> PostingList<F> {
         if doc < b.first {
             return None;
         }
+        let bytes = b.bytes.as_slice();
+        let mut at = c.at;
+        let mut prev = if at == 0 { b.first } else { c.prev };
         loop {
             // `b.last >= doc`, so a posting >= doc lies ahead in this block.
-            let mut at = c.at;
-            let prev = if at == 0 { b.first } else { c.prev };
-            let (d, tf) = decode::<F>(b.bytes.as_slice(), &mut at, prev);
-            // Left on the posting found, so the same document may be sought again (a query
-            // may repeat a word).
-            if d == doc {
-                return Some(tf);
+            let start = at;
+            let d = skip(bytes, &mut at, prev);
+            if d >= doc {
+                // Left on the posting found, so the same document may be sought again (a
+                // query may repeat a word).
+                c.at = start;
+                c.prev = prev;
+                if d > doc {
+                    return None;
+                }
+                let mut from = start;
+                return Some(decode::<F>(bytes, &mut from, prev).1);
             }
-            if d > doc {
-                return None;
-            }
-            c.at = at;
-            c.prev = d;
+            prev = d;
         }
     }
 
