@@ -9,16 +9,19 @@ catalogs to build/bench/ (`bench_gen`, fixed seed), then measures, for each cata
 
   - discover latency p50/p95/p99 with top_k 10, after a warm-up pass;
   - build: register every tool and enable discovery (for tantivy: add, commit, reload);
-  - register one new tool, then one discover (median);
+  - register one new tool, then one discover; unregister it, then one discover (medians);
   - peak RSS (VmHWM) after build;
   - discover throughput with 1 and 2 threads.
 
 Each engine runs in its own worker process (so peak RSS is its own), one after another in this run.
-This library is measured through its C ABI via ctypes on target/release/libtoolregistry.so: JSON
+This library is measured with each ranking profile (`ours-reference`, `ours-enhanced`; the
+`discover_tools` built-in enabled with `{"profile": P}`) through its C ABI via ctypes on
+target/release/libtoolregistry.so: JSON
 arguments in (`tr_registry_call(r, "discover_tools", {"query", "top_k": 10})`), JSON text out. Its peak
 RSS is also measured by the native program `bench_mem`, without a Python interpreter around it.
 
-Prints one markdown table per measure, with ratios (other engine / this library: above 1 means this
+Prints the targets of issue 13 with met / missed for both profiles, a growth table (discover p50,
+register-one and peak RSS against N, with fitted exponents), then one markdown table per measure, with ratios (other engine / this library: above 1 means this
 library is faster or smaller). Slow engines get fewer samples at large N; the tables say how many.
 """
 
@@ -42,7 +45,8 @@ BFCL = ROOT.parent / "shared" / "eval" / "bfcl"
 PACKAGES = ["toolregistry==0.19.0", "tantivy==0.27.0"]
 FIELDS = ["name", "description", "tags", "params", "search_hint"]
 BOOSTS = {"name": 3.0, "description": 2.0, "tags": 1.5, "params": 1.0, "search_hint": 2.0}
-ENGINES = ["reference", "tantivy", "ours"]
+ENGINES = ["reference", "tantivy", "ours-reference", "ours-enhanced"]
+PROFILES = ["reference", "enhanced"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -62,7 +66,8 @@ def ensure_venv():
 
 def build_and_generate(sizes):
     subprocess.run(
-        ["cargo", "build", "--release", "--lib", "--example", "bench_gen", "--example", "bench_mem"],
+        ["cargo", "build", "--release", "--lib", "--example", "bench_gen", "--example", "bench_mem",
+         "--example", "bench_change"],
         cwd=ROOT,
         check=True,
     )
@@ -157,7 +162,8 @@ def tool_parts(tool):
 
 
 # ---------------------------------------------------------------------------------------------
-# engines: each has build(), discover(q), register_one(tool, query) -> elapsed seconds
+# engines: each has build(), discover(q), register_one(tool, query) -> (seconds to register it and
+# discover, seconds to unregister it and discover)
 
 
 class Reference:
@@ -204,8 +210,10 @@ class Reference:
         self.reg.register(obj, namespace=ns)
         self.discover(query)
         elapsed = time.perf_counter() - t
+        t = time.perf_counter()
         self.reg._unregister(registered_name(tool))
-        return elapsed
+        self.discover(query)
+        return elapsed, time.perf_counter() - t
 
 
 class Tantivy:
@@ -263,17 +271,20 @@ class Tantivy:
         self.searcher = self.index.searcher()
         self.discover(query)
         elapsed = time.perf_counter() - t
+        t = time.perf_counter()
         self.writer.delete_documents_by_term("id", registered_name(tool))
         self.writer.commit()
         self.index.reload()
         self.searcher = self.index.searcher()
-        return elapsed
+        self.discover(query)
+        return elapsed, time.perf_counter() - t
 
 
 class Ours:
     """This library through its C ABI (ctypes): JSON in, JSON text out."""
 
-    def __init__(self, catalog_text):
+    def __init__(self, catalog_text, profile="reference"):
+        self.options = json.dumps({"profile": profile}).encode()
         lib = ctypes.CDLL(str(ROOT / "target" / "release" / "libtoolregistry.so"))
         P, S = ctypes.c_void_p, ctypes.c_char_p
         PP = ctypes.POINTER(ctypes.c_void_p)
@@ -305,7 +316,7 @@ class Ours:
         self._check(lib.tr_registry_new(None, ctypes.byref(reg), ctypes.byref(err)), err)
         self._check(lib.tr_registry_register(reg, self.catalog, ctypes.byref(out), ctypes.byref(err)), err)
         lib.tr_string_free(out)
-        self._check(lib.tr_registry_enable_discovery(reg, None, ctypes.byref(err)), err)
+        self._check(lib.tr_registry_enable_discovery(reg, self.options, ctypes.byref(err)), err)
         self.reg = reg
 
     def discover(self, q):
@@ -323,8 +334,10 @@ class Ours:
         self.lib.tr_string_free(out)
         self.discover(query)
         elapsed = time.perf_counter() - t
+        t = time.perf_counter()
         self._check(self.lib.tr_registry_unregister(self.reg, registered_name(tool).encode(), ctypes.byref(err)), err)
-        return elapsed
+        self.discover(query)
+        return elapsed, time.perf_counter() - t
 
 
 def sampling(engine, n):
@@ -369,7 +382,10 @@ def worker(args):
     n = args.n
     nq, passes, ninc, nbuild = sampling(args.worker, n)
     baseline = status_bytes("VmRSS")
-    eng = {"reference": Reference, "tantivy": Tantivy, "ours": Ours}[args.worker](catalog_text)
+    if args.worker.startswith("ours-"):
+        eng = Ours(catalog_text, args.worker.removeprefix("ours-"))
+    else:
+        eng = {"reference": Reference, "tantivy": Tantivy}[args.worker](catalog_text)
     del catalog_text
     loaded = status_bytes("VmRSS")
     builds = []
@@ -382,7 +398,9 @@ def worker(args):
             peak = status_bytes("VmHWM")
     qs = queries[:nq]
     lat = latencies(eng.discover, qs, passes, warmup=min(len(qs), 50 if args.worker == "reference" else len(qs)))
-    inc = [eng.register_one(e["tool"], e["query"]) for e in extras[:ninc]]
+    changes = [eng.register_one(e["tool"], e["query"]) for e in extras[:ninc]]
+    inc = [c[0] for c in changes]
+    dec = [c[1] for c in changes]
     eng.discover(queries[0])  # the reference rebuilds its index here after the last unregister
     tp_seconds = 3.0 if args.worker == "reference" and n >= 10_000 else 1.0
     tp1 = throughput(eng.discover, queries, 1, tp_seconds)
@@ -395,6 +413,7 @@ def worker(args):
         "p50": percentile(lat, 50), "p95": percentile(lat, 95), "p99": percentile(lat, 99),
         "build_s": statistics.median(builds), "builds": nbuild,
         "inc_us": statistics.median(inc) * 1e6, "inc_samples": len(inc),
+        "dec_us": statistics.median(dec) * 1e6,
         "baseline_rss": baseline, "loaded_rss": loaded, "peak_rss": peak,
         "tp1": tp1, "tp2": tp2,
     }))
@@ -412,10 +431,16 @@ def run_worker(engine, label, n, catalog, queries, extras):
     return json.loads(out.strip().splitlines()[-1])
 
 
-def native_mem(catalog):
-    out = subprocess.run([str(ROOT / "target/release/examples/bench_mem"), str(catalog)],
+def native_mem(catalog, profile):
+    out = subprocess.run([str(ROOT / "target/release/examples/bench_mem"), str(catalog), "--profile", profile],
                          check=True, capture_output=True, text=True).stdout
     return json.loads(out)
+
+
+def default_profile(catalog):
+    """The profile `DiscoveryOptions::default()` picks (bench_mem reports it when given none)."""
+    return json.loads(subprocess.run([str(ROOT / "target/release/examples/bench_mem"), str(catalog)],
+                                     check=True, capture_output=True, text=True).stdout)["profile"]
 
 
 def fmt_us(x):
@@ -438,60 +463,147 @@ def exponent(points):
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
 
 
-def report(results, mems, labels, out):
+OURS = ["ours-reference", "ours-enhanced"]
+
+
+def verdict(ok):
+    return "met" if ok else "**missed**"
+
+
+def targets(results, mems, labels, default, w):
+    """Issue 13's targets, with met / missed for both profiles."""
+    def r(engine, label):
+        return results[(engine, label)]
+
+    w("### Targets (issue 13; C ABI through ctypes, JSON in and out)\n")
+    w("| measure | N | target | ours, reference profile | ours, enhanced profile |")
+    w("|---|---|---|---|---|")
+    p50_cap = {"1000": 6, "10000": 15, "100000": 60}
+    for L in labels:
+        if L in p50_cap:
+            cap = p50_cap[L]
+            cells = []
+            for e in OURS:
+                o = r(e, L)
+                text = f"{fmt_us(o['p50'])}: {verdict(o['p50'] <= cap)}"
+                if L == "10000":
+                    ratio = r("reference", L)["p50"] / o["p50"]
+                    text += f"; {ratio:,.0f}× the reference: {verdict(ratio >= 400)}"
+                cells.append(text)
+            extra = ", and ≥ 400× the reference" if L == "10000" else ""
+            w(f"| discover p50 | {L} | ≤ {cap} µs{extra} | {cells[0]} | {cells[1]} |")
+    for L, cap, ratio_target in (("10000", 0.030, 50), ("100000", 0.400, None)):
+        if L not in labels:
+            continue
+        cells = []
+        for e in OURS:
+            o = r(e, L)
+            text = f"{fmt_s(o['build_s'])}: {verdict(o['build_s'] <= cap)}"
+            if ratio_target:
+                ratio = r("reference", L)["build_s"] / o["build_s"]
+                text += f"; {ratio:,.0f}× the reference: {verdict(ratio >= ratio_target)}"
+            cells.append(text)
+        extra = f", and ≥ {ratio_target}× the reference" if ratio_target else ""
+        w(f"| build (register all + enable discovery) | {L} | ≤ {cap * 1e3:.0f} ms{extra} | {cells[0]} | {cells[1]} |")
+    for key, what in (("inc_us", "register one tool, then discover"), ("dec_us", "unregister one tool, then discover")):
+        for L in labels:
+            if L not in p50_cap:
+                continue
+            cells = []
+            for e in OURS:
+                o = r(e, L)
+                ratio = o[key] / o["p50"]
+                cells.append(f"{fmt_us(o[key])} = {ratio:.2f}× p50: {verdict(ratio <= 2)}")
+            w(f"| {what} | {L} | ≤ 2× one discover (p50) | {cells[0]} | {cells[1]} |")
+    if "100000" in labels:
+        cells = []
+        for prof in PROFILES:
+            m = mems[(prof, "100000")]
+            cap = 2.5 * m["json_bytes"] + 20e6
+            mark = " (default)" if prof == default else ""
+            cells.append(f"{m['peak_rss'] / 1e6:,.1f} MB of {cap / 1e6:,.1f} MB{mark}: {verdict(m['peak_rss'] <= cap)}")
+        w(f"| peak RSS holding the catalog (native `bench_mem`) | 100000 | ≤ 2.5 × catalog JSON + 20 MB with the default profile ({default}) | {cells[0]} | {cells[1]} |")
+    w("")
+
+
+def growth(results, mems, labels, w):
+    """Discover p50, register-one and peak RSS against N, with least-squares exponents."""
+    numeric = [L for L in labels if L.isdigit() and int(L) >= 1000]
+    if len(numeric) < 2:
+        return
+    w("### Growth with N (least-squares exponent k of y ∝ N^k over N = " + ", ".join(numeric) + ")\n")
+    w("| engine | measure | " + " | ".join(f"N = {L}" for L in numeric) + " | k |")
+    w("|---|---|" + "---|" * len(numeric) + "---|")
+    for e in ENGINES:
+        for key, what, fmt in (("p50", "discover p50", fmt_us), ("inc_us", "register one + discover", fmt_us),
+                               ("dec_us", "unregister one + discover", fmt_us)):
+            ys = [results[(e, L)][key] for L in numeric]
+            k = exponent([(int(L), y) for L, y in zip(numeric, ys)])
+            w(f"| {e} | {what} | " + " | ".join(fmt(y) for y in ys) + f" | {k:.2f} |")
+        ys = [results[(e, L)]["peak_rss"] for L in numeric]
+        k = exponent([(int(L), y) for L, y in zip(numeric, ys)])
+        w(f"| {e} | peak RSS (worker process) | " + " | ".join(f"{y / 1e6:,.1f} MB" for y in ys) + f" | {k:.2f} |")
+    for prof in PROFILES:
+        ys = [mems[(prof, L)]["peak_rss"] for L in numeric]
+        k = exponent([(int(L), y) for L, y in zip(numeric, ys)])
+        w(f"| ours-{prof} | peak RSS (native `bench_mem`) | " + " | ".join(f"{y / 1e6:,.1f} MB" for y in ys) + f" | {k:.2f} |")
+    w("")
+
+
+def report(results, mems, labels, out, default):
     w = out.append
     def r(engine, label):
         return results[(engine, label)]
 
+    targets(results, mems, labels, default, w)
+    growth(results, mems, labels, w)
     w("### Discover latency, top_k 10 (p50 / p95 / p99; ours through the C ABI with JSON in and out)\n")
-    w("| N | reference | tantivy | ours | reference / ours (p50) | tantivy / ours (p50) | queries timed (ref / tantivy / ours) |")
-    w("|---|---|---|---|---|---|---|")
+    w("| N | reference | tantivy | ours, reference | ours, enhanced | reference / ours (p50, ref. / enh.) | tantivy / ours (p50, ref. / enh.) | queries timed (ref / tantivy / each ours) |")
+    w("|---|---|---|---|---|---|---|---|")
     for L in labels:
-        a, t, o = r("reference", L), r("tantivy", L), r("ours", L)
+        a, t, o, h = r("reference", L), r("tantivy", L), r("ours-reference", L), r("ours-enhanced", L)
         cell = lambda x: f"{fmt_us(x['p50'])} / {fmt_us(x['p95'])} / {fmt_us(x['p99'])}"
-        w(f"| {L} | {cell(a)} | {cell(t)} | {cell(o)} | **{fmt_ratio(a['p50'], o['p50'])}** | **{fmt_ratio(t['p50'], o['p50'])}** | "
+        w(f"| {L} | {cell(a)} | {cell(t)} | {cell(o)} | {cell(h)} | **{fmt_ratio(a['p50'], o['p50'])}** / **{fmt_ratio(a['p50'], h['p50'])}** | "
+          f"**{fmt_ratio(t['p50'], o['p50'])}** / **{fmt_ratio(t['p50'], h['p50'])}** | "
           f"{a['queries'] * a['passes']} / {t['queries'] * t['passes']} / {o['queries'] * o['passes']} |")
     w("")
-    w("Same answers as the reference (names in order, scores to 1e-9), first "
+    w("Same answers as the reference (ours with the reference profile; names in order, scores to 1e-9), first "
       f"{PARITY_QUERIES} queries of each catalog: "
       + ", ".join(f"{L}: {r('reference', L)['parity'][0]}/{r('reference', L)['parity'][1]}" for L in labels) + ".")
-    numeric = [L for L in labels if L.isdigit()]
-    if len(numeric) >= 2:
-        w("")
-        w("Growth of discover p50 with N (least-squares exponent of p50 ∝ N^k over N = "
-          + ", ".join(numeric) + "): "
-          + "; ".join(f"{e} k = {exponent([(int(L), r(e, L)['p50']) for L in numeric]):.2f}" for e in ENGINES) + ".")
     w("\n### Build: register every tool and enable discovery (median)\n")
-    w("| N | reference | tantivy | ours | reference / ours | tantivy / ours |")
-    w("|---|---|---|---|---|---|")
-    for L in labels:
-        a, t, o = r("reference", L), r("tantivy", L), r("ours", L)
-        w(f"| {L} | {fmt_s(a['build_s'])} | {fmt_s(t['build_s'])} | {fmt_s(o['build_s'])} | **{fmt_ratio(a['build_s'], o['build_s'])}** | **{fmt_ratio(t['build_s'], o['build_s'])}** |")
-    w("\n### Register one new tool, then one discover (median)\n")
-    w("| N | reference (index rebuild) | tantivy (commit + reload) | ours (incremental) | reference / ours | tantivy / ours | samples (ref / tantivy / ours) |")
+    w("| N | reference | tantivy | ours, reference | ours, enhanced | reference / ours (ref. / enh.) | tantivy / ours (ref. / enh.) |")
     w("|---|---|---|---|---|---|---|")
     for L in labels:
-        a, t, o = r("reference", L), r("tantivy", L), r("ours", L)
-        w(f"| {L} | {fmt_us(a['inc_us'])} | {fmt_us(t['inc_us'])} | {fmt_us(o['inc_us'])} | **{fmt_ratio(a['inc_us'], o['inc_us'])}** | **{fmt_ratio(t['inc_us'], o['inc_us'])}** | {a['inc_samples']} / {t['inc_samples']} / {o['inc_samples']} |")
-    w("\n### Peak RSS after build (VmHWM, MB = 10^6 bytes)\n")
-    w("Python workers include the interpreter and the loaded catalog (reference and tantivy hold it parsed, "
-      "ours holds the JSON text); `bench_mem` is the native program with nothing else in it.\n")
-    w("| N | catalog JSON | reference | tantivy | ours (ctypes worker) | ours (native `bench_mem`) | native / JSON | target 2.5 × JSON + 20 MB |")
-    w("|---|---|---|---|---|---|---|---|")
-    mb = lambda b: f"{b / 1e6:,.1f}"
-    for L in labels:
-        a, t, o, m = r("reference", L), r("tantivy", L), r("ours", L), mems[L]
-        target = 2.5 * m["json_bytes"] + 20e6
-        ok = "met" if m["peak_rss"] <= target else "missed"
-        w(f"| {L} | {mb(m['json_bytes'])} | {mb(a['peak_rss'])} | {mb(t['peak_rss'])} | {mb(o['peak_rss'])} | {mb(m['peak_rss'])} | "
-          f"{m['peak_rss'] / m['json_bytes']:.2f} | {mb(target)} ({ok}) |")
-    w("\n### Discover throughput (discovers per second; threads share one registry)\n")
-    w("| N | reference 1 / 2 threads | tantivy 1 / 2 threads | ours 1 / 2 threads | ours 2-thread scaling | ours / tantivy (2 threads) |")
+        a, t, o, h = r("reference", L), r("tantivy", L), r("ours-reference", L), r("ours-enhanced", L)
+        w(f"| {L} | {fmt_s(a['build_s'])} | {fmt_s(t['build_s'])} | {fmt_s(o['build_s'])} | {fmt_s(h['build_s'])} | "
+          f"**{fmt_ratio(a['build_s'], o['build_s'])}** / **{fmt_ratio(a['build_s'], h['build_s'])}** | "
+          f"**{fmt_ratio(t['build_s'], o['build_s'])}** / **{fmt_ratio(t['build_s'], h['build_s'])}** |")
+    w("\n### One change, then one discover (median): register a new tool / unregister it\n")
+    w("| N | reference (index rebuild) | tantivy (commit + reload) | ours, reference | ours, enhanced | samples (ref / tantivy / each ours) |")
     w("|---|---|---|---|---|---|")
     for L in labels:
-        a, t, o = r("reference", L), r("tantivy", L), r("ours", L)
-        w(f"| {L} | {a['tp1']:,.0f} / {a['tp2']:,.0f} | {t['tp1']:,.0f} / {t['tp2']:,.0f} | {o['tp1']:,.0f} / {o['tp2']:,.0f} | "
-          f"{o['tp2'] / o['tp1']:.2f}× | {fmt_ratio(o['tp2'], t['tp2'])} |")
+        a, t, o, h = r("reference", L), r("tantivy", L), r("ours-reference", L), r("ours-enhanced", L)
+        pair = lambda x: f"{fmt_us(x['inc_us'])} / {fmt_us(x['dec_us'])}"
+        w(f"| {L} | {pair(a)} | {pair(t)} | {pair(o)} | {pair(h)} | {a['inc_samples']} / {t['inc_samples']} / {o['inc_samples']} |")
+    w("\n### Peak RSS after build (VmHWM, MB = 10^6 bytes)\n")
+    w("Python workers include the interpreter and the loaded catalog (reference and tantivy hold it parsed, "
+      "ours holds the JSON text); `bench_mem` is the native program with nothing else in it (it holds the catalog "
+      "text while registering, as a host does).\n")
+    w("| N | catalog JSON | reference | tantivy | ours, reference (ctypes / native) | ours, enhanced (ctypes / native) | target 2.5 × JSON + 20 MB |")
+    w("|---|---|---|---|---|---|---|")
+    mb = lambda b: f"{b / 1e6:,.1f}"
+    for L in labels:
+        a, t = r("reference", L), r("tantivy", L)
+        m = mems[("reference", L)]
+        target = 2.5 * m["json_bytes"] + 20e6
+        cells = [f"{mb(r('ours-' + p, L)['peak_rss'])} / {mb(mems[(p, L)]['peak_rss'])}" for p in PROFILES]
+        w(f"| {L} | {mb(m['json_bytes'])} | {mb(a['peak_rss'])} | {mb(t['peak_rss'])} | {cells[0]} | {cells[1]} | {mb(target)} |")
+    w("\n### Discover throughput (discovers per second; threads share one registry)\n")
+    w("| N | reference 1 / 2 threads | tantivy 1 / 2 threads | ours, reference 1 / 2 threads | ours, enhanced 1 / 2 threads |")
+    w("|---|---|---|---|---|")
+    for L in labels:
+        cells = [f"{r(e, L)['tp1']:,.0f} / {r(e, L)['tp2']:,.0f}" for e in ENGINES]
+        w(f"| {L} | " + " | ".join(cells) + " |")
 
 
 def main():
@@ -529,18 +641,19 @@ def main():
     for label, n, cat, qs, ex in cases:
         for e in engines:
             results[(e, label)] = run_worker(e, label, n, cat, qs, ex)
-        mems[label] = native_mem(cat)
+        for prof in PROFILES:
+            mems[(prof, label)] = native_mem(cat, prof)
     out = [
         f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(started))} on {machine_at_start} (at the end: {machine()}); "
         f"command: `python3 bench/compare.py --sizes {args.sizes}{' --no-bfcl' if args.no_bfcl else ''}` "
         f"({(time.time() - started) / 60:.1f} min). `bfcl` is the real catalog (N = {cases[-1][1] if cases[-1][0] == 'bfcl' else '-'}, its first 500 queries timed).\n"
     ]
-    report(results, mems, [c[0] for c in cases], out)
+    report(results, mems, [c[0] for c in cases], out, default_profile(cases[0][2]))
     text = "\n".join(out) + "\n"
     print(text)
     if args.out:
         Path(args.out).write_text(text)
-    (DATA / "compare_results.json").write_text(json.dumps({f"{e}/{l}": v for (e, l), v in results.items()} | {f"mem/{l}": v for l, v in mems.items()}, indent=1))
+    (DATA / "compare_results.json").write_text(json.dumps({f"{e}/{l}": v for (e, l), v in results.items()} | {f"mem-{p}/{l}": v for (p, l), v in mems.items()}, indent=1))
 
 
 if __name__ == "__main__":

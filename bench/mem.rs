@@ -1,6 +1,6 @@
 //! Peak resident memory of building a registry from a catalog file.
 //!
-//! `cargo run --release --example bench_mem -- CATALOG.json [--chunk K] [--queries QUERIES.json]` reads the file, registers
+//! `cargo run --release --example bench_mem -- CATALOG.json [--chunk K] [--queries QUERIES.json] [--profile P]` reads the file, registers
 //! every tool (in one call, or K tools per call with `--chunk`), enables discovery, runs one
 //! discover so nothing is left lazy, and prints one JSON line: the catalog's size, the process's
 //! peak RSS (`VmHWM`) and RSS before and after, in bytes. Linux only (`/proc/self/status`). A
@@ -40,11 +40,18 @@ fn main() {
         .expect("usage: bench_mem CATALOG.json [--chunk K]");
     let mut chunk: Option<usize> = None;
     let mut queries: Option<String> = None;
+    let mut options = DiscoveryOptions::default();
     while let (Some(flag), Some(value)) = (args.next(), args.next()) {
         match flag.as_str() {
             "--chunk" => chunk = Some(value.parse().expect("K must be a number")),
             // For profiling discover (e.g. under callgrind): run these queries once after the build.
             "--queries" => queries = Some(value),
+            // reference or enhanced; the default profile without it.
+            "--profile" => {
+                options = DiscoveryOptions::for_profile(
+                    toolregistry::Profile::parse(&value).expect("reference or enhanced"),
+                )
+            }
             _ => panic!("unknown flag {flag}"),
         }
     }
@@ -67,14 +74,15 @@ fn main() {
             count
         }
     };
-    registry
-        .enable_discovery(DiscoveryOptions::reference())
-        .expect("enable discovery");
+    if std::env::var_os("TR_BENCH_NO_INDEX").is_none() {
+        registry
+            .enable_discovery(options)
+            .expect("enable discovery");
+    }
     let build_s = started.elapsed().as_secs_f64();
     let hits = registry
         .discover("get data", &DiscoverRequest::default())
-        .expect("discover")
-        .len();
+        .map_or(0, |h| h.len());
     if let Some(path) = queries {
         let text = std::fs::read_to_string(path).expect("read queries");
         let queries: Vec<String> = serde_json::from_str(&text).expect("a JSON array of strings");
@@ -84,9 +92,13 @@ fn main() {
     }
     let peak = status_kb("VmHWM:") * 1024;
     let rss = status_kb("VmRSS:") * 1024;
+    if std::env::var_os("TR_BENCH_INDEX_STATS").is_some() {
+        eprintln!("{}", registry.index_stats_json().expect("stats"));
+    }
     println!(
-        "{{\"catalog\":{:?},\"tools\":{count},\"json_bytes\":{},\"baseline_rss\":{baseline},\"peak_rss\":{peak},\"rss_after\":{rss},\"build_s\":{build_s:.4},\"hits\":{hits}}}",
+        "{{\"catalog\":{:?},\"profile\":\"{}\",\"tools\":{count},\"json_bytes\":{},\"baseline_rss\":{baseline},\"peak_rss\":{peak},\"rss_after\":{rss},\"build_s\":{build_s:.4},\"hits\":{hits}}}",
         path,
+        options.profile.as_str(),
         text.len()
     );
     drop(text);

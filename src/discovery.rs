@@ -492,12 +492,10 @@ pub struct Discoverer {
 
 impl Discoverer {
     pub(crate) fn new(shared: Arc<Shared>, options: DiscoveryOptions) -> Self {
-        if options.profile == Profile::Enhanced {
-            // The first enhanced user builds the second index; from then on mutations keep it in
-            // step. A poisoned lock is reported by the first discover instead.
-            if let Ok(mut state) = shared.write() {
-                state.ensure_enhanced();
-            }
+        // The first user of a profile builds its index; from then on mutations keep it in step.
+        // A poisoned lock is reported by the first discover instead.
+        if let Ok(mut state) = shared.write() {
+            state.ensure_index(options.profile);
         }
         Discoverer { shared, options }
     }
@@ -700,14 +698,10 @@ pub(crate) fn rank_query(
             tokens.truncate(MAX_QUERY_TOKENS);
             let tokens = tokens.into_iter().map(|t| (t, false)).collect();
             let params = options.bm25();
-            plan_and_search(
-                state.index(),
-                options,
-                (tokens, analyzed),
-                true,
-                &params,
-                top_k,
-            )
+            let index = state.index().ok_or_else(|| {
+                Error::Internal("the reference index was not built for this registry".into())
+            })?;
+            plan_and_search(index, options, (tokens, analyzed), true, &params, top_k)
         }
         Profile::Enhanced => {
             let (analysis, index) = state.enhanced().ok_or_else(|| {
@@ -869,7 +863,7 @@ fn answer(
     }
     let mut scored = if request.has_filters() {
         // Rank every matching tool, keep the admitted ones, then cut: the filter comes first.
-        let everything = state.index().doc_count().max(1);
+        let everything = state.indexed_count().max(1);
         let mut all = rank_query(state, options, query, everything)?.hits;
         all.retain(|h| request.admits(state.tool_at(h.doc)));
         all.truncate(request.top_k);

@@ -289,7 +289,7 @@ pub(crate) fn explain(
         return Ok(out);
     }
     // The full ranking: every indexed tool fits in a top_k of the index size.
-    let everything = state.index().doc_count().max(1);
+    let everything = state.indexed_count().max(1);
     let ranking = rank_query(state, options, query, everything)?;
     out.tokens = ranking.plan.tokens;
     out.analyzed_token_count = ranking.plan.analyzed;
@@ -311,7 +311,9 @@ pub(crate) fn explain(
     }
     tool.terms = match options.profile {
         Profile::Reference => contributions(
-            state.index(),
+            state.index().ok_or_else(|| {
+                Error::Internal("the reference index was not built for this registry".into())
+            })?,
             &crate::analyzer::REFERENCE_FIELDS,
             &options.bm25(),
             &out.scored_tokens,

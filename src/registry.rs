@@ -145,7 +145,10 @@ pub(crate) struct State {
     disabled_namespaces: HashSet<String>,
     /// Why a namespace was disabled, when the operator said.
     namespace_reasons: HashMap<String, String>,
-    index: Index<5>,
+    /// The reference profile's index. Like the enhanced one, built the first time something ranks
+    /// with that profile (a discoverer or `discover_tools`), kept in step from then on, and never
+    /// paid for by a registry whose discoverers all use the other profile.
+    index: Option<Index<5>>,
     /// The enhanced profile's index: built the first time something ranks with that profile, kept
     /// in step from then on, never paid for by a registry that does not use it.
     enhanced: Option<EnhancedIndex>,
@@ -324,8 +327,41 @@ fn name_at(slots: &[Option<Slot>], id: DocId) -> &str {
 }
 
 impl State {
-    pub(crate) fn index(&self) -> &Index<5> {
-        &self.index
+    /// The reference index, if built.
+    pub(crate) fn index(&self) -> Option<&Index<5>> {
+        self.index.as_ref()
+    }
+
+    /// Number of indexed (enabled) tools, from whichever index is built (0 when none is).
+    pub(crate) fn indexed_count(&self) -> usize {
+        match (&self.index, &self.enhanced) {
+            (Some(index), _) => index.doc_count(),
+            (None, Some(e)) => e.index.doc_count(),
+            (None, None) => 0,
+        }
+    }
+
+    /// Builds the index `profile` ranks with if it does not exist yet (once; from then on every
+    /// change keeps it in step).
+    pub(crate) fn ensure_index(&mut self, profile: crate::discovery::Profile) {
+        match profile {
+            crate::discovery::Profile::Reference => self.ensure_reference(),
+            crate::discovery::Profile::Enhanced => self.ensure_enhanced(),
+        }
+    }
+
+    /// Builds the reference index if it does not exist yet.
+    pub(crate) fn ensure_reference(&mut self) {
+        if self.index.is_none() {
+            let mut index = Index::new();
+            for (id, slot) in self.live_slots() {
+                if self.is_enabled(slot) {
+                    index.add(id, &reference_tokens(&slot.tool));
+                }
+            }
+            index.shrink_to_fit();
+            self.index = Some(index);
+        }
     }
 
     /// The enhanced index and its analysis, if built.
@@ -347,12 +383,13 @@ impl State {
                 index.add(id, &enhanced_document(&slot.tool, &analysis));
             }
         }
+        index.shrink_to_fit();
         self.enhanced = Some(EnhancedIndex { analysis, index });
     }
 
     /// Whether `slot` is live and currently indexed (it is, exactly when it is enabled).
     pub(crate) fn is_indexed(&self, slot: DocId) -> bool {
-        self.index.contains(slot)
+        self.enabled_at(slot)
     }
 
     /// The slot of a registered tool (enabled or not).
@@ -412,12 +449,13 @@ impl State {
             return;
         };
         if self.is_enabled(slot) {
-            let doc = reference_tokens(&slot.tool);
+            if let Some(index) = self.index.as_mut() {
+                index.add(id, &reference_tokens(&slot.tool));
+            }
             let enhanced = self
                 .enhanced
                 .as_ref()
                 .map(|e| enhanced_document(&slot.tool, &e.analysis));
-            self.index.add(id, &doc);
             if let (Some(e), Some(doc)) = (self.enhanced.as_mut(), enhanced) {
                 e.index.add(id, &doc);
             }
@@ -428,16 +466,18 @@ impl State {
         let Some(slot) = self.slots[id as usize].as_ref() else {
             return;
         };
-        if self.index.contains(id) {
-            let doc = reference_tokens(&slot.tool);
-            let enhanced = self
-                .enhanced
-                .as_ref()
-                .map(|e| enhanced_document(&slot.tool, &e.analysis));
-            self.index.remove(id, &doc);
-            if let (Some(e), Some(doc)) = (self.enhanced.as_mut(), enhanced) {
-                e.index.remove(id, &doc);
+        if let Some(index) = self.index.as_mut() {
+            if index.contains(id) {
+                index.remove(id, &reference_tokens(&slot.tool));
             }
+        }
+        let enhanced = self
+            .enhanced
+            .as_ref()
+            .filter(|e| e.index.contains(id))
+            .map(|e| enhanced_document(&slot.tool, &e.analysis));
+        if let (Some(e), Some(doc)) = (self.enhanced.as_mut(), enhanced) {
+            e.index.remove(id, &doc);
         }
     }
 
@@ -580,7 +620,9 @@ impl State {
         }
         self.slots.retain(Option::is_some);
         self.names.renumber(&map);
-        self.index.renumber(&map);
+        if let Some(index) = self.index.as_mut() {
+            index.renumber(&map);
+        }
         if let Some(e) = self.enhanced.as_mut() {
             e.index.renumber(&map);
         }
@@ -592,11 +634,9 @@ impl State {
     }
 
     pub(crate) fn rebuild_index(&mut self) {
-        self.index = Index::new();
         let enhanced = self.enhanced.take().map(|e| e.analysis);
-        let ids: Vec<DocId> = self.live_slots().map(|(id, _)| id).collect();
-        for id in ids {
-            self.index_slot(id);
+        if self.index.take().is_some() {
+            self.ensure_reference();
         }
         if let Some(analysis) = enhanced {
             self.build_enhanced(analysis);
@@ -1103,9 +1143,7 @@ impl Registry {
         builtins: Vec<Arc<dyn Builtin>>,
     ) -> Result<()> {
         let mut state = self.shared.write()?;
-        if options.profile == crate::discovery::Profile::Enhanced {
-            state.ensure_enhanced();
-        }
+        state.ensure_index(options.profile);
         state.discovery = Some(options);
         state.builtins = builtins;
         Ok(())
@@ -1376,7 +1414,9 @@ impl Registry {
         let mut fresh_enhanced = Index::<6>::new();
         for (id, slot) in state.live_slots() {
             if state.is_enabled(slot) {
-                fresh.add(id, &reference_document(&slot.tool));
+                if state.index.is_some() {
+                    fresh.add(id, &reference_document(&slot.tool));
+                }
                 if let Some(e) = &state.enhanced {
                     fresh_enhanced.add(id, &enhanced_document(&slot.tool, &e.analysis));
                 }
@@ -1386,7 +1426,39 @@ impl Registry {
             .enhanced
             .as_ref()
             .is_none_or(|e| fresh_enhanced.canonical() == e.index.canonical());
-        Ok(enhanced_ok && fresh.canonical() == state.index.canonical())
+        let reference_ok = state
+            .index
+            .as_ref()
+            .is_none_or(|index| fresh.canonical() == index.canonical());
+        Ok(enhanced_ok && reference_ok)
+    }
+
+    /// Sizes of the built indexes, as JSON, for the memory benchmark (`bench_mem`): per profile,
+    /// terms, postings, blocks, encoded posting bytes and bytes allocated for postings.
+    #[doc(hidden)]
+    pub fn index_stats_json(&self) -> Result<String> {
+        let state = self.shared.read()?;
+        let one = |(t, p, b, u, h): (usize, usize, usize, usize, usize)| {
+            format!(
+                r#"{{"terms":{t},"postings":{p},"blocks":{b},"posting_bytes":{u},"posting_bytes_held":{h}}}"#
+            )
+        };
+        let reference = state
+            .index
+            .as_ref()
+            .map_or("null".into(), |i| one(i.stats()));
+        let enhanced = state
+            .enhanced
+            .as_ref()
+            .map_or("null".into(), |e| one(e.index.stats()));
+        Ok(format!(
+            r#"{{"reference":{reference},"enhanced":{enhanced}}}"#
+        ))
+    }
+
+    /// Whether the reference index has been built (by a reference discoverer or `discover_tools`).
+    pub fn has_reference_index(&self) -> Result<bool> {
+        Ok(self.shared.read()?.index.is_some())
     }
 
     /// Whether the enhanced index has been built (by an enhanced discoverer or `discover_tools`).
@@ -1545,6 +1617,8 @@ mod tests {
     #[test]
     fn exact_names_survive_replacement_removal_and_compaction() {
         let registry = Registry::new();
+        // A discoverer, so the index exists and `verify_index` below checks its upkeep.
+        let _discoverer = registry.discoverer(DiscoveryOptions::default());
         let tool = |name: &str| Tool::new(name, "", None, None, Default::default()).unwrap();
         let names = ["Get-Weather", "get_weather", "get/Weather", "other"];
         registry

@@ -4,8 +4,13 @@
 //! lists stay sorted by slot, so walking a list visits tools in registration order: that is the
 //! order the reference breaks ties in, and it survives any sequence of incremental updates.
 
+mod postings;
+
+use hashbrown::HashTable;
+use postings::{Cursor, PostingList};
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::hash::BuildHasher;
 
 /// foldhash instead of SipHash: term hashing was a fifth of a bulk build's instructions. It is
 /// seeded per process, so term names chosen by a third party still cannot be aimed at collisions.
@@ -26,59 +31,12 @@ pub struct Posting<const F: usize> {
     pub tf: [u32; F],
 }
 
-/// A posting as stored: 4 + F bytes instead of 4 + 4F (postings are most of the index's memory).
-/// Frequencies of 255 and more are marked by [`WIDE`] in every field and kept in full in
-/// [`TermEntry::wide`]; a term repeated that often in one tool is rare.
-#[repr(C, packed)]
-#[derive(Debug, Clone, Copy)]
-struct Packed<const F: usize> {
-    doc: DocId,
-    tf: [u8; F],
-}
-
-/// The per-field frequency byte that sends a reader to [`TermEntry::wide`].
-const WIDE: u8 = u8::MAX;
-
-impl<const F: usize> Packed<F> {
-    fn doc(&self) -> DocId {
-        self.doc
-    }
-
-    fn is_wide(&self) -> bool {
-        self.tf[0] == WIDE
-    }
-}
-
 #[derive(Debug, Clone, Default)]
 struct TermEntry<const F: usize> {
-    postings: Vec<Packed<F>>,
-    /// Full frequencies of the postings marked wide, sorted by document.
-    wide: Vec<Posting<F>>,
-    /// Documents whose field 0 (the name) contains the term.
-    name_df: u32,
-}
-
-impl<const F: usize> TermEntry<F> {
-    /// The full frequencies of a stored posting.
-    #[inline]
-    fn tf(&self, p: &Packed<F>) -> [u32; F] {
-        if p.is_wide() {
-            let doc = p.doc();
-            let at = self
-                .wide
-                .binary_search_by_key(&doc, |w| w.doc)
-                .expect("wide postings are kept in the side list");
-            return self.wide[at].tf;
-        }
-        p.tf.map(u32::from)
-    }
-
-    fn decode(&self, p: &Packed<F>) -> Posting<F> {
-        Posting {
-            doc: p.doc(),
-            tf: self.tf(p),
-        }
-    }
+    postings: PostingList<F>,
+    /// The term's text: `Terms::text[at..at + len]`.
+    at: u32,
+    len: u32,
 }
 
 /// BM25F parameters: per-field weights and the BM25+ constants.
@@ -106,7 +64,14 @@ pub struct ScoredDoc {
 /// An inverted index over documents with `F` fields. Field 0 is the name field.
 #[derive(Debug, Clone)]
 pub struct Index<const F: usize> {
-    term_ids: FastMap<Box<str>, u32>,
+    /// Term ids, found by hashing the term and comparing with its text in `term_text`: one
+    /// arena for every term instead of a heap string and a map key per term (half the terms of
+    /// a catalog occur in a single tool, so the dictionary weighs as much as their postings).
+    term_ids: HashTable<u32>,
+    term_hasher: foldhash::fast::RandomState,
+    term_text: String,
+    /// Bytes of `term_text` whose term is gone; compacted when they are most of it.
+    term_garbage: usize,
     terms: Vec<TermEntry<F>>,
     free_term_ids: Vec<u32>,
     /// Field lengths per document slot; `None` for slots not indexed.
@@ -140,8 +105,14 @@ impl<const F: usize> Default for Index<F> {
 impl<const F: usize> Index<F> {
     /// An empty index.
     pub fn new() -> Self {
+        // A posting's encoding holds a field mask in a u64 and at most 5 bytes per field in a
+        // fixed buffer (`postings::ENCODED_MAX`).
+        const { assert!(F <= 20, "the index takes at most 20 fields") };
         Index {
-            term_ids: FastMap::default(),
+            term_ids: HashTable::new(),
+            term_hasher: Default::default(),
+            term_text: String::new(),
+            term_garbage: 0,
             terms: Vec::new(),
             free_term_ids: Vec::new(),
             docs: Vec::new(),
@@ -168,26 +139,43 @@ impl<const F: usize> Index<F> {
 
     /// Number of documents whose name field contains `term`.
     pub fn name_doc_freq(&self, term: &str) -> usize {
-        self.entry(term).map_or(0, |e| e.name_df as usize)
+        self.entry(term).map_or(0, |e| e.postings.name_df())
     }
 
     /// The postings of `term`, in registration order (decoded into a new list).
     pub fn postings(&self, term: &str) -> Vec<Posting<F>> {
         self.entry(term).map_or_else(Vec::new, |e| {
-            e.postings.iter().map(|p| e.decode(p)).collect()
+            e.postings
+                .iter()
+                .map(|(doc, tf)| Posting { doc, tf })
+                .collect()
         })
     }
 
     /// The posting of `term` in `doc`, if the document contains the term.
     pub fn posting(&self, term: &str, doc: DocId) -> Option<Posting<F>> {
         let e = self.entry(term)?;
-        let at = e.postings.binary_search_by_key(&doc, Packed::doc).ok()?;
-        Some(e.decode(&e.postings[at]))
+        e.postings.get(doc).map(|tf| Posting { doc, tf })
     }
 
     /// Field lengths of `doc`, if indexed.
     pub fn doc_lengths(&self, doc: DocId) -> Option<[u32; F]> {
         self.docs.get(doc as usize).copied().flatten()
+    }
+
+    /// What the index holds, for memory accounting in benchmarks: (terms, postings, blocks,
+    /// encoded posting bytes, bytes allocated for postings including block headers).
+    #[doc(hidden)]
+    pub fn stats(&self) -> (usize, usize, usize, usize, usize) {
+        let mut out = (self.term_ids.len(), 0, 0, 0, 0);
+        for e in &self.terms {
+            out.1 += e.postings.len();
+            out.2 += e.postings.blocks().len();
+            let (used, held) = e.postings.bytes();
+            out.3 += used;
+            out.4 += held;
+        }
+        out
     }
 
     /// Total length of each field over all indexed documents.
@@ -196,7 +184,16 @@ impl<const F: usize> Index<F> {
     }
 
     fn entry(&self, term: &str) -> Option<&TermEntry<F>> {
-        self.term_ids.get(term).map(|&id| &self.terms[id as usize])
+        self.term_id(term).map(|id| &self.terms[id as usize])
+    }
+
+    fn term_id(&self, term: &str) -> Option<u32> {
+        let (terms, text) = (&self.terms, &self.term_text);
+        self.term_ids
+            .find(self.term_hasher.hash_one(term), |&id| {
+                term_at(terms, text, id) == term
+            })
+            .copied()
     }
 
     /// Indexes `doc`. Adding a document that is already indexed is a logic error and is refused.
@@ -230,45 +227,32 @@ impl<const F: usize> Index<F> {
                 counts[at].1[f] = counts[at].1[f].saturating_add(1);
             }
         }
-        for &(id, tf) in &counts {
-            self.in_doc[id as usize] = 0;
-            let entry = &mut self.terms[id as usize];
-            let packed = if tf.iter().all(|&t| t < u32::from(WIDE)) {
-                Packed {
-                    doc,
-                    tf: tf.map(|t| t as u8),
-                }
-            } else {
-                let at = entry.wide.partition_point(|w| w.doc < doc);
-                entry.wide.insert(at, Posting { doc, tf });
-                Packed { doc, tf: [WIDE; F] }
-            };
-            match entry.postings.last() {
-                Some(last) if last.doc() > doc => {
-                    let at = entry.postings.partition_point(|p| p.doc() < doc);
-                    entry.postings.insert(at, packed);
-                }
-                _ => {
-                    if entry.postings.len() == entry.postings.capacity() {
-                        // Grow by a quarter rather than doubling: posting lists are most of the
-                        // index's memory and a doubled list is a quarter empty on average.
-                        let len = entry.postings.len();
-                        entry.postings.reserve_exact((len / 4).max(1));
-                    }
-                    entry.postings.push(packed)
-                }
-            }
-            if tf[0] > 0 {
-                entry.name_df += 1;
-            }
-        }
+        // The document's lengths first: its postings' blocks take their bounds from them.
         let slot = doc as usize;
         if self.docs.len() <= slot {
             self.docs.resize(slot + 1, None);
         }
         self.docs[slot] = Some(lengths);
+        let docs = &self.docs;
+        let lengths_of = |d: DocId| docs[d as usize].expect("postings point at indexed documents");
+        for &(id, tf) in &counts {
+            self.in_doc[id as usize] = 0;
+            self.terms[id as usize]
+                .postings
+                .insert(doc, &tf, &lengths_of);
+        }
         self.doc_count += 1;
         true
+    }
+
+    /// Gives back the spare capacity that appending leaves in posting lists; for after a bulk
+    /// build (the next append to a list grows it again).
+    pub fn shrink_to_fit(&mut self) {
+        for e in &mut self.terms {
+            e.postings.shrink_to_fit();
+        }
+        self.terms.shrink_to_fit();
+        self.term_text.shrink_to_fit();
     }
 
     /// Removes `doc`, given the same field tokens it was added with. Returns false if it was not indexed.
@@ -279,21 +263,18 @@ impl<const F: usize> Index<F> {
         for (f, len) in lengths.iter().enumerate() {
             self.total_lengths[f] -= u64::from(*len);
         }
-        for (term, tf) in term_frequencies(fields) {
-            let Some(&id) = self.term_ids.get(term) else {
+        for (term, _) in term_frequencies(fields) {
+            let Some(id) = self.term_id(term) else {
                 continue;
             };
             let entry = &mut self.terms[id as usize];
-            if let Ok(at) = entry.postings.binary_search_by_key(&doc, Packed::doc) {
-                if entry.postings.remove(at).is_wide() {
-                    entry.wide.retain(|w| w.doc != doc);
-                }
-                if tf[0] > 0 {
-                    entry.name_df -= 1;
-                }
-            }
+            entry.postings.remove(doc);
             if entry.postings.is_empty() {
-                self.term_ids.remove(term);
+                let hash = self.term_hasher.hash_one(term);
+                if let Ok(found) = self.term_ids.find_entry(hash, |&i| i == id) {
+                    found.remove();
+                }
+                self.term_garbage += entry.len as usize;
                 self.terms[id as usize] = TermEntry::default();
                 self.free_term_ids.push(id);
             }
@@ -304,8 +285,16 @@ impl<const F: usize> Index<F> {
     }
 
     fn term_id_or_insert(&mut self, term: &str) -> u32 {
-        if let Some(&id) = self.term_ids.get(term) {
+        let hash = self.term_hasher.hash_one(term);
+        let (terms, text) = (&self.terms, &self.term_text);
+        if let Some(&id) = self
+            .term_ids
+            .find(hash, |&id| term_at(terms, text, id) == term)
+        {
             return id;
+        }
+        if self.term_garbage > (1 << 16) && self.term_garbage * 2 > self.term_text.len() {
+            self.compact_term_text();
         }
         let id = match self.free_term_ids.pop() {
             Some(id) => id,
@@ -314,21 +303,32 @@ impl<const F: usize> Index<F> {
                 (self.terms.len() - 1) as u32
             }
         };
-        self.term_ids.insert(term.into(), id);
+        let entry = &mut self.terms[id as usize];
+        entry.at = u32::try_from(self.term_text.len()).expect("term text under 4 GiB");
+        entry.len = term.len() as u32;
+        self.term_text.push_str(term);
+        let (terms, text, hasher) = (&self.terms, &self.term_text, &self.term_hasher);
+        self.term_ids
+            .insert_unique(hash, id, |&i| hasher.hash_one(term_at(terms, text, i)));
         id
+    }
+
+    /// Rewrites the term arena with the live terms only (after many terms came and went).
+    fn compact_term_text(&mut self) {
+        let mut text = String::with_capacity(self.term_text.len() - self.term_garbage);
+        for &id in self.term_ids.iter() {
+            let e = &mut self.terms[id as usize];
+            let old = &self.term_text[e.at as usize..(e.at + e.len) as usize];
+            e.at = text.len() as u32;
+            text.push_str(old);
+        }
+        self.term_text = text;
+        self.term_garbage = 0;
     }
 
     /// Renumbers documents through `map` (old slot to new slot), which must preserve order.
     /// Used when the registry compacts its slots; posting lists stay sorted.
     pub fn renumber(&mut self, map: &[Option<DocId>]) {
-        for entry in &mut self.terms {
-            for p in &mut entry.postings {
-                p.doc = map[p.doc() as usize].expect("indexed documents survive compaction");
-            }
-            for w in &mut entry.wide {
-                w.doc = map[w.doc as usize].expect("indexed documents survive compaction");
-            }
-        }
         let mut docs = Vec::new();
         for (old, lengths) in self.docs.iter().enumerate() {
             if let (Some(lengths), Some(Some(new))) = (lengths, map.get(old)) {
@@ -340,6 +340,11 @@ impl<const F: usize> Index<F> {
             }
         }
         self.docs = docs;
+        let docs = &self.docs;
+        let lengths_of = |d: DocId| docs[d as usize].expect("postings point at indexed documents");
+        for entry in &mut self.terms {
+            entry.postings.renumber(map, &lengths_of);
+        }
     }
 
     /// Weighted average document length, 1.0 when every weighted field is empty.
@@ -377,10 +382,10 @@ impl<const F: usize> Index<F> {
             .iter()
             .filter_map(|t| self.entry(t.as_ref()))
             .collect();
-        if entries.len() >= 2 {
-            return self.search_pruned(&entries, p, top_k);
+        if entries.is_empty() {
+            return Vec::new();
         }
-        self.search_exhaustive(tokens, p, top_k)
+        self.search_pruned(&entries, p, top_k)
     }
 
     /// Scores every document reached by any query token, term at a time. The plain form of
@@ -407,14 +412,14 @@ impl<const F: usize> Index<F> {
                     continue;
                 };
                 let idf = self.idf(entry.postings.len());
-                for posting in &entry.postings {
-                    let d = posting.doc() as usize;
+                for (doc, tf) in entry.postings.iter() {
+                    let d = doc as usize;
                     let lengths = self.docs[d]
                         .as_ref()
                         .expect("postings point at indexed documents");
-                    let contribution = idf * tf_norm(entry.tf(posting), lengths, p, avgdl);
+                    let contribution = idf * tf_norm(tf, lengths, p, avgdl);
                     if s.touch[d] == 0 {
-                        s.touched.push(posting.doc());
+                        s.touched.push(doc);
                         s.touch[d] = s.touched.len() as u32;
                     }
                     s.scores[d] += contribution;
@@ -443,40 +448,67 @@ impl<const F: usize> Index<F> {
         })
     }
 
-    /// Top-k search that skips documents which cannot reach the top `top_k` (MaxScore).
+    /// Top-k search that skips documents which cannot reach the top `top_k` (MaxScore over
+    /// blocks of postings with per-block bounds).
     ///
-    /// A token's contribution is below `idf * (k1 + 1 + delta)` (BM25's saturation bound), so once
-    /// `top_k` documents are scored, documents found only in tokens whose bounds sum below the
-    /// k-th best score are never scored. Terms are taken rarest first (highest bound); every
-    /// document reached is scored exactly, adding its contributions in query-token order as the
-    /// exhaustive search does, so scores agree to the bit, and ties are ordered by the same
-    /// first-touch key: the first query token containing the document, then registration order.
+    /// A term's contribution to any document of a block is below the block's bound (from its
+    /// largest frequency and shortest length per field, see [`block_bound`]); a term's bound is
+    /// the largest of its blocks'. Terms are taken highest bound first as the lead; once `top_k`
+    /// documents are scored, a lead's block is skipped when its bound plus the bounds of the terms
+    /// after it is below the k-th best score, and the search stops when the bounds of the terms
+    /// left are. Every document reached is scored exactly, adding its contributions in
+    /// query-token order as the exhaustive search does, so scores agree to the bit, and ties are
+    /// ordered by the same first-touch key: the first query token containing the document, then
+    /// registration order. (A document of a skipped block that a later lead reaches is scored
+    /// without the skipped term: below its true score, itself below the k-th best, so it is
+    /// dropped like the others.)
     fn search_pruned(
         &self,
         entries: &[&TermEntry<F>],
         p: &Bm25Params<F>,
         top_k: usize,
     ) -> Vec<ScoredDoc> {
+        const SLACK: f64 = 1.0 + 1e-9;
         let avgdl = self.weighted_avgdl(&p.weights);
         // Distinct terms; `order` lists them per query token (duplicates count again).
-        let mut terms: Vec<(&TermEntry<F>, f64, f64)> = Vec::new(); // entry, idf, bound
+        struct Term<'a, const F: usize> {
+            entry: &'a TermEntry<F>,
+            idf: f64,
+            /// How often the query holds the term.
+            times: f64,
+            /// Bound of the term's total contribution to one document.
+            bound: f64,
+        }
+        let mut terms: Vec<Term<F>> = Vec::new();
         let mut order: Vec<usize> = Vec::with_capacity(entries.len());
-        // Slack so rounding can never make a real contribution exceed its bound.
-        let unit = (p.k1 + 1.0 + p.delta) * (1.0 + 1e-9);
         for e in entries {
-            let at = match terms.iter().position(|(t, _, _)| std::ptr::eq(*t, *e)) {
+            let at = match terms.iter().position(|t| std::ptr::eq(t.entry, *e)) {
                 Some(at) => at,
                 None => {
-                    let idf = self.idf(e.postings.len());
-                    terms.push((e, idf, 0.0));
+                    terms.push(Term {
+                        entry: e,
+                        idf: self.idf(e.postings.len()),
+                        times: 0.0,
+                        bound: 0.0,
+                    });
                     terms.len() - 1
                 }
             };
-            terms[at].2 += terms[at].1 * unit;
+            terms[at].times += 1.0;
             order.push(at);
         }
+        for t in &mut terms {
+            let best_block = t
+                .entry
+                .postings
+                .blocks()
+                .iter()
+                .map(|b| block_bound(b, p, avgdl))
+                .fold(0.0, f64::max);
+            t.bound = t.times * t.idf * best_block * SLACK;
+        }
         let mut by_bound: Vec<usize> = (0..terms.len()).collect();
-        by_bound.sort_by(|&a, &b| terms[b].2.total_cmp(&terms[a].2));
+        by_bound.sort_by(|&a, &b| terms[b].bound.total_cmp(&terms[a].bound));
         let mut rank_of = vec![0; terms.len()];
         for (j, &t) in by_bound.iter().enumerate() {
             rank_of[t] = j;
@@ -484,7 +516,7 @@ impl<const F: usize> Index<F> {
         // rest[j]: bound of a document found only in terms by_bound[j..].
         let mut rest = vec![0.0; terms.len() + 1];
         for j in (0..terms.len()).rev() {
-            rest[j] = (rest[j + 1] + terms[by_bound[j]].2) * (1.0 + 1e-9);
+            rest[j] = (rest[j + 1] + terms[by_bound[j]].bound) * SLACK;
         }
         SCRATCH.with(|cell| {
             let mut s = cell.borrow_mut();
@@ -498,59 +530,64 @@ impl<const F: usize> Index<F> {
             // The best `top_k` scores so far, as bits (scores are >= 0, so bits order like values).
             let mut best: std::collections::BinaryHeap<std::cmp::Reverse<u64>> =
                 std::collections::BinaryHeap::with_capacity(top_k.min(self.doc_count) + 1);
-            let mut cursors = vec![0usize; terms.len()];
+            let kth = |best: &std::collections::BinaryHeap<std::cmp::Reverse<u64>>| {
+                (best.len() >= top_k).then(|| f64::from_bits(best.peek().expect("top_k >= 1").0))
+            };
+            let mut cursors = vec![Cursor::default(); terms.len()];
             for (j, &lead) in by_bound.iter().enumerate() {
-                if best.len() >= top_k {
-                    let kth = f64::from_bits(best.peek().expect("top_k >= 1").0);
-                    if rest[j] < kth {
-                        break;
-                    }
+                if kth(&best).is_some_and(|kth| rest[j] < kth) {
+                    break;
                 }
-                cursors.fill(0);
-                for posting in &terms[lead].0.postings {
-                    let doc = posting.doc();
-                    let d = doc as usize;
-                    if s.touch[d] != 0 {
-                        continue;
-                    }
-                    s.touch[d] = 1;
-                    s.touched.push(doc);
-                    let lengths = self.docs[d]
-                        .as_ref()
-                        .expect("postings point at indexed documents");
-                    let norm = length_norm(lengths, p, avgdl);
-                    let mut score = 0.0;
-                    let mut first = u32::MAX;
-                    for (qpos, &t) in order.iter().enumerate() {
-                        let found = if t == lead {
-                            Some(posting)
-                        } else if rank_of[t] < j {
-                            // Every document of an earlier lead term is already scored.
-                            None
-                        } else {
-                            let list = &terms[t].0.postings;
-                            let at = seek(list, cursors[t], doc);
-                            cursors[t] = at;
-                            list.get(at).filter(|q| q.doc() == doc)
-                        };
-                        if let Some(q) = found {
-                            score += terms[t].1 * tf_norm_with(terms[t].0.tf(q), norm, p);
-                            first = first.min(qpos as u32);
-                        }
-                    }
-                    if best.len() >= top_k {
-                        // Below the current k-th best: it cannot make the final top_k.
-                        if score < f64::from_bits(best.peek().expect("top_k >= 1").0) {
+                cursors.fill(Cursor::default());
+                let lead_term = &terms[lead];
+                for block in lead_term.entry.postings.blocks() {
+                    if let Some(kth) = kth(&best) {
+                        let bound = lead_term.times * lead_term.idf * block_bound(block, p, avgdl);
+                        if (bound + rest[j + 1]) * SLACK < kth {
                             continue;
                         }
                     }
-                    best.push(std::cmp::Reverse(score.to_bits()));
-                    if best.len() > top_k {
-                        best.pop();
+                    for (doc, lead_tf) in block.iter() {
+                        let d = doc as usize;
+                        if s.touch[d] != 0 {
+                            continue;
+                        }
+                        s.touch[d] = 1;
+                        s.touched.push(doc);
+                        let lengths = self.docs[d]
+                            .as_ref()
+                            .expect("postings point at indexed documents");
+                        let norm = length_norm(lengths, p, avgdl);
+                        let mut score = 0.0;
+                        let mut first = u32::MAX;
+                        for (qpos, &t) in order.iter().enumerate() {
+                            let found = if t == lead {
+                                Some(lead_tf)
+                            } else if rank_of[t] < j {
+                                // Every document of an earlier lead term is already scored.
+                                None
+                            } else {
+                                terms[t].entry.postings.seek(&mut cursors[t], doc)
+                            };
+                            if let Some(tf) = found {
+                                score += terms[t].idf * tf_norm_with(tf, norm, p);
+                                first = first.min(qpos as u32);
+                            }
+                        }
+                        if let Some(kth) = kth(&best) {
+                            // Below the current k-th best: it cannot make the final top_k.
+                            if score < kth {
+                                continue;
+                            }
+                        }
+                        best.push(std::cmp::Reverse(score.to_bits()));
+                        if best.len() > top_k {
+                            best.pop();
+                        }
+                        // Tie key: first token, then registration order (postings are sorted by doc).
+                        let key = (u64::from(first) << 32) | u64::from(doc);
+                        scored.push((ScoredDoc { doc, score }, key));
                     }
-                    // Tie key: first token, then registration order (postings are sorted by doc).
-                    let key = (u64::from(first) << 32) | u64::from(doc);
-                    scored.push((ScoredDoc { doc, score }, key));
                 }
             }
             for &doc in &s.touched {
@@ -579,10 +616,15 @@ impl<const F: usize> Index<F> {
         let mut terms: Vec<(String, Vec<Posting<F>>, u32)> = self
             .term_ids
             .iter()
-            .map(|(t, &id)| {
+            .map(|&id| {
                 let e = &self.terms[id as usize];
-                let postings = e.postings.iter().map(|p| e.decode(p)).collect();
-                (t.to_string(), postings, e.name_df)
+                let postings = e
+                    .postings
+                    .iter()
+                    .map(|(doc, tf)| Posting { doc, tf })
+                    .collect();
+                let t = term_at(&self.terms, &self.term_text, id);
+                (t.to_string(), postings, e.postings.name_df() as u32)
             })
             .collect();
         terms.sort_by(|a, b| a.0.cmp(&b.0));
@@ -644,17 +686,37 @@ fn tf_norm_with<const F: usize>(tf: [u32; F], norm: f64, p: &Bm25Params<F>) -> f
     (wtf * (p.k1 + 1.0)) / (wtf + norm) + p.delta
 }
 
-/// The first position at or after `from` whose document is >= `doc` (galloping: cursors move
-/// forward through a list while documents are visited in increasing order).
-fn seek<const F: usize>(postings: &[Packed<F>], from: usize, doc: DocId) -> usize {
-    let rest = &postings[from.min(postings.len())..];
-    let mut bound = 1;
-    while bound < rest.len() && rest[bound].doc() < doc {
-        bound *= 2;
+/// The text of term `id`.
+#[inline]
+fn term_at<'a, const F: usize>(terms: &[TermEntry<F>], text: &'a str, id: u32) -> &'a str {
+    let e = &terms[id as usize];
+    &text[e.at as usize..(e.at + e.len) as usize]
+}
+
+/// A bound of one term's normalized frequency ([`tf_norm_with`], before the IDF) in any document
+/// of `block`, for any non-negative weights, k1, b and delta: the formula grows with the weighted
+/// frequency and falls with the weighted length, so the block's largest frequency and shortest
+/// length per field bound it. A frequency of 255 or more falls back to the saturation bound
+/// `k1 + 1 + delta`. Slack covers rounding.
+#[inline]
+fn block_bound<const F: usize>(block: &postings::Block<F>, p: &Bm25Params<F>, avgdl: f64) -> f64 {
+    let unit = p.k1 + 1.0 + p.delta;
+    let mut wtf = 0.0;
+    let mut wdl = 0.0;
+    for f in 0..F {
+        if block.max_tf[f] == u8::MAX {
+            return unit * (1.0 + 1e-9);
+        }
+        wtf += p.weights[f] * f64::from(block.max_tf[f]);
+        wdl += p.weights[f] * f64::from(block.min_len[f]);
     }
-    let lo = bound / 2;
-    let hi = (bound + 1).min(rest.len());
-    from + lo + rest[lo.min(hi)..hi].partition_point(|p| p.doc() < doc)
+    let norm = p.k1 * (1.0 - p.b + p.b * wdl / avgdl);
+    let bound = if wtf == 0.0 {
+        p.delta
+    } else {
+        (wtf * (p.k1 + 1.0)) / (wtf + norm) + p.delta
+    };
+    bound.min(unit) * (1.0 + 1e-9)
 }
 
 /// Sorts best first (score descending, then first touch) and keeps `top_k`.
@@ -689,126 +751,4 @@ fn term_frequencies<const F: usize, S: AsRef<str>>(fields: &[Vec<S>; F]) -> Vec<
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn fields(name: &str, desc: &str) -> FieldTokens<2> {
-        [
-            name.split_whitespace().map(String::from).collect(),
-            desc.split_whitespace().map(String::from).collect(),
-        ]
-    }
-
-    const P: Bm25Params<2> = Bm25Params {
-        weights: [3.0, 2.0],
-        k1: 1.5,
-        b: 0.75,
-        delta: 1.0,
-    };
-
-    #[test]
-    fn scores_follow_the_formula() {
-        let mut idx = Index::<2>::new();
-        idx.add(0, &fields("read file", "read a file"));
-        idx.add(1, &fields("send email", "send a message"));
-        let hits = idx.search(&["file"], &P, 10);
-        assert_eq!(hits.len(), 1);
-        // N=2, df=1: idf = ln(1.5/1.5 + 1) = ln 2; wtf = 3+2 = 5; wdl = 6+6 = 12; avgdl = 3*2 + 2*3 = 12
-        let expected = 2f64.ln() * (5.0 * 2.5 / (5.0 + 1.5) + 1.0);
-        assert!((hits[0].score - expected).abs() < 1e-12);
-    }
-
-    #[test]
-    fn ties_keep_first_touch_order() {
-        let mut idx = Index::<2>::new();
-        idx.add(0, &fields("a", "x"));
-        idx.add(1, &fields("b", "y"));
-        idx.add(2, &fields("c", "x"));
-        // "y" touches doc 1 first, then "x" touches 0 and 2 with the same score.
-        let hits: Vec<DocId> = idx
-            .search(&["y", "x"], &P, 10)
-            .iter()
-            .map(|h| h.doc)
-            .collect();
-        assert_eq!(hits[0], 1);
-        assert_eq!(&hits[1..], &[0, 2]);
-    }
-
-    #[test]
-    fn pruned_search_answers_like_exhaustive() {
-        // Small vocabulary, Zipf-ish: common words, rare words, repeated tokens and many ties.
-        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
-        let mut next = |n: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let r = x % (n * n);
-            (r as f64).sqrt() as u64 // skewed toward large values, squared down below
-        };
-        let word = |i: u64| format!("w{}", 40 - i.min(40));
-        let mut idx = Index::<2>::new();
-        let mut docs = Vec::new();
-        for d in 0..600u32 {
-            let name: Vec<String> = (0..1 + next(3)).map(|_| word(next(40))).collect();
-            let desc: Vec<String> = (0..next(12)).map(|_| word(next(40))).collect();
-            idx.add(d, &[name.clone(), desc.clone()]);
-            docs.push([name, desc]);
-        }
-        for d in (0..600u32).step_by(7) {
-            assert!(idx.remove(d, &docs[d as usize]));
-        }
-        for q in 0..400 {
-            let tokens: Vec<String> = (0..2 + q % 5).map(|_| word(next(40))).collect();
-            for top_k in [1, 3, 10, 1000] {
-                let a = idx.search(&tokens, &P, top_k);
-                let b = idx.search_exhaustive(&tokens, &P, top_k);
-                assert_eq!(a.len(), b.len(), "{tokens:?} top_k {top_k}");
-                for (ha, hb) in a.iter().zip(&b) {
-                    assert_eq!(ha.doc, hb.doc, "{tokens:?} top_k {top_k}");
-                    assert_eq!(ha.score.to_bits(), hb.score.to_bits());
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn frequencies_of_255_and_more_are_kept_in_full() {
-        let many = |n: usize| vec!["x".to_string(); n];
-        let mut idx = Index::<2>::new();
-        idx.add(0, &[vec!["a".into()], many(254)]);
-        idx.add(1, &[vec!["b".into()], many(255)]);
-        idx.add(2, &[many(300), many(70_000)]);
-        idx.add(3, &[vec!["x".to_string()], vec![]]);
-        let tfs: Vec<[u32; 2]> = idx.postings("x").iter().map(|p| p.tf).collect();
-        assert_eq!(tfs, [[0, 254], [0, 255], [300, 70_000], [1, 0]]);
-        assert_eq!(idx.posting("x", 2).map(|p| p.tf), Some([300, 70_000]));
-        let pruned = idx.search(&["x", "a"], &P, 10);
-        let exhaustive = idx.search_exhaustive(&["x", "a"], &P, 10);
-        assert_eq!(pruned, exhaustive);
-        assert!(idx.remove(1, &[vec!["b".into()], many(255)]));
-        assert_eq!(idx.posting("x", 2).map(|p| p.tf), Some([300, 70_000]));
-        idx.renumber(&[Some(0), None, Some(1), Some(2)]);
-        assert_eq!(idx.posting("x", 1).map(|p| p.tf), Some([300, 70_000]));
-        let mut fresh = Index::<2>::new();
-        fresh.add(0, &[vec!["a".into()], many(254)]);
-        fresh.add(1, &[many(300), many(70_000)]);
-        fresh.add(2, &[vec!["x".to_string()], vec![]]);
-        assert_eq!(idx.canonical(), fresh.canonical());
-    }
-
-    #[test]
-    fn remove_then_add_equals_fresh() {
-        let mut a = Index::<2>::new();
-        a.add(0, &fields("a b", "c"));
-        a.add(1, &fields("b", "c d"));
-        a.add(2, &fields("e", "f"));
-        assert!(a.remove(1, &fields("b", "c d")));
-        assert!(!a.remove(1, &fields("b", "c d")));
-        let mut b = Index::<2>::new();
-        b.add(2, &fields("e", "f"));
-        b.add(0, &fields("a b", "c"));
-        assert_eq!(a.canonical(), b.canonical());
-        assert_eq!(a.doc_freq("d"), 0);
-        assert_eq!(a.name_doc_freq("b"), 1);
-    }
-}
+mod tests;

@@ -1,0 +1,705 @@
+//! Posting lists stored as blocks of delta- and varint-coded postings.
+//!
+//! A posting is the gap to the previous document of its block (varint), then a header
+//! `(field mask << 1) | all-ones` (varint, one byte up to 6 fields) and, unless every non-zero
+//! frequency is 1, the non-zero frequencies (varint). The common posting, a word once in one field,
+//! takes 2 bytes instead of 4 + F. Each block keeps its first and last document (for seeks) and,
+//! per field, the largest frequency and the shortest length of its documents: from them a search
+//! bounds the score of any document in the block for any weights, k1, b and delta, and skips the
+//! block (block-max pruning). The bounds stay valid after a removal (a maximum can only fall, a
+//! minimum only rise), so a removal rewrites only its own block: no change costs work over all of
+//! a long list.
+
+use super::DocId;
+
+/// Postings per block when appending.
+pub(super) const BLOCK: usize = 128;
+
+/// Bytes kept inline in a block before it takes a heap allocation: most terms occur in a tool
+/// or two, and their whole list fits here.
+const INLINE: usize = 14;
+
+/// A block's encoded postings: inline while short, else one heap slice whose length is the
+/// capacity (no separate capacity word). An empty heap slice (no allocation) means inline; it
+/// is never null, which lets [`Store`] keep its tag in that pointer.
+#[derive(Debug, Clone, Default)]
+struct Bytes {
+    len: u16,
+    inline: [u8; INLINE],
+    heap: Box<[u8]>,
+}
+
+impl Bytes {
+    #[inline]
+    fn as_slice(&self) -> &[u8] {
+        if self.heap.is_empty() {
+            &self.inline[..self.len as usize]
+        } else {
+            &self.heap[..self.len as usize]
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    fn capacity(&self) -> usize {
+        if self.heap.is_empty() {
+            INLINE
+        } else {
+            self.heap.len()
+        }
+    }
+
+    fn extend(&mut self, data: &[u8]) {
+        let len = self.len as usize;
+        let need = len + data.len();
+        assert!(
+            need <= usize::from(u16::MAX),
+            "a block's postings fit in 64 KiB"
+        );
+        if need > self.capacity() {
+            // Grow by a quarter rather than doubling: postings are most of the index's memory.
+            let cap = need.max(len + len / 4).min(usize::from(u16::MAX));
+            let mut heap = vec![0u8; cap].into_boxed_slice();
+            heap[..len].copy_from_slice(self.as_slice());
+            self.heap = heap;
+        }
+        if self.heap.is_empty() {
+            self.inline[len..need].copy_from_slice(data);
+        } else {
+            self.heap[len..need].copy_from_slice(data);
+        }
+        self.len = need as u16;
+    }
+
+    /// Replaces the contents, keeping the heap slice when it fits without much to spare.
+    fn set(&mut self, data: &[u8]) {
+        let n = data.len();
+        assert!(
+            n <= usize::from(u16::MAX),
+            "a block's postings fit in 64 KiB"
+        );
+        if n <= INLINE {
+            self.heap = Box::default();
+            self.inline[..n].copy_from_slice(data);
+        } else if self.heap.len() >= n && self.heap.len() <= n + n / 4 + 8 {
+            self.heap[..n].copy_from_slice(data);
+        } else {
+            self.heap = data.into();
+        }
+        self.len = n as u16;
+    }
+
+    fn shrink_to_fit(&mut self) {
+        let len = self.len as usize;
+        if self.heap.len() > len {
+            if len <= INLINE {
+                let heap = std::mem::take(&mut self.heap);
+                self.inline[..len].copy_from_slice(&heap[..len]);
+            } else {
+                self.heap = self.as_slice().into();
+            }
+        }
+    }
+}
+
+/// One block of a posting list.
+#[derive(Debug, Clone)]
+pub(super) struct Block<const F: usize> {
+    bytes: Bytes,
+    /// First and last documents of the block.
+    pub(super) first: DocId,
+    pub(super) last: DocId,
+    len: u16,
+    /// Postings with a non-zero frequency in field 0 (the name).
+    name_count: u16,
+    /// Per field, the largest frequency of any posting (255 means 255 or more).
+    pub(super) max_tf: [u8; F],
+    /// Per field, a lower bound of the field's length in every document of the block
+    /// (saturated at 255: fields are rarely longer, and a lower bound stays valid).
+    pub(super) min_len: [u8; F],
+}
+
+/// A posting list: blocks in document order.
+#[derive(Debug, Clone, Default)]
+pub(super) struct PostingList<const F: usize> {
+    /// Counts are summed over the blocks when asked (a few hundred blocks at most per 100,000
+    /// documents), which keeps the entry of a term at 56 bytes.
+    store: Store<F>,
+}
+
+/// The blocks: a list of one block (most lists) is held without a vector's allocation.
+#[derive(Debug, Clone)]
+enum Store<const F: usize> {
+    One(Block<F>),
+    Many(Vec<Block<F>>),
+}
+
+impl<const F: usize> Default for Store<F> {
+    fn default() -> Self {
+        Store::Many(Vec::new())
+    }
+}
+
+#[inline]
+fn put_varint(out: &mut Writer<'_>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+#[inline]
+fn get_varint(bytes: &[u8], at: &mut usize) -> u64 {
+    let b = bytes[*at];
+    *at += 1;
+    if b < 0x80 {
+        return u64::from(b);
+    }
+    let mut v = u64::from(b & 0x7f);
+    let mut shift = 7;
+    loop {
+        let b = bytes[*at];
+        *at += 1;
+        v |= u64::from(b & 0x7f) << shift;
+        if b < 0x80 {
+            return v;
+        }
+        shift += 7;
+    }
+}
+
+/// Reads the posting at `*at` given the previous document, skipping its frequencies: the
+/// document only, which is all a seek needs until it reaches its target.
+#[inline(always)]
+fn skip(bytes: &[u8], at: &mut usize, prev: DocId) -> DocId {
+    // The common posting: a one-byte gap and a one-byte header of frequencies all 1.
+    if let Some(&[gap, header]) = bytes.get(*at..*at + 2) {
+        if gap < 0x80 && header & 0x81 == 0x01 {
+            *at += 2;
+            return prev + DocId::from(gap);
+        }
+    }
+    let doc = prev + get_varint(bytes, at) as DocId;
+    let header = get_varint(bytes, at);
+    if header & 1 == 0 {
+        for _ in 0..(header >> 1).count_ones() {
+            while bytes[*at] >= 0x80 {
+                *at += 1;
+            }
+            *at += 1;
+        }
+    }
+    doc
+}
+
+/// Decodes the posting at `*at` given the previous document: (document, frequencies).
+#[inline(always)]
+pub(super) fn decode<const F: usize>(
+    bytes: &[u8],
+    at: &mut usize,
+    prev: DocId,
+) -> (DocId, [u32; F]) {
+    let doc = prev + get_varint(bytes, at) as DocId;
+    let header = get_varint(bytes, at);
+    let mask = header >> 1;
+    let mut tf = [0u32; F];
+    if header & 1 == 1 {
+        for (f, t) in tf.iter_mut().enumerate() {
+            *t = ((mask >> f) & 1) as u32;
+        }
+    } else {
+        for (f, t) in tf.iter_mut().enumerate() {
+            if (mask >> f) & 1 == 1 {
+                *t = get_varint(bytes, at) as u32;
+            }
+        }
+    }
+    (doc, tf)
+}
+
+/// Encodes one posting into `out` (a stack buffer), returning the bytes written.
+fn encode<const F: usize>(buf: &mut [u8; ENCODED_MAX], gap: DocId, tf: &[u32; F]) -> usize {
+    let mut out = Writer { buf, len: 0 };
+    let out = &mut out;
+    put_varint(out, u64::from(gap));
+    let mut mask = 0u64;
+    let mut ones = true;
+    for (f, &t) in tf.iter().enumerate() {
+        if t > 0 {
+            mask |= 1 << f;
+            ones &= t == 1;
+        }
+    }
+    put_varint(out, (mask << 1) | u64::from(ones));
+    if !ones {
+        for &t in tf {
+            if t > 0 {
+                put_varint(out, u64::from(t));
+            }
+        }
+    }
+    out.len
+}
+
+/// Longest encoded posting: a 5-byte gap, a header of up to 10 bytes, 5 bytes per frequency
+/// (the index takes at most 20 fields).
+const ENCODED_MAX: usize = 128;
+
+struct Writer<'a> {
+    buf: &'a mut [u8; ENCODED_MAX],
+    len: usize,
+}
+
+impl Writer<'_> {
+    #[inline]
+    fn push(&mut self, b: u8) {
+        self.buf[self.len] = b;
+        self.len += 1;
+    }
+}
+
+impl<const F: usize> Block<F> {
+    fn new(doc: DocId) -> Self {
+        Block {
+            bytes: Bytes::default(),
+            first: doc,
+            last: doc,
+            len: 0,
+            name_count: 0,
+            max_tf: [0; F],
+            min_len: [u8::MAX; F],
+        }
+    }
+
+    /// Appends a posting after `last` (or as the first of an empty block).
+    fn push(&mut self, doc: DocId, tf: &[u32; F], lengths: &[u32; F]) {
+        let gap = if self.len == 0 { 0 } else { doc - self.last };
+        if self.len == 0 {
+            self.first = doc;
+        }
+        let mut buf = [0u8; ENCODED_MAX];
+        let n = encode(&mut buf, gap, tf);
+        self.bytes.extend(&buf[..n]);
+        self.last = doc;
+        self.len += 1;
+        self.note(tf, lengths);
+        if self.len as usize == BLOCK {
+            self.bytes.shrink_to_fit();
+        }
+    }
+
+    /// The block's postings in order.
+    pub(super) fn iter(&self) -> BlockIter<'_, F> {
+        BlockIter {
+            bytes: self.bytes.as_slice(),
+            at: 0,
+            prev: self.first,
+        }
+    }
+
+    fn decode_all(&self) -> Vec<(DocId, [u32; F])> {
+        self.iter().collect()
+    }
+
+    /// A block holding `postings` (sorted, non-empty), bounds computed afresh.
+    fn from_postings(postings: &[(DocId, [u32; F])], lengths: &impl Fn(DocId) -> [u32; F]) -> Self {
+        let mut b = Block::new(postings[0].0);
+        let mut out = Vec::with_capacity(postings.len() * 4);
+        let mut buf = [0u8; ENCODED_MAX];
+        let mut prev = b.first;
+        for (doc, tf) in postings {
+            let n = encode(&mut buf, doc - prev, tf);
+            out.extend_from_slice(&buf[..n]);
+            prev = *doc;
+            b.note(tf, &lengths(*doc));
+        }
+        b.len = postings.len() as u16;
+        b.last = prev;
+        b.bytes.set(&out);
+        b
+    }
+
+    /// Widens the bounds and counts for one more posting.
+    fn note(&mut self, tf: &[u32; F], lengths: &[u32; F]) {
+        if F > 0 && tf[0] > 0 {
+            self.name_count += 1;
+        }
+        for f in 0..F {
+            self.max_tf[f] = self.max_tf[f].max(tf[f].min(255) as u8);
+            self.min_len[f] = self.min_len[f].min(lengths[f].min(255) as u8);
+        }
+    }
+
+    /// Removes the posting of `doc` in place: the next posting's gap is re-encoded and the
+    /// rest moved down. Bounds stay (see [`PostingList::remove`]). `None` if absent.
+    fn remove(&mut self, doc: DocId) -> Option<[u32; F]> {
+        let bytes = self.bytes.as_slice();
+        let (mut pos, mut prev) = (0, self.first);
+        let mut before: Option<DocId> = None;
+        let (start, end, tf) = loop {
+            if pos >= bytes.len() {
+                return None;
+            }
+            let start = pos;
+            let (d, tf) = decode::<F>(bytes, &mut pos, prev);
+            if d == doc {
+                break (start, pos, tf);
+            }
+            if d > doc {
+                return None;
+            }
+            before = Some(d);
+            prev = d;
+        };
+        let mut out = Vec::with_capacity(bytes.len());
+        out.extend_from_slice(&bytes[..start]);
+        if end < bytes.len() {
+            let mut next_end = end;
+            let (next, next_tf) = decode::<F>(bytes, &mut next_end, doc);
+            let mut buf = [0u8; ENCODED_MAX];
+            let n = encode(&mut buf, before.map_or(0, |b| next - b), &next_tf);
+            out.extend_from_slice(&buf[..n]);
+            out.extend_from_slice(&bytes[next_end..]);
+            if before.is_none() {
+                self.first = next;
+            }
+        } else if let Some(b) = before {
+            self.last = b;
+        }
+        self.bytes.set(&out);
+        self.len -= 1;
+        if F > 0 && tf[0] > 0 {
+            self.name_count -= 1;
+        }
+        Some(tf)
+    }
+}
+
+/// Iterates one block's postings.
+pub(super) struct BlockIter<'a, const F: usize> {
+    bytes: &'a [u8],
+    at: usize,
+    prev: DocId,
+}
+
+impl<const F: usize> Iterator for BlockIter<'_, F> {
+    type Item = (DocId, [u32; F]);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.at >= self.bytes.len() {
+            return None;
+        }
+        let (doc, tf) = decode(self.bytes, &mut self.at, self.prev);
+        self.prev = doc;
+        Some((doc, tf))
+    }
+}
+
+/// A position in a posting list for forward seeks: documents sought must not decrease.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Cursor {
+    block: usize,
+    /// Byte offset of the next posting in the block, and the document before it (unused at
+    /// offset 0, where the gap counts from the block's first document).
+    at: usize,
+    prev: DocId,
+}
+
+impl<const F: usize> PostingList<F> {
+    /// The blocks, in document order.
+    #[inline]
+    pub(super) fn blocks(&self) -> &[Block<F>] {
+        match &self.store {
+            Store::One(b) => std::slice::from_ref(b),
+            Store::Many(v) => v,
+        }
+    }
+
+    /// The blocks as a vector to edit; [`settle`](Self::settle) afterwards.
+    fn blocks_mut(&mut self) -> &mut Vec<Block<F>> {
+        if let Store::One(_) = self.store {
+            let Store::One(b) = std::mem::take(&mut self.store) else {
+                unreachable!()
+            };
+            self.store = Store::Many(vec![b]);
+        }
+        match &mut self.store {
+            Store::Many(v) => v,
+            Store::One(_) => unreachable!(),
+        }
+    }
+
+    /// Holds a single block without the vector.
+    fn settle(&mut self) {
+        if let Store::Many(v) = &mut self.store {
+            if v.len() == 1 {
+                let b = v.pop().expect("one block");
+                self.store = Store::One(b);
+            }
+        }
+    }
+
+    /// Gives back spare capacity (after a bulk build).
+    pub(super) fn shrink_to_fit(&mut self) {
+        match &mut self.store {
+            Store::One(b) => b.bytes.shrink_to_fit(),
+            Store::Many(v) => {
+                v.shrink_to_fit();
+                if let Some(b) = v.last_mut() {
+                    b.bytes.shrink_to_fit();
+                }
+            }
+        }
+    }
+
+    /// Number of postings whose field 0 (the name) holds the term.
+    pub(super) fn name_df(&self) -> usize {
+        self.blocks().iter().map(|b| b.name_count as usize).sum()
+    }
+
+    /// Number of postings.
+    pub(super) fn len(&self) -> usize {
+        self.blocks().iter().map(|b| b.len as usize).sum()
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.blocks().is_empty()
+    }
+
+    /// All postings in document order.
+    pub(super) fn iter(&self) -> impl Iterator<Item = (DocId, [u32; F])> + '_ {
+        self.blocks().iter().flat_map(Block::iter)
+    }
+
+    /// Adds the posting of `doc`, which must not be in the list yet. `lengths` gives the field
+    /// lengths of any indexed document (the new one included).
+    pub(super) fn insert(
+        &mut self,
+        doc: DocId,
+        tf: &[u32; F],
+        lengths: &impl Fn(DocId) -> [u32; F],
+    ) {
+        let last = match &mut self.store {
+            Store::One(b) => Some(b),
+            Store::Many(v) => v.last_mut(),
+        };
+        match last {
+            Some(last) if last.last >= doc => {}
+            Some(last) if (last.len as usize) < BLOCK => {
+                return last.push(doc, tf, &lengths(doc));
+            }
+            _ => {
+                let mut b = Block::new(doc);
+                b.push(doc, tf, &lengths(doc));
+                if let Store::Many(v) = &self.store {
+                    if v.is_empty() {
+                        self.store = Store::One(b);
+                        return;
+                    }
+                }
+                let blocks = self.blocks_mut();
+                if blocks.len() == blocks.capacity() {
+                    // Grow by a quarter, not doubling (see `Bytes::extend`).
+                    let len = blocks.len();
+                    blocks.reserve_exact((len / 4).max(1));
+                }
+                return blocks.push(b);
+            }
+        }
+        // Into the middle: rewrite the block it falls in, split when it has doubled.
+        let blocks = self.blocks_mut();
+        let at = blocks.partition_point(|b| b.last < doc);
+        let mut postings = blocks[at].decode_all();
+        let pos = postings.partition_point(|p| p.0 < doc);
+        postings.insert(pos, (doc, *tf));
+        if postings.len() >= 2 * BLOCK {
+            let (a, b) = postings.split_at(BLOCK);
+            blocks[at] = Block::from_postings(a, lengths);
+            blocks.insert(at + 1, Block::from_postings(b, lengths));
+        } else {
+            blocks[at] = Block::from_postings(&postings, lengths);
+        }
+        self.settle();
+    }
+
+    /// Removes the posting of `doc` and returns its frequencies, if present. Only its block is
+    /// rewritten; its bounds stay (still valid: the maximum can only have fallen, the minimum risen).
+    pub(super) fn remove(&mut self, doc: DocId) -> Option<[u32; F]> {
+        let at = self.blocks().partition_point(|b| b.last < doc);
+        let block = self.blocks().get(at)?;
+        if block.first > doc {
+            return None;
+        }
+        if block.len == 1 {
+            let tf = block.iter().next().filter(|p| p.0 == doc)?.1;
+            self.blocks_mut().remove(at);
+            self.settle();
+            return Some(tf);
+        }
+        match &mut self.store {
+            Store::One(one) => one.remove(doc),
+            Store::Many(v) => v[at].remove(doc),
+        }
+    }
+
+    /// The frequencies of `doc`, if the list holds it.
+    pub(super) fn get(&self, doc: DocId) -> Option<[u32; F]> {
+        let at = self.blocks().partition_point(|b| b.last < doc);
+        let block = self.blocks().get(at)?;
+        block
+            .iter()
+            .find(|p| p.0 >= doc)
+            .filter(|p| p.0 == doc)
+            .map(|p| p.1)
+    }
+
+    /// Renumbers documents through `map` (order-preserving); blocks are re-encoded.
+    pub(super) fn renumber(&mut self, map: &[Option<DocId>], lengths: &impl Fn(DocId) -> [u32; F]) {
+        let postings: Vec<(DocId, [u32; F])> = self
+            .iter()
+            .map(|(d, tf)| {
+                (
+                    map[d as usize].expect("indexed documents survive compaction"),
+                    tf,
+                )
+            })
+            .collect();
+        self.store = Store::Many(
+            postings
+                .chunks(BLOCK)
+                .map(|c| Block::from_postings(c, lengths))
+                .collect(),
+        );
+        self.settle();
+    }
+
+    /// Moves `c` to the first posting whose document is >= `doc` (without passing it); returns
+    /// the frequencies when that document is `doc`. Galloping over blocks, then decoding forward within one.
+    #[inline]
+    pub(super) fn seek(&self, c: &mut Cursor, doc: DocId) -> Option<[u32; F]> {
+        let blocks = self.blocks();
+        if c.block >= blocks.len() {
+            return None;
+        }
+        if blocks[c.block].last < doc {
+            let rest = &blocks[c.block..];
+            let mut bound = 1;
+            while bound < rest.len() && rest[bound].last < doc {
+                bound *= 2;
+            }
+            let lo = bound / 2;
+            let hi = (bound + 1).min(rest.len());
+            c.block += lo + rest[lo..hi].partition_point(|b| b.last < doc);
+            if c.block >= blocks.len() {
+                return None;
+            }
+            c.at = 0;
+        }
+        let b = &blocks[c.block];
+        if doc < b.first {
+            return None;
+        }
+        let bytes = b.bytes.as_slice();
+        let mut at = c.at;
+        let mut prev = if at == 0 { b.first } else { c.prev };
+        loop {
+            // `b.last >= doc`, so a posting >= doc lies ahead in this block.
+            let start = at;
+            let d = skip(bytes, &mut at, prev);
+            if d >= doc {
+                // Left on the posting found, so the same document may be sought again (a
+                // query may repeat a word).
+                c.at = start;
+                c.prev = prev;
+                if d > doc {
+                    return None;
+                }
+                let mut from = start;
+                return Some(decode::<F>(bytes, &mut from, prev).1);
+            }
+            prev = d;
+        }
+    }
+
+    /// Encoded bytes, and bytes allocated (block headers and spare capacity included).
+    pub(super) fn bytes(&self) -> (usize, usize) {
+        let used = self.blocks().iter().map(|b| b.bytes.len()).sum();
+        let vector = match &self.store {
+            Store::One(_) => 0,
+            Store::Many(v) => v.capacity() * std::mem::size_of::<Block<F>>(),
+        };
+        let held = vector
+            + self
+                .blocks()
+                .iter()
+                .map(|b| b.bytes.heap.len())
+                .sum::<usize>();
+        (used, held)
+    }
+
+    /// Bytes held (for memory accounting in tests and benchmarks).
+    #[cfg(test)]
+    pub(super) fn encoded_bytes(&self) -> usize {
+        self.blocks().iter().map(|b| b.bytes.len()).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inserts_removes_and_seeks_agree_with_a_sorted_list() {
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let lengths = |d: DocId| [d % 7, d % 300];
+        let mut list = PostingList::<2>::default();
+        let mut model: Vec<(DocId, [u32; 2])> = Vec::new();
+        for _ in 0..5000 {
+            let doc = next(3000) as DocId;
+            let present = model.binary_search_by_key(&doc, |p| p.0);
+            match (present, next(3)) {
+                (Err(at), 0 | 1) => {
+                    let tf = [next(3) as u32, [1, 2, 300, 70_000][next(4) as usize]];
+                    list.insert(doc, &tf, &lengths);
+                    model.insert(at, (doc, tf));
+                }
+                (Ok(at), _) => {
+                    assert_eq!(list.remove(doc), Some(model.remove(at).1));
+                }
+                (Err(_), _) => assert_eq!(list.remove(doc), None),
+            }
+        }
+        assert_eq!(list.iter().collect::<Vec<_>>(), model);
+        assert_eq!(list.len(), model.len());
+        for b in list.blocks() {
+            for (d, tf) in b.iter() {
+                for (f, t) in tf.iter().enumerate() {
+                    assert!(u32::from(b.max_tf[f]) >= (*t).min(255));
+                    assert!(u32::from(b.min_len[f]) <= lengths(d)[f]);
+                }
+            }
+        }
+        let mut c = Cursor::default();
+        for doc in 0..3100 {
+            let want = model
+                .binary_search_by_key(&doc, |p| p.0)
+                .ok()
+                .map(|i| model[i].1);
+            assert_eq!(list.get(doc), want);
+            if doc % 3 == 0 {
+                assert_eq!(list.seek(&mut c, doc), want, "{doc}");
+            }
+        }
+        assert!(list.encoded_bytes() < model.len() * 6);
+    }
+}

@@ -1,0 +1,284 @@
+//! Tests of the index: scoring, ties, pruned against exhaustive search, upkeep, the term arena.
+
+use super::*;
+
+fn fields(name: &str, desc: &str) -> FieldTokens<2> {
+    [
+        name.split_whitespace().map(String::from).collect(),
+        desc.split_whitespace().map(String::from).collect(),
+    ]
+}
+
+const P: Bm25Params<2> = Bm25Params {
+    weights: [3.0, 2.0],
+    k1: 1.5,
+    b: 0.75,
+    delta: 1.0,
+};
+
+#[test]
+fn scores_follow_the_formula() {
+    let mut idx = Index::<2>::new();
+    idx.add(0, &fields("read file", "read a file"));
+    idx.add(1, &fields("send email", "send a message"));
+    let hits = idx.search(&["file"], &P, 10);
+    assert_eq!(hits.len(), 1);
+    // N=2, df=1: idf = ln(1.5/1.5 + 1) = ln 2; wtf = 3+2 = 5; wdl = 6+6 = 12; avgdl = 3*2 + 2*3 = 12
+    let expected = 2f64.ln() * (5.0 * 2.5 / (5.0 + 1.5) + 1.0);
+    assert!((hits[0].score - expected).abs() < 1e-12);
+}
+
+#[test]
+fn ties_keep_first_touch_order() {
+    let mut idx = Index::<2>::new();
+    idx.add(0, &fields("a", "x"));
+    idx.add(1, &fields("b", "y"));
+    idx.add(2, &fields("c", "x"));
+    // "y" touches doc 1 first, then "x" touches 0 and 2 with the same score.
+    let hits: Vec<DocId> = idx
+        .search(&["y", "x"], &P, 10)
+        .iter()
+        .map(|h| h.doc)
+        .collect();
+    assert_eq!(hits[0], 1);
+    assert_eq!(&hits[1..], &[0, 2]);
+}
+
+#[test]
+fn pruned_search_answers_like_exhaustive() {
+    // Small vocabulary, Zipf-ish: common words, rare words, repeated tokens and many ties.
+    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut next = |n: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let r = x % (n * n);
+        (r as f64).sqrt() as u64 // skewed toward large values, squared down below
+    };
+    let word = |i: u64| format!("w{}", 40 - i.min(40));
+    let mut idx = Index::<2>::new();
+    let mut docs = Vec::new();
+    for d in 0..600u32 {
+        let name: Vec<String> = (0..1 + next(3)).map(|_| word(next(40))).collect();
+        let desc: Vec<String> = (0..next(12)).map(|_| word(next(40))).collect();
+        idx.add(d, &[name.clone(), desc.clone()]);
+        docs.push([name, desc]);
+    }
+    for d in (0..600u32).step_by(7) {
+        assert!(idx.remove(d, &docs[d as usize]));
+    }
+    for q in 0..400 {
+        let tokens: Vec<String> = (0..2 + q % 5).map(|_| word(next(40))).collect();
+        for top_k in [1, 3, 10, 1000] {
+            let a = idx.search(&tokens, &P, top_k);
+            let b = idx.search_exhaustive(&tokens, &P, top_k);
+            assert_eq!(a.len(), b.len(), "{tokens:?} top_k {top_k}");
+            for (ha, hb) in a.iter().zip(&b) {
+                assert_eq!(ha.doc, hb.doc, "{tokens:?} top_k {top_k}");
+                assert_eq!(ha.score.to_bits(), hb.score.to_bits());
+            }
+        }
+    }
+}
+
+#[test]
+fn frequencies_of_255_and_more_are_kept_in_full() {
+    let many = |n: usize| vec!["x".to_string(); n];
+    let mut idx = Index::<2>::new();
+    idx.add(0, &[vec!["a".into()], many(254)]);
+    idx.add(1, &[vec!["b".into()], many(255)]);
+    idx.add(2, &[many(300), many(70_000)]);
+    idx.add(3, &[vec!["x".to_string()], vec![]]);
+    let tfs: Vec<[u32; 2]> = idx.postings("x").iter().map(|p| p.tf).collect();
+    assert_eq!(tfs, [[0, 254], [0, 255], [300, 70_000], [1, 0]]);
+    assert_eq!(idx.posting("x", 2).map(|p| p.tf), Some([300, 70_000]));
+    let pruned = idx.search(&["x", "a"], &P, 10);
+    let exhaustive = idx.search_exhaustive(&["x", "a"], &P, 10);
+    assert_eq!(pruned, exhaustive);
+    assert!(idx.remove(1, &[vec!["b".into()], many(255)]));
+    assert_eq!(idx.posting("x", 2).map(|p| p.tf), Some([300, 70_000]));
+    idx.renumber(&[Some(0), None, Some(1), Some(2)]);
+    assert_eq!(idx.posting("x", 1).map(|p| p.tf), Some([300, 70_000]));
+    let mut fresh = Index::<2>::new();
+    fresh.add(0, &[vec!["a".into()], many(254)]);
+    fresh.add(1, &[many(300), many(70_000)]);
+    fresh.add(2, &[vec!["x".to_string()], vec![]]);
+    assert_eq!(idx.canonical(), fresh.canonical());
+}
+
+#[test]
+fn remove_then_add_equals_fresh() {
+    let mut a = Index::<2>::new();
+    a.add(0, &fields("a b", "c"));
+    a.add(1, &fields("b", "c d"));
+    a.add(2, &fields("e", "f"));
+    assert!(a.remove(1, &fields("b", "c d")));
+    assert!(!a.remove(1, &fields("b", "c d")));
+    let mut b = Index::<2>::new();
+    b.add(2, &fields("e", "f"));
+    b.add(0, &fields("a b", "c"));
+    assert_eq!(a.canonical(), b.canonical());
+    assert_eq!(a.doc_freq("d"), 0);
+    assert_eq!(a.name_doc_freq("b"), 1);
+}
+
+mod block_max_tests {
+    use super::super::*;
+
+    /// Block-max pruning over many blocks, with removals, middle insertions and compaction,
+    /// answers exactly like the exhaustive scorer for a spread of weights, k1, b and delta.
+    #[test]
+    fn block_max_search_answers_like_exhaustive_for_any_parameters() {
+        let mut x: u64 = 0x1234_5678_9ABC_DEF1;
+        let mut rnd = move |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        // Zipf-like word ranks: a few very common words, a long tail.
+        let word = |rnd: &mut dyn FnMut(u64) -> u64| {
+            let r = rnd(1 << 20) as f64 / f64::from(1 << 20);
+            format!("w{}", (300f64.powf(r) as u64).min(299))
+        };
+        let mut idx = Index::<3>::new();
+        let mut docs: Vec<Option<[Vec<String>; 3]>> = Vec::new();
+        for d in 0..4000u32 {
+            let mut f = |n: u64| -> Vec<String> { (0..rnd(n)).map(|_| word(&mut rnd)).collect() };
+            let doc = [f(4), f(30), f(6)];
+            if d % 11 == 0 {
+                // Long repeats: frequencies of 255 and more.
+                let mut doc = doc;
+                doc[1].extend(std::iter::repeat_n("w1".to_string(), 300));
+                idx.add(d, &doc);
+                docs.push(Some(doc));
+            } else {
+                idx.add(d, &doc);
+                docs.push(Some(doc));
+            }
+        }
+        // Remove a third, re-add some in the middle (blocks rewritten, bounds left stale).
+        for (d, slot) in docs.iter_mut().enumerate() {
+            if rnd(3) == 0 {
+                let doc = slot.take().unwrap();
+                assert!(idx.remove(d as DocId, &doc));
+                if rnd(4) == 0 {
+                    idx.add(d as DocId, &doc);
+                    *slot = Some(doc);
+                }
+            }
+        }
+        let params = [
+            Bm25Params {
+                weights: [3.0, 2.0, 1.0],
+                k1: 1.5,
+                b: 0.75,
+                delta: 1.0,
+            },
+            Bm25Params {
+                weights: [3.0, 2.0, 1.0],
+                k1: 1.2,
+                b: 0.75,
+                delta: 0.0,
+            },
+            Bm25Params {
+                weights: [0.0, 1.0, 0.0],
+                k1: 0.0,
+                b: 1.0,
+                delta: 0.0,
+            },
+            Bm25Params {
+                weights: [5.0, 0.0, 2.5],
+                k1: 3.0,
+                b: 0.0,
+                delta: 0.5,
+            },
+            Bm25Params {
+                weights: [1.0, 1.0, 1.0],
+                k1: 0.5,
+                b: 1.0,
+                delta: 2.0,
+            },
+        ];
+        let check = |idx: &Index<3>, rnd: &mut dyn FnMut(u64) -> u64| {
+            for q in 0..300 {
+                let n = 1 + q % 5;
+                let w = |rnd: &mut dyn FnMut(u64) -> u64| {
+                    let r = rnd(1 << 20) as f64 / f64::from(1 << 20);
+                    format!("w{}", (300f64.powf(r) as u64).min(299))
+                };
+                let tokens: Vec<String> = (0..n).map(|_| w(rnd)).collect();
+                let p = &params[q % params.len()];
+                for top_k in [1, 5, 10, 100] {
+                    let a = idx.search(&tokens, p, top_k);
+                    let b = idx.search_exhaustive(&tokens, p, top_k);
+                    assert_eq!(a.len(), b.len(), "{tokens:?} top_k {top_k}");
+                    for (ha, hb) in a.iter().zip(&b) {
+                        assert_eq!(ha.doc, hb.doc, "{tokens:?} top_k {top_k} {p:?}");
+                        assert_eq!(ha.score.to_bits(), hb.score.to_bits());
+                    }
+                }
+            }
+        };
+        check(&idx, &mut rnd);
+        // Compaction renumbers and re-encodes every list.
+        let mut map = vec![None; docs.len()];
+        let mut next = 0;
+        for (d, doc) in docs.iter().enumerate() {
+            if doc.is_some() {
+                map[d] = Some(next);
+                next += 1;
+            }
+        }
+        idx.renumber(&map);
+        let mut fresh = Index::<3>::new();
+        for doc in docs.iter().flatten().enumerate() {
+            fresh.add(doc.0 as DocId, doc.1);
+        }
+        assert_eq!(idx.canonical(), fresh.canonical());
+        check(&idx, &mut rnd);
+    }
+}
+
+mod dictionary_tests {
+    use super::super::*;
+
+    /// Terms that come and go leave garbage in the term arena; once it is most of the arena it
+    /// is compacted, and every live term is still found.
+    #[test]
+    fn the_term_arena_is_compacted_and_terms_stay_found() {
+        let doc = |i: usize| -> [Vec<String>; 2] {
+            [
+                vec![format!("name{i}"), "common".into()],
+                vec![format!("a_fairly_long_unique_description_word_{i}")],
+            ]
+        };
+        let mut idx = Index::<2>::new();
+        idx.add(0, &doc(0));
+        for i in 1..20_000 {
+            idx.add(i as DocId, &doc(i));
+            if i % 10 != 0 {
+                assert!(idx.remove(i as DocId, &doc(i)));
+            }
+        }
+        assert!(idx.term_text.len() < 40 * 20_000 / 2, "compacted");
+        let mut fresh = Index::<2>::new();
+        fresh.add(0, &doc(0));
+        for i in (10..20_000).step_by(10) {
+            fresh.add(i as DocId, &doc(i));
+        }
+        assert_eq!(idx.canonical(), fresh.canonical());
+        assert_eq!(idx.doc_freq("common"), 2_000);
+        assert_eq!(idx.name_doc_freq("name1990"), 1);
+        assert_eq!(idx.doc_freq("name1991"), 0);
+        let hits = idx.search(&["a_fairly_long_unique_description_word_19990"], &P2, 3);
+        assert_eq!(hits.iter().map(|h| h.doc).collect::<Vec<_>>(), [19_990]);
+    }
+
+    const P2: Bm25Params<2> = Bm25Params {
+        weights: [3.0, 2.0],
+        k1: 1.5,
+        b: 0.75,
+        delta: 1.0,
+    };
+}
