@@ -614,7 +614,8 @@ class Discoverer:
         further discover options, sent to the library as is.
 
         Raises ToolRegistryError: ``INVALID_ARGUMENT`` for an empty or whitespace-only query or a
-        ``top_k`` below 1; ``TOO_LARGE`` for a query over 64 KiB or 1,024 tokens.
+        ``top_k`` below 1; ``TOO_LARGE`` for a query over 64 KiB. A query of more than 1,024
+        tokens is answered from its first 1,024.
         """
         answer = self.discover_json(query, top_k, api_format=api_format, options=options)
         return cast(List[DiscoverResult], json.loads(answer))
