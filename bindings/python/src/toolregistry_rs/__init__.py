@@ -19,16 +19,21 @@ A thin binding over the library's C ABI (``libtoolregistry.so``, shipped inside 
 
 from ._errors import Status, ToolRegistryError
 from ._host import ToolError
+from ._conversation import Conversation, ConversationTools
 from ._registry import Discoverer, Registry, status_name, version
-from ._types import APIFormat, DiscoverResult, Explanation, Profile, Summary
+from ._types import APIFormat, ConversationMode, DiscoverResult, Explanation, Profile, SearchSide, Summary
 
 __all__ = [
     "APIFormat",
+    "Conversation",
+    "ConversationMode",
+    "ConversationTools",
     "DiscoverResult",
     "Discoverer",
     "Explanation",
     "Profile",
     "Registry",
+    "SearchSide",
     "Status",
     "Summary",
     "ToolError",

@@ -41,12 +41,17 @@ class tr_discoverer(ctypes.Structure):
     """Opaque ``tr_discoverer``; only ever used through a pointer."""
 
 
+class tr_conversation(ctypes.Structure):
+    """Opaque ``tr_conversation``; only ever used through a pointer."""
+
+
 class tr_call(ctypes.Structure):
     """Opaque ``tr_call``: one tool call in flight, valid only inside the callback that got it."""
 
 
 RegistryPtr = POINTER(tr_registry)
 DiscovererPtr = POINTER(tr_discoverer)
+ConversationPtr = POINTER(tr_conversation)
 CallPtr = POINTER(tr_call)
 
 #: ``tr_tool_fn``: ``void (*)(void *user_data, const char *tool_name, const char *args_json,
@@ -99,6 +104,13 @@ def _declare(lib: ctypes.CDLL) -> None:
     )
     fn("tr_registry_set_fallback", c_int32, RegistryPtr, TOOL_FN, c_void_p, FREE_FN, StringOut)
     fn("tr_registry_execute", c_int32, RegistryPtr, c_char_p, c_char_p, StringOut, StringOut)
+
+    fn("tr_conversation_new", c_int32, RegistryPtr, c_char_p, POINTER(ConversationPtr), StringOut)
+    fn("tr_conversation_tools", c_int32, ConversationPtr, StringOut, StringOut)
+    fn("tr_conversation_execute", c_int32, ConversationPtr, c_char_p, c_char_p, StringOut, StringOut)
+    fn("tr_conversation_reveal", c_int32, ConversationPtr, c_char_p, StringOut)
+    fn("tr_conversation_loaded", c_int32, ConversationPtr, StringOut, StringOut)
+    fn("tr_conversation_free", None, ConversationPtr)
 
     fn("tr_discoverer_new", c_int32, RegistryPtr, c_char_p, POINTER(DiscovererPtr), StringOut)
     fn("tr_discoverer_free", None, DiscovererPtr)

@@ -6,11 +6,26 @@ import json
 import threading
 import weakref
 from ctypes import byref, c_void_p
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Union, cast
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Dict,
+    Iterable,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Union,
+    cast,
+)
 
 from . import _host, _native
 from ._errors import Status, ToolRegistryError
-from ._types import APIFormat, DiscoverResult, Explanation, Profile, Summary
+from ._types import APIFormat, ConversationMode, DiscoverResult, Explanation, Profile, SearchSide, Summary
+
+if TYPE_CHECKING:
+    from ._conversation import Conversation
 
 _lib = _native.lib
 
@@ -467,6 +482,42 @@ class Registry:
             delta=delta,
         )
 
+    def conversation(
+        self,
+        options: Union[Mapping[str, Any], str, bytes, None] = None,
+        *,
+        api_format: Optional[APIFormat] = None,
+        mode: Optional[ConversationMode] = None,
+        search: Optional[SearchSide] = None,
+        loaded: Optional[Iterable[str]] = None,
+        strict: Optional[bool] = None,
+        defer_threshold_tokens: Optional[int] = None,
+        discovery: Optional[Mapping[str, Any]] = None,
+        top_k: Optional[int] = None,
+        max_tokens: Optional[int] = None,
+        namespaces: Optional[Iterable[str]] = None,
+        tags: Optional[Iterable[str]] = None,
+    ) -> "Conversation":
+        """A :class:`Conversation` on this registry with these options (see :class:`Conversation`).
+        It follows every change to the registry and stays usable after the registry is closed."""
+        from ._conversation import Conversation
+
+        return Conversation(
+            self,
+            options,
+            api_format=api_format,
+            mode=mode,
+            search=search,
+            loaded=loaded,
+            strict=strict,
+            defer_threshold_tokens=defer_threshold_tokens,
+            discovery=discovery,
+            top_k=top_k,
+            max_tokens=max_tokens,
+            namespaces=namespaces,
+            tags=tags,
+        )
+
 
 class Discoverer:
     """Finds a registry's tools by exact name or natural-language query, with its own options.
@@ -563,7 +614,8 @@ class Discoverer:
         further discover options, sent to the library as is.
 
         Raises ToolRegistryError: ``INVALID_ARGUMENT`` for an empty or whitespace-only query or a
-        ``top_k`` below 1; ``TOO_LARGE`` for a query over 64 KiB or 1,024 tokens.
+        ``top_k`` below 1; ``TOO_LARGE`` for a query over 64 KiB. A query of more than 1,024
+        tokens is answered from its first 1,024.
         """
         answer = self.discover_json(query, top_k, api_format=api_format, options=options)
         return cast(List[DiscoverResult], json.loads(answer))

@@ -7,6 +7,12 @@ from typing import Any, Dict, List, Literal, Optional, TypedDict
 #: The provider formats schemas are rendered in (default ``"openai-chat"``).
 APIFormat = Literal["openai-chat", "openai-responses", "anthropic", "gemini"]
 
+#: How a :class:`Conversation` chooses each request's tools (default ``"summaries"``).
+ConversationMode = Literal["summaries", "stable", "native", "auto"]
+
+#: Who runs a ``native`` conversation's searches (default ``"client"``).
+SearchSide = Literal["client", "server"]
+
 #: The ranking profiles: ``"reference"`` reproduces toolregistry 0.19.0 bit for bit.
 Profile = Literal["reference", "enhanced"]
 

@@ -567,7 +567,8 @@ class ToolDiscoveryTool:
         ``namespace``, ``deferred`` and, for an exact match or a deferred tool, ``schema``.
 
         Raises ValueError for an empty or whitespace-only query or a ``top_k`` below 1 (as the
-        reference); ToolRegistryError for a query over the engine's limits (64 KiB, 1,024 tokens).
+        reference); ToolRegistryError for a query over the engine's limit (64 KiB); a query of more
+        than 1,024 tokens is answered from its first 1,024.
         """
         if not query or not query.strip():
             raise ValueError(
