@@ -43,49 +43,78 @@ def normalized(answer):
     return [(h["name"], float(h["score"]), h.get("namespace"), bool(h["deferred"])) for h in answer]
 
 
-CORPUS = os.path.join("tests", "conformance", "execute")
+EXECUTE = os.path.join("tests", "conformance", "execute")
+CONVERSATION = os.path.join("tests", "conformance", "conversation")
 
 
-def execute_programs():
-    """Each language's program that runs the tool-call conformance corpus (tests/conformance/)."""
+def corpus_programs(corpus, kind):
+    """Each language's program that runs a conformance corpus (tests/conformance/): `kind` is
+    "execute" (tool calls) or "conversation"."""
     target = os.environ.get("CARGO_TARGET_DIR", "target")
     cross = os.path.join(target, "cross")
     env_cs = dict(os.environ, LD_LIBRARY_PATH=os.path.join(target, "csharp"))
-    return {
-        "c": ([os.path.join(cross, "execute_c"), CORPUS], None),
-        "c++": ([os.path.join(cross, "execute_cpp"), CORPUS], None),
-        "go": ([os.path.join(cross, "trexecute"), CORPUS], None),
-        "c#": (["mono", os.path.join(target, "csharp", "ExecuteCli.exe"), CORPUS], env_cs),
-        "python": ([os.path.join(target, "python-venv", "bin", "python"),
-                    os.path.join("bindings", "python", "tests", "cross_execute.py"), CORPUS], None),
+    python = os.path.join(target, "python-venv", "bin", "python")
+    names = {
+        "execute": ("execute_c", "execute_cpp", "trexecute", "ExecuteCli.exe", "cross_execute.py"),
+        "conversation": ("conversation_c", "conversation_cpp", "trconversation", "ConversationCli.exe",
+                         "cross_conversation.py"),
+    }[kind]
+    programs = {
+        "c": ([os.path.join(cross, names[0]), corpus], None),
+        "c++": ([os.path.join(cross, names[1]), corpus], None),
+        "go": ([os.path.join(cross, names[2]), corpus], None),
+        "c#": (["mono", os.path.join(target, "csharp", names[3]), corpus], env_cs),
+        "python": ([python, os.path.join("bindings", "python", "tests", names[4]), corpus], None),
     }
+    return {lang: cmd for lang, cmd in programs.items() if lang in CORPUS_LANGUAGES[kind]}
 
 
-def check_execute():
-    """Every language's messages for every corpus case, byte for byte, against the hand-written
-    expected.json (which `cargo test --test conformance` holds the Rust API and C ABI to)."""
-    expected = {}
-    for provider in sorted(os.listdir(CORPUS)):
-        if not os.path.isdir(os.path.join(CORPUS, provider)):
+# Which languages run which corpus (every binding runs both once its conversation type exists).
+CORPUS_LANGUAGES = {
+    "execute": ("c", "c++", "go", "c#", "python"),
+    "conversation": ("python",),
+}
+
+
+def expected_lines(corpus, kind):
+    """What every program must print, from the hand-written files (which `cargo test` holds the
+    Rust API and the C ABI to): `case<TAB>messages` (execute: `provider/case`), and for
+    conversations `<TAB>loaded` too."""
+    out = {}
+    for root, dirs, files in os.walk(corpus):
+        if "expected.json" not in files:
             continue
-        for case in sorted(os.listdir(os.path.join(CORPUS, provider))):
-            with open(os.path.join(CORPUS, provider, case, "expected.json"), encoding="utf-8") as f:
-                expected[f"{provider}/{case}"] = f.read().rstrip("\n")
+        case = os.path.relpath(root, corpus)
+
+        def read(name):
+            with open(os.path.join(root, name), encoding="utf-8") as f:
+                return f.read().rstrip("\n")
+
+        line = read("expected.json")
+        if kind == "conversation":
+            line += "\t" + read("loaded.json")
+        out[case] = line
+    return out
+
+
+def check_corpus(corpus, kind):
+    """Every language's answers for every case of a corpus, byte for byte."""
+    expected = expected_lines(corpus, kind)
     failures = 0
-    for language, (argv, env) in execute_programs().items():
+    for language, (argv, env) in corpus_programs(corpus, kind).items():
         out = subprocess.run(argv, capture_output=True, env=env)
         if out.returncode != 0:
-            print(f"execute {language}: exit {out.returncode}: {out.stderr.decode(errors='replace').strip()}")
+            print(f"{kind} {language}: exit {out.returncode}: {out.stderr.decode(errors='replace').strip()}")
             failures += 1
             continue
         got = dict(line.split("\t", 1) for line in out.stdout.decode("utf-8").splitlines() if line)
         wrong = [case for case in expected if got.get(case) != expected[case]]
         extra = sorted(set(got) - set(expected))
-        print(f"execute {language}: {len(expected) - len(wrong)}/{len(expected)} cases byte-identical"
+        print(f"{kind} {language}: {len(expected) - len(wrong)}/{len(expected)} cases byte-identical"
               + (f"; differ: {', '.join(wrong[:5])}" if wrong else "") + (f"; unknown: {extra[:3]}" if extra else ""))
         if wrong or extra:
             failures += 1
-    return len(execute_programs()), failures
+    return len(corpus_programs(corpus, kind)), failures
 
 
 def main():
@@ -120,9 +149,10 @@ def main():
             failures += 1
     checks = len(QUERIES) * len(programs(catalog))
     print()
-    exec_checks, exec_failures = check_execute()
-    checks += exec_checks
-    failures += exec_failures
+    for corpus, kind in ((EXECUTE, "execute"), (CONVERSATION, "conversation")):
+        more_checks, more_failures = check_corpus(corpus, kind)
+        checks += more_checks
+        failures += more_failures
     print(f"\ncross-language: {checks - failures} passed, {failures} failed")
     return 1 if failures else 0
 
