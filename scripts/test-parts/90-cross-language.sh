@@ -15,6 +15,23 @@ cc -std=c99 -Wall -Wextra -Werror -Iinclude -Itests/c tests/cross/execute.c test
   -o "$target/cross/execute_c" -L"$target/release" -l:libtoolregistry.a -lpthread -ldl -lm
 c++ -std=c++17 -Wall -Wextra -Werror -Iinclude -Ibindings/cpp/include -Itests/cpp tests/cross/execute.cpp \
   -o "$target/cross/execute_cpp" -L"$target/release" -l:libtoolregistry.a -lpthread -ldl -lm
+# The conversation corpus through C and C++ (tests/conformance/conversation): one line per case,
+# "<case>\t<messages>\t<loaded>"; each program checks itself against the corpus here.
+cc -std=c99 -Wall -Wextra -Werror -Iinclude -Itests/c tests/cross/conversation.c tests/c/conversation_corpus.c \
+  tests/c/corpus.c tests/c/json.c -o "$target/cross/conversation_c" -L"$target/release" -l:libtoolregistry.a \
+  -lpthread -ldl -lm
+c++ -std=c++17 -Wall -Wextra -Werror -Iinclude -Ibindings/cpp/include -Itests/cpp tests/cross/conversation.cpp \
+  -o "$target/cross/conversation_cpp" -L"$target/release" -l:libtoolregistry.a -lpthread -ldl -lm
+conversation_corpus=tests/conformance/conversation
+conversation_expected="$(for d in $(ls -d "$conversation_corpus"/*/ | sort); do
+  printf '%s\t%s\t%s\n' "$(basename "$d")" "$(cat "$d/expected.json")" "$(cat "$d/loaded.json")"; done)"
+for program in conversation_c conversation_cpp; do
+  if [ "$("$target/cross/$program" "$conversation_corpus")" != "$conversation_expected" ]; then
+    echo "$program $conversation_corpus differs from the corpus's expected.json / loaded.json" >&2
+    diff <("$target/cross/$program" "$conversation_corpus") <(printf '%s\n' "$conversation_expected") >&2 || true
+    exit 1
+  fi
+done
 (cd bindings/go && go build -o "../../$target/cross/trdiscover" ./cmd/trdiscover)
 (cd bindings/go && go build -o "../../$target/cross/trexecute" ./cmd/trexecute)
 if [ ! -f "$target/csharp/DiscoverCli.exe" ]; then

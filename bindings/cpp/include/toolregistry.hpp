@@ -229,6 +229,9 @@ struct RegistryDeleter {
 struct DiscovererDeleter {
     void operator()(tr_discoverer* d) const noexcept { tr_discoverer_free(d); }
 };
+struct ConversationDeleter {
+    void operator()(tr_conversation* c) const noexcept { tr_conversation_free(c); }
+};
 
 [[nodiscard]] inline Status to_status(tr_status status) noexcept {
     return static_cast<Status>(static_cast<std::int32_t>(status));
@@ -686,6 +689,7 @@ inline void run_host_function(void* user_data, const char* tool_name, const char
 }  // namespace detail
 
 class Discoverer;
+class Conversation;
 
 /// A tool registry: the tools, their metadata and enabled state, and the search index.
 /// Move-only; thread-safe (see the header comment).
@@ -886,6 +890,10 @@ public:
     /// A standalone discoverer with its own ranking options (empty: defaults).
     [[nodiscard]] Discoverer discoverer(std::string_view options_json = {}) const;
 
+    /// A conversation over this registry (see Conversation); `options_json` empty (defaults) or
+    /// the conversation options.
+    [[nodiscard]] Conversation conversation(std::string_view options_json = {}) const;
+
     /// The C handle, still owned by this object (nullptr after a move).
     [[nodiscard]] tr_registry* native_handle() const noexcept { return handle_.get(); }
 
@@ -990,6 +998,115 @@ private:
 };
 
 inline Discoverer Registry::discoverer(std::string_view options_json) const { return Discoverer(*this, options_json); }
+
+/// The tools of a conversation's next request (Conversation::tools()).
+struct ConversationTools {
+    std::string tools_json;   ///< the exact `tools` array to send, as JSON
+    std::string system_text;  ///< text to add to the system prompt, or ""
+    std::string fingerprint;  ///< SHA-256 hex of tools + system_text: changes exactly when they do
+};
+
+/// One agent conversation over a registry: the tool list of each request (core tools, the
+/// search tool, and the deferred tools the model has found, kept in a prompt-cache-stable order)
+/// and the execution of the model's calls in the provider's shape, remembering what the model
+/// loaded. Created from a Registry with options JSON, e.g. `{"api_format": "anthropic", "mode":
+/// "native"}` (see tr_conversation_new for every option and mode). It keeps the registry's state
+/// alive, so it may outlive the Registry object. Move-only; thread-safe (calls on one
+/// conversation are serialized). A moved-from object throws Error(Status::NullArgument).
+class Conversation {
+public:
+    explicit Conversation(const Registry& registry, std::string_view options_json = {}) {
+        detail::OptionalCString options(options_json, "options_json");
+        tr_conversation* raw = nullptr;
+        detail::call_checked([&](char** err) {
+            return tr_conversation_new(registry.native_handle(), options.get(), &raw, err);
+        });
+        handle_.reset(raw);
+    }
+
+    Conversation(Conversation&&) noexcept = default;
+    Conversation& operator=(Conversation&&) noexcept = default;
+    Conversation(const Conversation&) = delete;
+    Conversation& operator=(const Conversation&) = delete;
+    ~Conversation() = default;
+
+    /// The next request's tools, system text and fingerprint.
+    [[nodiscard]] ConversationTools tools() const {
+        std::string json = tools_json();
+        detail::JsonValue doc = detail::JsonParser(json).parse();
+        ConversationTools out;
+        const detail::JsonValue& tools = detail::member(doc, "tools", detail::JsonValue::Kind::Array);
+        out.tools_json = std::string(tools.raw);
+        out.system_text = detail::member(doc, "system_text", detail::JsonValue::Kind::String).string;
+        out.fingerprint = detail::member(doc, "fingerprint", detail::JsonValue::Kind::String).string;
+        return out;
+    }
+
+    /// tools() as the library's JSON: `{"tools": [...], "system_text": "...", "fingerprint": "..."}`.
+    [[nodiscard]] std::string tools_json() const {
+        return detail::call_with_output(
+            [&](char** out, char** err) { return tr_conversation_tools(handle_.get(), out, err); });
+    }
+
+    /// Runs the model's tool calls like Registry::execute, in the conversation's format, and
+    /// loads the tools the model found or called; returns the messages to send back. A search
+    /// is answered in the mode's shape (native: Anthropic tool_reference blocks, Responses
+    /// tool_search_output). `options_json`: empty or as for Registry::execute (an `api_format`
+    /// must be the conversation's).
+    [[nodiscard]] std::string execute(std::string_view calls_json, std::string_view options_json = {}) {
+        std::string calls = detail::c_string(calls_json, "calls_json");
+        detail::OptionalCString options(options_json, "options_json");
+        return detail::call_with_output([&](char** out, char** err) {
+            return tr_conversation_execute(handle_.get(), calls.c_str(), options.get(), out, err);
+        });
+    }
+
+    /// execute() with typed options.
+    [[nodiscard]] std::string execute(std::string_view calls_json, const ExecuteOptions& options) {
+        return execute(calls_json, options.to_json());
+    }
+
+    /// Loads these tools (a JSON array of registered names) as if the model had found them. All
+    /// or none: Status::NotFound naming an unknown name, and nothing is loaded.
+    void reveal(std::string_view names_json) {
+        std::string names = detail::c_string(names_json, "names_json");
+        detail::call_checked([&](char** err) { return tr_conversation_reveal(handle_.get(), names.c_str(), err); });
+    }
+
+    /// reveal() by names.
+    void reveal(const std::vector<std::string>& names) {
+        std::string json = "[";
+        for (std::size_t i = 0; i < names.size(); ++i) {
+            if (i) json += ',';
+            json += detail::json_quote(detail::c_string(names[i], "names"));
+        }
+        json += ']';
+        reveal(std::string_view(json));
+    }
+
+    /// The deferred tools loaded so far, in load order (pass loaded_json() back as the `loaded`
+    /// option to restore the conversation).
+    [[nodiscard]] std::vector<std::string> loaded() const { return detail::parse_strings(loaded_json()); }
+
+    /// loaded() as a JSON array.
+    [[nodiscard]] std::string loaded_json() const {
+        return detail::call_with_output(
+            [&](char** out, char** err) { return tr_conversation_loaded(handle_.get(), out, err); });
+    }
+
+    /// The C handle, still owned by this object (nullptr after a move).
+    [[nodiscard]] tr_conversation* native_handle() const noexcept { return handle_.get(); }
+
+    /// False after this object was moved from.
+    explicit operator bool() const noexcept { return static_cast<bool>(handle_); }
+
+private:
+    std::unique_ptr<tr_conversation, detail::ConversationDeleter> handle_;
+};
+
+inline Conversation Registry::conversation(std::string_view options_json) const {
+    return Conversation(*this, options_json);
+}
 
 }  // namespace toolregistry
 
