@@ -17,6 +17,7 @@ c++ -std=c++17 -Wall -Wextra -Werror -Iinclude -Ibindings/cpp/include -Itests/cp
   -o "$target/cross/execute_cpp" -L"$target/release" -l:libtoolregistry.a -lpthread -ldl -lm
 (cd bindings/go && go build -o "../../$target/cross/trdiscover" ./cmd/trdiscover)
 (cd bindings/go && go build -o "../../$target/cross/trexecute" ./cmd/trexecute)
+(cd bindings/go && go build -o "../../$target/cross/trconversation" ./cmd/trconversation)
 if [ ! -f "$target/csharp/DiscoverCli.exe" ]; then
   echo "the C# part (30-csharp.sh) must run first: $target/csharp/DiscoverCli.exe is missing" >&2
   exit 1
