@@ -31,8 +31,9 @@ import (
 
 // registryHandle and discovererHandle let the pure-Go files hold C handles without importing C.
 type (
-	registryHandle   = *C.tr_registry
-	discovererHandle = *C.tr_discoverer
+	registryHandle     = *C.tr_registry
+	discovererHandle   = *C.tr_discoverer
+	conversationHandle = *C.tr_conversation
 )
 
 // Version is the version of the linked C library, e.g. "0.1.0".
@@ -263,5 +264,37 @@ func nativeDisable(h registryHandle, name, reason []byte) error {
 func nativeToolsStatus(h registryHandle) ([]byte, error) {
 	var out, errOut *C.char
 	st := C.tr_registry_tools_status(h, &out, &errOut)
+	return takeString(out), check(st, errOut)
+}
+
+func nativeConversationNew(h registryHandle, options []byte) (conversationHandle, error) {
+	var out *C.tr_conversation
+	var errOut *C.char
+	st := C.tr_conversation_new(h, ptr(options), &out, &errOut)
+	return out, check(st, errOut)
+}
+
+func nativeConversationFree(h conversationHandle) { C.tr_conversation_free(h) }
+
+func nativeConversationTools(h conversationHandle) ([]byte, error) {
+	var out, errOut *C.char
+	st := C.tr_conversation_tools(h, &out, &errOut)
+	return takeString(out), check(st, errOut)
+}
+
+func nativeConversationExecute(h conversationHandle, calls, options []byte) ([]byte, error) {
+	var out, errOut *C.char
+	st := C.tr_conversation_execute(h, ptr(calls), ptr(options), &out, &errOut)
+	return takeString(out), check(st, errOut)
+}
+
+func nativeConversationReveal(h conversationHandle, names []byte) error {
+	var errOut *C.char
+	return check(C.tr_conversation_reveal(h, ptr(names), &errOut), errOut)
+}
+
+func nativeConversationLoaded(h conversationHandle) ([]byte, error) {
+	var out, errOut *C.char
+	st := C.tr_conversation_loaded(h, &out, &errOut)
 	return takeString(out), check(st, errOut)
 }

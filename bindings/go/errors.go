@@ -59,8 +59,8 @@ var (
 	ErrPanic           = &Error{Code: CodePanic}
 )
 
-// ErrClosed is returned by every method of a Registry or Discoverer after its Close.
-var ErrClosed = errors.New("toolregistry: use of closed registry or discoverer")
+// ErrClosed is returned by every method of a Registry, Discoverer or Conversation after its Close.
+var ErrClosed = errors.New("toolregistry: use of closed registry, discoverer or conversation")
 
 // statusError is the error for a status and its message; nil for CodeOK.
 func statusError(code Code, message string) error {

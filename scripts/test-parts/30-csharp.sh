@@ -70,3 +70,19 @@ while IFS=$'\t' read -r name messages; do
   [ "$messages" = "$(cat "$corpus/$name/expected.json")" ] || { echo "ExecuteCli: $name differs: $messages"; exit 1; }
 done <<<"$executed"
 echo "ExecuteCli ok ($cases cases)"
+
+# ConversationCli runs the conversation corpus through the binding and prints one
+# "case<TAB>messages<TAB>loaded" line per case for the cross-language comparison; each line must
+# be the case's expected.json and loaded.json.
+corpus=tests/conformance/conversation
+mcs -langversion:7.2 -warn:4 -warnaserror -nologo -out:"$out/ConversationCli.exe" -r:"$out/ToolRegistry.dll" \
+  bindings/csharp/examples/ConversationCli.cs bindings/csharp/tests/ConversationCorpus.cs \
+  bindings/csharp/tests/ExecuteCorpus.cs bindings/csharp/tests/MiniJson.cs
+conversed="$(LD_LIBRARY_PATH="$out${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" mono "$out/ConversationCli.exe" "$corpus")"
+cases="$(find "$corpus" -mindepth 1 -maxdepth 1 -type d | wc -l)"
+[ "$(wc -l <<<"$conversed")" -eq "$cases" ] || { echo "ConversationCli printed $(wc -l <<<"$conversed") lines for $cases cases"; exit 1; }
+while IFS=$'\t' read -r name messages loaded; do
+  [ "$messages" = "$(cat "$corpus/$name/expected.json")" ] || { echo "ConversationCli: $name messages differ: $messages"; exit 1; }
+  [ "$loaded" = "$(cat "$corpus/$name/loaded.json")" ] || { echo "ConversationCli: $name loaded differ: $loaded"; exit 1; }
+done <<<"$conversed"
+echo "ConversationCli ok ($cases cases)"

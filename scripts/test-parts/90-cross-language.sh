@@ -34,6 +34,7 @@ for program in conversation_c conversation_cpp; do
 done
 (cd bindings/go && go build -o "../../$target/cross/trdiscover" ./cmd/trdiscover)
 (cd bindings/go && go build -o "../../$target/cross/trexecute" ./cmd/trexecute)
+(cd bindings/go && go build -o "../../$target/cross/trconversation" ./cmd/trconversation)
 if [ ! -f "$target/csharp/DiscoverCli.exe" ]; then
   echo "the C# part (30-csharp.sh) must run first: $target/csharp/DiscoverCli.exe is missing" >&2
   exit 1

@@ -104,6 +104,26 @@ namespace ToolRegistry
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
         internal static extern Status tr_registry_tools_status(RegistryHandle registry, out IntPtr jsonOut, out IntPtr errOut);
 
+        // ---- conversations (Conversation.cs) ----
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status tr_conversation_new(RegistryHandle registry, byte[] optionsJson, out ConversationHandle conversation, out IntPtr errOut);
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status tr_conversation_tools(ConversationHandle conversation, out IntPtr jsonOut, out IntPtr errOut);
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status tr_conversation_execute(ConversationHandle conversation, byte[] callsJson, byte[] optionsJson, out IntPtr messagesJsonOut, out IntPtr errOut);
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status tr_conversation_reveal(ConversationHandle conversation, byte[] namesJson, out IntPtr errOut);
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status tr_conversation_loaded(ConversationHandle conversation, out IntPtr jsonOut, out IntPtr errOut);
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern void tr_conversation_free(IntPtr conversation);
+
         /// <summary>
         /// The one place a status becomes an exception. Frees <paramref name="err"/> whatever the status,
         /// so no path can leak or double-free an error string.

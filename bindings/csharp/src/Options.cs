@@ -92,7 +92,7 @@ namespace ToolRegistry
         public bool? Deferred { get; set; }
     }
 
-    /// <summary>Which schemas <see cref="Registry.GetSchemasJson"/> returns, and in which format.</summary>
+    /// <summary>Which schemas <see cref="Registry.GetSchemasJson(SchemaOptions)"/> returns, and in which format.</summary>
     public sealed class SchemaOptions
     {
         /// <summary>Include deferred tools (default true).</summary>

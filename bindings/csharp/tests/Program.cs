@@ -12,7 +12,8 @@ namespace ToolRegistry.Tests
     /// The C# binding's test program: every method, the exception for each status, Dispose, threads and
     /// the golden scenarios. Prints "N passed, N failed" last and exits non-zero on any failure.
     /// Usage: mono ToolRegistry.Tests.exe [golden-dir [conformance-dir]]  (defaults ../shared/golden and
-    /// tests/conformance/execute, from the repo root).
+    /// tests/conformance/execute, from the repo root; the conversation corpus is its sibling
+    /// directory conversation).
     /// </summary>
     internal static partial class Program
     {
@@ -78,6 +79,9 @@ namespace ToolRegistry.Tests
             }
 
             string corpusDir = args.Length > 1 ? args[1] : Environment.GetEnvironmentVariable("TOOLREGISTRY_CONFORMANCE_DIR") ?? Path.Combine("tests", "conformance", "execute");
+            // Conversations first: the execute tests end by leaving forgotten registries to the
+            // finalizers, which would upset the exact counts of live functions here.
+            ConversationTests(Path.Combine(Path.GetDirectoryName(corpusDir.TrimEnd('/', '\\')), "conversation"));
             ExecuteTests(corpusDir);
 
             Console.WriteLine("{0} passed, {1} failed", passed, failed);

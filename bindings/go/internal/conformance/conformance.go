@@ -1,4 +1,5 @@
-// Package conformance runs the tool-call conformance corpus (tests/conformance/execute) through
+// Package conformance runs the tool-call conformance corpus (tests/conformance/execute) and the
+// conversation corpus (tests/conformance/conversation, see conversation.go) through
 // the Go binding: it builds the fixture's registry with Go host functions and reads the cases.
 // The binding's tests compare each case's messages with expected.json byte for byte, and
 // cmd/trexecute prints them for the cross-language check.
