@@ -72,7 +72,7 @@ def corpus_programs(corpus, kind):
 # Which languages run which corpus (every binding runs both once its conversation type exists).
 CORPUS_LANGUAGES = {
     "execute": ("c", "c++", "go", "c#", "python"),
-    "conversation": ("c", "c++", "python"),
+    "conversation": ("c", "c++", "go", "c#", "python"),
 }
 
 
