@@ -982,24 +982,7 @@ fn number_in(v: &Value, path: &str, min: f64, max: f64) -> Result<f64> {
 
 /// An array of strings; `null` is the empty list.
 fn parse_strings(v: &Value, path: &str) -> Result<Vec<String>> {
-    match v {
-        Value::Null => Ok(Vec::new()),
-        Value::Array(items) => items
-            .iter()
-            .enumerate()
-            .map(|(i, item)| match item {
-                Value::String(s) => Ok(s.clone()),
-                other => Err(Error::invalid(format!(
-                    "{path}[{i}]: expected a string, got {}",
-                    kind_of(other)
-                ))),
-            })
-            .collect(),
-        other => Err(Error::invalid(format!(
-            "{path}: expected an array of strings, got {}",
-            kind_of(other)
-        ))),
-    }
+    Ok(crate::limits::string_list(v, path)?.unwrap_or_default())
 }
 
 /// One string or an array of strings.

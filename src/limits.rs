@@ -72,3 +72,27 @@ pub fn kind_of(v: &Value) -> &'static str {
         Value::Object(_) => "an object",
     }
 }
+
+/// A JSON array of strings (`null`: `None`); `path` locates it in messages.
+pub fn string_list(v: &Value, path: &str) -> Result<Option<Vec<String>>> {
+    match v {
+        Value::Null => Ok(None),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                t.as_str().map(str::to_string).ok_or_else(|| {
+                    Error::invalid(format!(
+                        "{path}[{i}]: expected a string, got {}",
+                        kind_of(t)
+                    ))
+                })
+            })
+            .collect::<Result<Vec<_>>>()
+            .map(Some),
+        other => Err(Error::invalid(format!(
+            "{path}: expected an array of strings, got {}",
+            kind_of(other)
+        ))),
+    }
+}

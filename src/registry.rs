@@ -12,7 +12,7 @@ use crate::format::{
     write_schema_strict, write_str,
 };
 use crate::index::{DocId, Index};
-use crate::limits::{check_tool_text, kind_of, parse_json};
+use crate::limits::{check_tool_text, kind_of, parse_json, string_list};
 use crate::schema::{SameForms, SchemaCache};
 use crate::suggest::suggest_names;
 use crate::tool::{MetadataUpdate, Tool, dedup_tags};
@@ -775,29 +775,6 @@ impl SchemaOptions {
         }
         crate::schema::check_strict(o.strict, o.api_format, "options")?;
         Ok(o)
-    }
-}
-
-fn string_list(v: &Value, path: &str) -> Result<Option<Vec<String>>> {
-    match v {
-        Value::Null => Ok(None),
-        Value::Array(items) => items
-            .iter()
-            .enumerate()
-            .map(|(i, t)| {
-                t.as_str().map(str::to_string).ok_or_else(|| {
-                    Error::invalid(format!(
-                        "{path}[{i}]: expected a string, got {}",
-                        kind_of(t)
-                    ))
-                })
-            })
-            .collect::<Result<Vec<_>>>()
-            .map(Some),
-        other => Err(Error::invalid(format!(
-            "{path}: expected an array of strings, got {}",
-            kind_of(other)
-        ))),
     }
 }
 

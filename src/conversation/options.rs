@@ -3,7 +3,7 @@
 use crate::discovery::{DiscoverRequest, DiscoveryOptions};
 use crate::error::{Error, Result};
 use crate::format::ApiFormat;
-use crate::limits::{kind_of, parse_json};
+use crate::limits::{kind_of, parse_json, string_list};
 use serde_json::Value;
 
 /// Which tools a conversation sends, and where the deferred tools are listed.
@@ -126,7 +126,7 @@ impl ConversationOptions {
                         }
                     }
                 }
-                "loaded" => o.loaded = string_list(v, &here)?,
+                "loaded" => o.loaded = string_list(v, &here)?.unwrap_or_default(),
                 "strict" => {
                     o.strict = v.as_bool().ok_or_else(|| {
                         Error::invalid(format!("{here}: expected a boolean, got {}", kind_of(v)))
@@ -166,25 +166,4 @@ impl ConversationOptions {
         crate::schema::check_strict(o.strict, o.api_format, "options.strict")?;
         Ok(o)
     }
-}
-
-fn string_list(v: &Value, path: &str) -> Result<Vec<String>> {
-    let items = v.as_array().ok_or_else(|| {
-        Error::invalid(format!(
-            "{path}: expected an array of strings, got {}",
-            kind_of(v)
-        ))
-    })?;
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, t)| {
-            t.as_str().map(str::to_string).ok_or_else(|| {
-                Error::invalid(format!(
-                    "{path}[{i}]: expected a string, got {}",
-                    kind_of(t)
-                ))
-            })
-        })
-        .collect()
 }

@@ -3,11 +3,10 @@
 //! <https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use>
 
 use super::{
-    Arguments, CallOutcome, Provider, ToolCall, first_object, items, object, string_field,
+    Arguments, CallOutcome, Provider, ToolCall, first_object, items, object, objects, string_field,
 };
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::format::ApiFormat;
-use crate::limits::kind_of;
 use serde_json::Value;
 
 /// Content block types of an assistant message, to tell its content list apart.
@@ -47,11 +46,8 @@ impl Provider for Anthropic {
     fn parse_calls(&self, calls: &Value) -> Result<Vec<ToolCall>> {
         let (items, path) = items(calls, "content", "the assistant message")?;
         let mut out = Vec::new();
-        for (i, item) in items.iter().enumerate() {
-            let here = format!("{path}[{i}]");
-            let obj = item.as_object().ok_or_else(|| {
-                Error::invalid(format!("{here}: expected an object, got {}", kind_of(item)))
-            })?;
+        for entry in objects(items, &path) {
+            let (here, obj) = entry?;
             if obj.get("type").and_then(Value::as_str) != Some("tool_use") {
                 continue;
             }

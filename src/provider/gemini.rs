@@ -3,7 +3,9 @@
 //! <https://ai.google.dev/gemini-api/docs/function-calling>,
 //! <https://ai.google.dev/api/caching#FunctionResponse>
 
-use super::{Arguments, CallOutcome, Provider, ToolCall, object, opt_string_field, string_field};
+use super::{
+    Arguments, CallOutcome, Provider, ToolCall, object, objects, opt_string_field, string_field,
+};
 use crate::error::{Error, Result};
 use crate::format::ApiFormat;
 use crate::limits::kind_of;
@@ -68,11 +70,8 @@ impl Provider for Gemini {
     fn parse_calls(&self, calls: &Value) -> Result<Vec<ToolCall>> {
         let (items, path) = parts(calls)?;
         let mut out = Vec::new();
-        for (i, item) in items.iter().enumerate() {
-            let here = format!("{path}[{i}]");
-            let obj = item.as_object().ok_or_else(|| {
-                Error::invalid(format!("{here}: expected an object, got {}", kind_of(item)))
-            })?;
+        for entry in objects(items, &path) {
+            let (here, obj) = entry?;
             let call = match obj.get("functionCall") {
                 None => continue,
                 Some(Value::Object(c)) => c,

@@ -148,6 +148,24 @@ pub fn detect(calls: &Value) -> Result<&'static dyn Provider> {
     })
 }
 
+/// The elements of a call list with their JSON paths; an element that is not an object fails the
+/// list (with its path).
+pub(crate) fn objects<'a>(
+    items: &'a [Value],
+    path: &'a str,
+) -> impl Iterator<Item = Result<(String, &'a Map<String, Value>)>> + 'a {
+    items.iter().enumerate().map(move |(i, item)| {
+        let here = format!("{path}[{i}]");
+        match item.as_object() {
+            Some(obj) => Ok((here, obj)),
+            None => Err(Error::invalid(format!(
+                "{here}: expected an object, got {}",
+                kind_of(item)
+            ))),
+        }
+    })
+}
+
 /// The first object element of an array, to tell shapes apart.
 pub(crate) fn first_object(items: &[Value]) -> Option<&Map<String, Value>> {
     items.iter().find_map(Value::as_object)

@@ -3,7 +3,7 @@
 //! <https://platform.openai.com/docs/api-reference/chat/create>
 
 use super::{
-    Arguments, CallOutcome, Provider, ToolCall, first_object, items, object, string_field,
+    Arguments, CallOutcome, Provider, ToolCall, first_object, items, object, objects, string_field,
 };
 use crate::error::{Error, Result};
 use crate::format::ApiFormat;
@@ -30,11 +30,8 @@ impl Provider for OpenAiChat {
     fn parse_calls(&self, calls: &Value) -> Result<Vec<ToolCall>> {
         let (items, path) = items(calls, "tool_calls", "the assistant message")?;
         let mut out = Vec::with_capacity(items.len());
-        for (i, item) in items.iter().enumerate() {
-            let here = format!("{path}[{i}]");
-            let obj = item.as_object().ok_or_else(|| {
-                Error::invalid(format!("{here}: expected an object, got {}", kind_of(item)))
-            })?;
+        for entry in objects(items, &path) {
+            let (here, obj) = entry?;
             // Other call types (e.g. "custom") are not function calls this library runs.
             if obj.get("type").is_some_and(|t| t != "function") {
                 continue;

@@ -3,12 +3,11 @@
 //! <https://platform.openai.com/docs/api-reference/responses/object>
 
 use super::{
-    Arguments, CallOutcome, Provider, ToolCall, first_object, items, object, opt_string_field,
-    string_field,
+    Arguments, CallOutcome, Provider, ToolCall, first_object, items, object, objects,
+    opt_string_field, string_field,
 };
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::format::ApiFormat;
-use crate::limits::kind_of;
 use serde_json::Value;
 
 /// The output item types of the Responses API that tell its lists apart from the others'.
@@ -46,11 +45,8 @@ impl Provider for OpenAiResponses {
     fn parse_calls(&self, calls: &Value) -> Result<Vec<ToolCall>> {
         let (items, path) = items(calls, "output", "the response")?;
         let mut out = Vec::new();
-        for (i, item) in items.iter().enumerate() {
-            let here = format!("{path}[{i}]");
-            let obj = item.as_object().ok_or_else(|| {
-                Error::invalid(format!("{here}: expected an object, got {}", kind_of(item)))
-            })?;
+        for entry in objects(items, &path) {
+            let (here, obj) = entry?;
             if obj.get("type").and_then(Value::as_str) != Some("function_call") {
                 continue;
             }
