@@ -214,7 +214,7 @@ impl Conversation {
         }
         messages.extend(provider.result_messages(&calls, &results));
         messages.extend(outputs);
-        Ok(Value::Array(messages).to_string())
+        Ok(crate::exec::json_text(&Value::Array(messages)))
     }
 
     /// Runs one call, loading what it reveals.

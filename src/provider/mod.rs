@@ -61,7 +61,7 @@ impl Arguments {
     pub fn as_text(&self) -> String {
         match self {
             Arguments::Text(t) => t.clone(),
-            Arguments::Value(v) => v.to_string(),
+            Arguments::Value(v) => crate::exec::json_text(v),
         }
     }
 
