@@ -223,6 +223,12 @@ fn write_cleaned(
     }
 }
 
+/// Compact JSON text of a value, by serde_json's own writer (`Value`'s `Display` goes through a
+/// formatter and is several times slower).
+pub fn json_text(value: &serde_json::Value) -> String {
+    serde_json::to_string(value).expect("a Value always serializes")
+}
+
 /// Turns an output buffer into a `String`; the writers above only ever emit UTF-8.
 pub fn into_string(buf: Vec<u8>) -> String {
     String::from_utf8(buf).expect("JSON writers emit UTF-8")

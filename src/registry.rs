@@ -222,13 +222,7 @@ fn poisoned() -> Error {
     )
 }
 
-/// Lowercases and reads `/` and `-` as `_`: some MCP clients rewrite names that way.
-pub fn normalize_name(name: &str) -> String {
-    name.chars()
-        .map(|c| if c == '/' || c == '-' { '_' } else { c })
-        .collect::<String>()
-        .to_lowercase()
-}
+pub use crate::tool::normalize_name;
 
 /// Slot ids keyed by their tool's name. The tables hold only slot ids: the name itself lives once,
 /// in the tool, and is compared through the slots (three copies of every name cost about 0.2 KB

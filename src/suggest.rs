@@ -4,7 +4,7 @@
 //! reference suggests names with `difflib.get_close_matches(name, names, n=3, cutoff=0.5)` over
 //! normalized names; the same suggestions keep a model's self-correction working the same way.
 
-use crate::registry::normalize_name;
+use crate::tool::normalize_name;
 use std::collections::HashMap;
 
 /// The smallest similarity a suggestion needs, as in the reference.

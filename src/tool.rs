@@ -21,6 +21,15 @@ pub const PREDEFINED_TAGS: [&str; 6] = [
     "privileged",
 ];
 
+/// Lowercases and reads `/` and `-` as `_`: some MCP clients rewrite names that way, so name
+/// matching and "did you mean" compare names in this form.
+pub fn normalize_name(name: &str) -> String {
+    name.chars()
+        .map(|c| if c == '/' || c == '-' { '_' } else { c })
+        .collect::<String>()
+        .to_lowercase()
+}
+
 /// Search, presentation and execution metadata of a tool.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolMetadata {

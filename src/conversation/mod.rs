@@ -214,7 +214,7 @@ impl Conversation {
         }
         messages.extend(provider.result_messages(&calls, &results));
         messages.extend(outputs);
-        Ok(crate::exec::json_text(&Value::Array(messages)))
+        Ok(crate::format::json_text(&Value::Array(messages)))
     }
 
     /// Runs one call, loading what it reveals.

@@ -12,6 +12,7 @@ mod schedule;
 pub use options::ExecuteOptions;
 
 use crate::error::Result;
+use crate::format::json_text;
 use crate::limits::parse_json;
 use crate::provider::{self, Arguments, CallOutcome, Provider, ToolCall};
 use crate::registry::{CallTarget, Registry, ToolTarget};
@@ -39,7 +40,6 @@ impl Executed {
             messages.extend(self.provider.assistant_messages(&self.calls));
         }
         messages.extend(self.provider.result_messages(&self.calls, &self.results));
-        // serde_json's own writer: `Value`'s Display goes through a formatter, several times slower.
         json_text(&serde_json::Value::Array(messages))
     }
 }
@@ -168,11 +168,6 @@ fn run_tool(tool: &ToolTarget, arguments: &Arguments) -> CallOutcome {
             panic_message(&payload)
         )),
     }
-}
-
-/// Compact JSON text of a value.
-pub(crate) fn json_text(value: &serde_json::Value) -> String {
-    serde_json::to_string(value).expect("a Value always serializes")
 }
 
 fn failure(message: impl Into<String>) -> CallOutcome {

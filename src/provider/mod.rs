@@ -61,7 +61,7 @@ impl Arguments {
     pub fn as_text(&self) -> String {
         match self {
             Arguments::Text(t) => t.clone(),
-            Arguments::Value(v) => crate::exec::json_text(v),
+            Arguments::Value(v) => crate::format::json_text(v),
         }
     }
 
