@@ -21,7 +21,7 @@ use hashbrown::HashTable;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use std::hash::BuildHasher;
-use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// Name of the built-in discovery tool.
 pub const DISCOVER_TOOLS: &str = "discover_tools";
@@ -66,8 +66,6 @@ struct Slot {
     enabled: bool,
     /// Rarely set, so kept out of line: a host function and a disable reason.
     extra: Option<Box<SlotExtra>>,
-    /// The parameters schema compiled on the first call of the tool.
-    validator: OnceLock<Arc<ArgsValidator>>,
 }
 
 #[derive(Default)]
@@ -97,7 +95,6 @@ impl Slot {
             tool,
             enabled: true,
             extra,
-            validator: OnceLock::new(),
         }
     }
 
@@ -159,6 +156,8 @@ pub(crate) struct State {
     /// Runs registered tools that have no host function of their own.
     fallback: Fallback,
     live: usize,
+    /// Compiled parameters schemas of the tools called so far, by name.
+    validators: std::sync::Mutex<HashMap<String, Arc<ArgsValidator>>>,
 }
 
 /// The enhanced profile's index and the analysis its documents were built with.
@@ -490,9 +489,9 @@ impl State {
             if let Some(ns) = tool.namespace() {
                 *self.namespaces.entry(ns.to_string()).or_default() += 1;
             }
-            slot.tool = tool;
-            slot.validator = OnceLock::new();
+            let stale = std::mem::replace(&mut slot.tool, tool);
             let old = slot.set_host(host);
+            self.forget_validator(stale.name());
             self.index_slot(id);
             return (id, old);
         }
@@ -508,11 +507,32 @@ impl State {
         (id, None)
     }
 
+    /// Drops the compiled schema of a tool whose definition is replaced or removed.
+    fn forget_validator(&mut self, name: &str) {
+        self.validators
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(name);
+    }
+
+    /// The compiled parameters schema of an enabled tool, compiled on its first call (only called
+    /// tools pay for one: nothing per registered tool).
+    fn validator(&self, tool: &Tool) -> Arc<ArgsValidator> {
+        let mut cache = self.validators.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(v) = cache.get(tool.name()) {
+            return Arc::clone(v);
+        }
+        let v = Arc::new(ArgsValidator::compile(tool.parameters_json()));
+        cache.insert(tool.name().to_string(), Arc::clone(&v));
+        v
+    }
+
     /// Removes slot `id`, giving back its host function to drop once the lock is released.
     fn remove(&mut self, id: DocId) -> Option<HostFn> {
         self.unindex_slot(id);
         self.names.remove(&self.slots, id);
         let mut slot = self.slots[id as usize].take().expect("named slot is live");
+        self.forget_validator(slot.tool.name());
         if let Some(ns) = slot.tool.namespace() {
             decrement(&mut self.namespaces, ns);
         }
@@ -1182,10 +1202,7 @@ impl Registry {
                 reason: state.disabled_reason(slot).map(str::to_string),
             });
         }
-        let validator = Arc::clone(
-            slot.validator
-                .get_or_init(|| Arc::new(ArgsValidator::compile(slot.tool.parameters_json()))),
-        );
+        let validator = state.validator(&slot.tool);
         Ok(CallTarget::Tool(ToolTarget {
             name: slot.tool.name().to_string(),
             deferred: slot.tool.metadata().defer,

@@ -150,6 +150,40 @@ fn a_panicking_rust_host_becomes_an_error_result() {
 }
 
 #[test]
+fn a_replaced_tool_is_checked_against_its_new_schema() {
+    let registry = Registry::new();
+    let def = |t: &str| {
+        tool(json!({"name": "set", "description": "s",
+                    "parameters": {"type": "object", "properties": {"v": {"type": t}}, "required": ["v"]}}))
+    };
+    registry
+        .register_callable(def("string"), |a| Ok(a.to_string()))
+        .unwrap();
+    let calls = chat_calls(&[("1", "set", json!({"v": 3}))]);
+    let before = contents(&execute_json(&registry, &calls, &ExecuteOptions::default()).unwrap());
+    assert!(
+        before[0].contains("is not of type \"string\""),
+        "{}",
+        before[0]
+    );
+    registry
+        .register_callable(def("integer"), |a| Ok(a.to_string()))
+        .unwrap();
+    let after = contents(&execute_json(&registry, &calls, &ExecuteOptions::default()).unwrap());
+    assert_eq!(after[0], r#"{"v":3}"#);
+    registry.unregister("set").unwrap();
+    registry
+        .register_callable(def("boolean"), |a| Ok(a.to_string()))
+        .unwrap();
+    let again = contents(&execute_json(&registry, &calls, &ExecuteOptions::default()).unwrap());
+    assert!(
+        again[0].contains("is not of type \"boolean\""),
+        "{}",
+        again[0]
+    );
+}
+
+#[test]
 fn fallback_runs_tools_without_a_function_and_status_says_so() {
     let registry = Registry::new();
     registry
