@@ -48,6 +48,9 @@ pub trait Builtin: Send + Sync + std::fmt::Debug {
     fn name(&self) -> &'static str;
     /// The description the model sees, given the current deferred tools.
     fn description(&self, deferred: &[Summary]) -> String;
+    /// The description without the deferred tools listed, where they are listed elsewhere (a
+    /// `stable` conversation's system text).
+    fn base_description(&self) -> &'static str;
     /// The parameters schema, compact JSON.
     fn parameters_json(&self) -> &'static str;
     /// Where its cleaned schema forms are kept (a `static` of the built-in: computed once).
@@ -579,15 +582,7 @@ impl State {
         format: ApiFormat,
         strict: bool,
     ) -> Option<&'static str> {
-        write_cached_schema_parts(
-            out,
-            builtin.name(),
-            description,
-            builtin.parameters_json(),
-            builtin.schema_cache(),
-            format,
-            strict,
-        )
+        write_builtin_schema(out, builtin, description, format, strict)
     }
 
     fn builtin(&self, name: &str) -> Option<&Arc<dyn Builtin>> {
@@ -604,7 +599,8 @@ impl State {
             }
             if let Some(b) = self.builtin(name) {
                 let summaries = summaries.get_or_insert_with(|| self.summaries());
-                write_builtin_schema(&mut out, b.as_ref(), summaries, format, false);
+                let description = b.description(summaries);
+                write_builtin_schema(&mut out, b.as_ref(), &description, format, false);
                 continue;
             }
             let id = self.slot_of(name).ok_or_else(|| {
@@ -1071,7 +1067,9 @@ impl Registry {
                 b < builtins.len() && (t == tools.len() || builtins[b].name() < tools[t].name());
             if builtin_next {
                 let builtin = builtins[b].as_ref();
-                if let Some(w) = write_builtin_schema(&mut out, builtin, &summaries, format, strict)
+                let description = builtin.description(&summaries);
+                if let Some(w) =
+                    write_builtin_schema(&mut out, builtin, &description, format, strict)
                 {
                     warnings.push((builtin.name(), w));
                 }
@@ -1460,14 +1458,14 @@ impl Registry {
 fn write_builtin_schema(
     out: &mut Vec<u8>,
     builtin: &dyn Builtin,
-    deferred: &[Summary],
+    description: &str,
     format: ApiFormat,
     strict: bool,
 ) -> Option<&'static str> {
     write_cached_schema_parts(
         out,
         builtin.name(),
-        &builtin.description(deferred),
+        description,
         builtin.parameters_json(),
         builtin.schema_cache(),
         format,

@@ -21,11 +21,6 @@ const PARAMETERS: &str = r#"{"type":"object","properties":{"_target_tool":{"type
 #[derive(Debug)]
 pub struct CallDeferred;
 
-impl CallDeferred {
-    /// The description with no deferred tools listed (what `"stable"` conversations send).
-    pub const BASE_DESCRIPTION: &'static str = DESCRIPTION;
-}
-
 impl Builtin for CallDeferred {
     fn name(&self) -> &'static str {
         CALL_DEFERRED
@@ -39,6 +34,10 @@ impl Builtin for CallDeferred {
             "{DESCRIPTION}\n\nCurrently deferred:\n{}",
             deferred_list(deferred)
         )
+    }
+
+    fn base_description(&self) -> &'static str {
+        DESCRIPTION
     }
 
     fn parameters_json(&self) -> &'static str {

@@ -17,11 +17,6 @@ const PARAMETERS: &str = r#"{"type":"object","properties":{"query":{"type":"stri
 #[derive(Debug)]
 pub struct DiscoverTools;
 
-impl DiscoverTools {
-    /// The description with no deferred tools listed (what `"stable"` conversations send).
-    pub const BASE_DESCRIPTION: &'static str = DESCRIPTION;
-}
-
 impl Builtin for DiscoverTools {
     fn name(&self) -> &'static str {
         DISCOVER_TOOLS
@@ -35,6 +30,10 @@ impl Builtin for DiscoverTools {
             "{DESCRIPTION}\n\nTools available on demand (call discover_tools for the full schema):\n{}",
             deferred_list(deferred)
         )
+    }
+
+    fn base_description(&self) -> &'static str {
+        DESCRIPTION
     }
 
     fn parameters_json(&self) -> &'static str {

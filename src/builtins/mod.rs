@@ -68,7 +68,7 @@ fn parse_enable_options(text: Option<&str>) -> Result<(DiscoveryOptions, bool)> 
 }
 
 /// The list of deferred tools as the built-ins' descriptions show it: `- name: summary` lines.
-fn deferred_list(deferred: &[Summary]) -> String {
+pub(crate) fn deferred_list(deferred: &[Summary]) -> String {
     let mut text = String::new();
     for (i, s) in deferred.iter().enumerate() {
         if i > 0 {

@@ -11,7 +11,6 @@ mod render;
 
 pub use options::{ConversationOptions, Mode, SearchSide};
 
-use crate::builtins::DiscoverTools;
 use crate::discovery::{DiscoverRequest, Discoverer, parse_discover_tools_args};
 use crate::error::{Error, Result};
 use crate::exec::{ExecuteOptions, run_call};
@@ -393,11 +392,6 @@ fn call_position(value: &Value, n: usize) -> usize {
         .filter(|(_, item)| item.get("type").and_then(Value::as_str) == Some("function_call"))
         .nth(n)
         .map_or(usize::MAX, |(i, _)| i)
-}
-
-/// The description `discover_tools` carries where the deferred tools are listed elsewhere.
-pub(crate) fn stable_search_description() -> &'static str {
-    DiscoverTools::BASE_DESCRIPTION
 }
 
 fn push_unique(names: &mut Vec<String>, name: &str) {

@@ -1,6 +1,6 @@
 //! The bytes of a conversation's tool list, per mode and provider.
 
-use super::{ConversationOptions, Mode, SearchSide, stable_search_description};
+use super::{ConversationOptions, Mode, SearchSide};
 use crate::builtins::DiscoverTools;
 use crate::error::Result;
 use crate::format::{ApiFormat, into_string, write_schema_strict, write_str};
@@ -78,7 +78,7 @@ fn listed(state: &State, options: &ConversationOptions, stable: bool) -> SharedP
             prefix.push(b',');
         }
         let description = if stable {
-            stable_description(b)
+            b.base_description().to_string()
         } else {
             b.description(&summaries)
         };
@@ -102,28 +102,12 @@ fn json_string(s: &str) -> String {
     into_string(out)
 }
 
-/// A built-in's description without the deferred tools listed in it.
-fn stable_description(b: &dyn Builtin) -> String {
-    if b.name() == CALL_DEFERRED {
-        crate::builtins::CallDeferred::BASE_DESCRIPTION.to_string()
-    } else {
-        stable_search_description().to_string()
-    }
-}
-
 /// The system-prompt list of deferred tools (`stable` mode).
 fn deferred_text(summaries: &[Summary]) -> String {
-    let mut text =
-        String::from("Tools available on demand (call discover_tools for the full schema):");
-    for s in summaries {
-        text.push_str("\n- ");
-        text.push_str(&s.name);
-        if !s.description.is_empty() {
-            text.push_str(": ");
-            text.push_str(&s.description);
-        }
-    }
-    text
+    format!(
+        "Tools available on demand (call discover_tools for the full schema):\n{}",
+        crate::builtins::deferred_list(summaries)
+    )
 }
 
 /// The parameters of the client-executed Responses `tool_search` tool.
@@ -136,7 +120,13 @@ fn native(state: &State, options: &ConversationOptions) -> SharedParts {
     match (format, options.search) {
         (ApiFormat::Anthropic, SearchSide::Client) => {
             let d = &DiscoverTools as &dyn Builtin;
-            state.write_builtin(&mut prefix, d, stable_search_description(), format, strict);
+            state.write_builtin(
+                &mut prefix,
+                d,
+                DiscoverTools.base_description(),
+                format,
+                strict,
+            );
         }
         (ApiFormat::Anthropic, SearchSide::Server) => prefix.extend_from_slice(
             br#"{"type":"tool_search_tool_bm25_20251119","name":"tool_search_tool_bm25"}"#,
@@ -144,7 +134,7 @@ fn native(state: &State, options: &ConversationOptions) -> SharedParts {
         (_, SearchSide::Client) => {
             prefix
                 .extend_from_slice(br#"{"type":"tool_search","execution":"client","description":"#);
-            write_str(&mut prefix, stable_search_description());
+            write_str(&mut prefix, DiscoverTools.base_description());
             prefix.extend_from_slice(b",\"parameters\":");
             prefix.extend_from_slice(TOOL_SEARCH_PARAMETERS.as_bytes());
             prefix.push(b'}');
