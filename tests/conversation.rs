@@ -484,3 +484,37 @@ fn max_tokens_is_never_exceeded_over_the_public_eval_sets() {
         assert!(checked > 100, "{set}: {checked}");
     }
 }
+
+#[test]
+fn a_search_loads_only_what_the_model_was_shown() {
+    let registry = Registry::new();
+    registry
+        .register_json(&format!(
+            "[{}]",
+            (0..30).map(deferred_tool).collect::<Vec<_>>().join(",")
+        ))
+        .unwrap();
+    let calls = r#"{"role":"assistant","tool_calls":[{"id":"a","type":"function","function":{"name":"discover_tools","arguments":"{\"query\":\"select:tool_00,tool_01,tool_02,tool_03,tool_04,tool_05,tool_06,tool_07,tool_08,tool_09\"}"}}]}"#;
+    let full = Conversation::from_json(&registry, Some(r#"{"top_k": 10}"#)).unwrap();
+    let first = full
+        .execute_json(calls, &ExecuteOptions::default())
+        .unwrap();
+    assert_eq!(full.loaded().unwrap().len(), 10, "{first}");
+    // Under a budget the answer stops early (one full hit, then summaries, then nothing): the
+    // loaded tools are exactly the hits in the answer.
+    let tight =
+        Conversation::from_json(&registry, Some(r#"{"top_k": 10, "max_tokens": 120}"#)).unwrap();
+    let out: Value = serde_json::from_str(
+        &tight
+            .execute_json(calls, &ExecuteOptions::default())
+            .unwrap(),
+    )
+    .unwrap();
+    let answer: Vec<Value> = serde_json::from_str(out[0]["content"].as_str().unwrap()).unwrap();
+    let shown: Vec<String> = answer
+        .iter()
+        .map(|h| h["name"].as_str().unwrap().to_string())
+        .collect();
+    assert!(!shown.is_empty() && shown.len() < 10, "{shown:?}");
+    assert_eq!(tight.loaded().unwrap(), shown);
+}

@@ -43,12 +43,13 @@ struct Loaded {
 
 impl Conversation {
     /// A conversation over `registry` (the state is shared, not copied).
-    pub fn new(registry: &Registry, options: ConversationOptions) -> Result<Conversation> {
+    pub fn new(registry: &Registry, mut options: ConversationOptions) -> Result<Conversation> {
         let ranking = match options.discovery {
             Some(o) => o,
             None => registry.discovery_options()?.unwrap_or_default(),
         };
-        let names = dedup(options.loaded.clone());
+        // The loaded names live in the conversation's state only, not a second time in its options.
+        let names = dedup(std::mem::take(&mut options.loaded));
         Ok(Conversation {
             discoverer: registry.discoverer(ranking),
             registry: registry.share(),
@@ -254,7 +255,7 @@ impl Conversation {
     /// loaded.
     fn search_call(&self, arguments: &Arguments) -> CallOutcome {
         let args = match arguments.to_object() {
-            Ok(a) => Value::Object(a).to_string(),
+            Ok(a) => crate::format::json_text(&Value::Object(a)),
             Err(m) => {
                 return CallOutcome::Failure(format!("invalid arguments for discover_tools: {m}"));
             }
@@ -264,22 +265,36 @@ impl Conversation {
             Err(e) => return CallOutcome::Failure(format!("discover_tools: {e}")),
         };
         let request = self.search_request(&asked);
-        let native = self.options.mode == Mode::Native;
-        let answer = match self.discoverer.discover(&query, &request) {
-            Ok(hits) => hits,
+        if self.options.mode == Mode::Native && self.options.api_format == ApiFormat::Anthropic {
+            let hits = match self.discoverer.discover(&query, &request) {
+                Ok(hits) => hits,
+                Err(e) => return CallOutcome::Failure(format!("discover_tools: {e}")),
+            };
+            self.load(hits.iter().filter(|h| h.deferred).map(|h| h.name.as_str()));
+            return CallOutcome::References(hits.into_iter().map(|h| h.name).collect());
+        }
+        let json = match self.discoverer.discover_json(&query, &request) {
+            Ok(json) => json,
             Err(e) => return CallOutcome::Failure(format!("discover_tools: {e}")),
         };
+        // Load what the model was shown: the answer may stop early under `max_tokens`.
+        #[derive(serde::Deserialize)]
+        struct Shown<'a> {
+            #[serde(borrow)]
+            name: std::borrow::Cow<'a, str>,
+            deferred: bool,
+        }
+        let shown: Vec<Shown> = serde_json::from_str(&json).expect("discover answers are JSON");
+        self.load(shown.iter().filter(|h| h.deferred).map(|h| h.name.as_ref()));
+        CallOutcome::Success(json)
+    }
+
+    /// Adds these names to the loaded tools.
+    fn load<'a>(&self, names: impl Iterator<Item = &'a str>) {
         if let Ok(mut loaded) = self.lock() {
-            for h in answer.iter().filter(|h| h.deferred) {
-                push_unique(&mut loaded.names, &h.name);
+            for n in names {
+                push_unique(&mut loaded.names, n);
             }
-        }
-        if native && self.options.api_format == ApiFormat::Anthropic {
-            return CallOutcome::References(answer.into_iter().map(|h| h.name).collect());
-        }
-        match self.discoverer.discover_json(&query, &request) {
-            Ok(json) => CallOutcome::Success(json),
-            Err(e) => CallOutcome::Failure(format!("discover_tools: {e}")),
         }
     }
 
@@ -334,11 +349,7 @@ impl Conversation {
             return Vec::new();
         };
         let names: Vec<String> = hits.iter().map(|h| h.name.clone()).collect();
-        if let Ok(mut loaded) = self.lock() {
-            for h in hits.iter().filter(|h| h.deferred) {
-                push_unique(&mut loaded.names, &h.name);
-            }
-        }
+        self.load(hits.iter().filter(|h| h.deferred).map(|h| h.name.as_str()));
         render::definitions(&self.registry, &self.options, &names).unwrap_or_default()
     }
 }
