@@ -209,19 +209,9 @@ func (c *Conversation) Tools() (ConversationTools, error) {
 // (Anthropic) or a tool_search_output item (Responses). opts may be nil; its APIFormat, if set,
 // must be the conversation's. Calls run one after another.
 func (c *Conversation) Execute(calls []byte, opts *ExecuteOptions) (json.RawMessage, error) {
-	in, err := cJSON("calls", calls)
+	in, options, err := executeArgs(calls, opts)
 	if err != nil {
 		return nil, err
-	}
-	var options []byte
-	if opts != nil {
-		doc, err := json.Marshal(opts)
-		if err != nil {
-			return nil, fmt.Errorf("toolregistry: encoding execute options: %w", err)
-		}
-		if options, err = cJSON("options", doc); err != nil {
-			return nil, err
-		}
 	}
 	var out []byte
 	if err := c.use(func(h conversationHandle) (err error) {

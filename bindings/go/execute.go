@@ -100,19 +100,9 @@ func (r *Registry) SetFallback(fn FallbackFunc) error {
 // Execute itself fails (with an *Error) only when calls is no provider's tool-call list or the
 // options are invalid.
 func (r *Registry) Execute(calls []byte, opts *ExecuteOptions) (json.RawMessage, error) {
-	in, err := cJSON("calls", calls)
+	in, options, err := executeArgs(calls, opts)
 	if err != nil {
 		return nil, err
-	}
-	var options []byte
-	if opts != nil {
-		doc, err := json.Marshal(opts)
-		if err != nil {
-			return nil, fmt.Errorf("toolregistry: encoding execute options: %w", err)
-		}
-		if options, err = cJSON("options", doc); err != nil {
-			return nil, err
-		}
 	}
 	var out []byte
 	if err := r.use(func(h registryHandle) (err error) {
@@ -156,4 +146,23 @@ func (r *Registry) ToolsStatus() ([]ToolStatus, error) {
 		return nil, fmt.Errorf("toolregistry: decoding tools status: %w", err)
 	}
 	return status, nil
+}
+
+// executeArgs encodes a call list and its options as the C strings Registry.Execute and
+// Conversation.Execute pass on; options is nil when opts is.
+func executeArgs(calls []byte, opts *ExecuteOptions) (in, options []byte, err error) {
+	if in, err = cJSON("calls", calls); err != nil {
+		return nil, nil, err
+	}
+	if opts == nil {
+		return in, nil, nil
+	}
+	doc, err := json.Marshal(opts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("toolregistry: encoding execute options: %w", err)
+	}
+	if options, err = cJSON("options", doc); err != nil {
+		return nil, nil, err
+	}
+	return in, options, nil
 }
