@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union, cast
 
 from . import _host, _native
-from ._registry import _check, _Handle, _json, _options
+from ._registry import _check, _Handle, _json, _options, _Owner
 from ._types import APIFormat, ConversationMode, SearchSide
 
 if TYPE_CHECKING:
@@ -66,7 +66,7 @@ def _conversation_options(
     return _json("options", base)
 
 
-class Conversation:
+class Conversation(_Owner):
     """One chat's view of a registry: the tools of each request, and the model's calls run on them.
 
     Create it with :meth:`Registry.conversation` or ``Conversation(registry, ...)``; use it as a
@@ -141,26 +141,6 @@ class Conversation:
             registry._handle.release()
         _check(status, err)
         self._handle = _Handle(self, out, _lib.tr_conversation_free)
-
-    # -- lifecycle --
-
-    def close(self) -> None:
-        """Frees the conversation. Waits for calls in flight; calling it again does nothing."""
-        self._handle.close()
-
-    @property
-    def closed(self) -> bool:
-        """Whether :meth:`close` was called."""
-        return self._handle.closed
-
-    def __enter__(self) -> "Conversation":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __repr__(self) -> str:
-        return f"<toolregistry_rs.Conversation{' (closed)' if self.closed else ''}>"
 
     def _out(self, call: Any, *args: Any) -> bytes:
         """Runs ``call(handle, *args, &out, &err)`` and returns the output string."""

@@ -16,6 +16,7 @@ from typing import (
     Mapping,
     Optional,
     Sequence,
+    TypeVar,
     Union,
     cast,
 )
@@ -161,7 +162,35 @@ class _Handle:
         self._finalizer()
 
 
-class Registry:
+_Self = TypeVar("_Self", bound="_Owner")
+
+
+class _Owner:
+    """What every class that owns a library handle shares: ``close()``, ``closed``, use as a
+    context manager, and a repr that says whether it is closed."""
+
+    _handle: _Handle
+
+    def close(self) -> None:
+        """Frees the library object. Waits for calls in flight; calling it again does nothing."""
+        self._handle.close()
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called."""
+        return self._handle.closed
+
+    def __enter__(self: _Self) -> _Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<toolregistry_rs.{type(self).__name__}{' (closed)' if self.closed else ''}>"
+
+
+class Registry(_Owner):
     """Tool definitions, their metadata and enabled state, and the search index.
 
     Use it as a context manager or call :meth:`close`; every method is safe to call from many
@@ -182,26 +211,6 @@ class Registry:
         err = c_void_p()
         _check(_lib.tr_registry_new(options, byref(out), byref(err)), err)
         self._handle = _Handle(self, out, _lib.tr_registry_free)
-
-    # -- lifecycle --
-
-    def close(self) -> None:
-        """Frees the registry. Waits for calls in flight; calling it again does nothing."""
-        self._handle.close()
-
-    @property
-    def closed(self) -> bool:
-        """Whether :meth:`close` was called."""
-        return self._handle.closed
-
-    def __enter__(self) -> "Registry":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __repr__(self) -> str:
-        return f"<toolregistry_rs.Registry{' (closed)' if self.closed else ''}>"
 
     def _out(self, call: Callable[..., int], *args: Any) -> bytes:
         """Runs ``call(handle, *args, &out, &err)`` and returns the output string."""
@@ -519,7 +528,7 @@ class Registry:
         )
 
 
-class Discoverer:
+class Discoverer(_Owner):
     """Finds a registry's tools by exact name or natural-language query, with its own options.
 
     It sees every change to the registry at once and keeps the registry's tools alive after
@@ -552,24 +561,6 @@ class Discoverer:
             registry._handle.release()
         _check(status, err)
         self._handle = _Handle(self, out, _lib.tr_discoverer_free)
-
-    def close(self) -> None:
-        """Frees the discoverer. Waits for calls in flight; calling it again does nothing."""
-        self._handle.close()
-
-    @property
-    def closed(self) -> bool:
-        """Whether :meth:`close` was called."""
-        return self._handle.closed
-
-    def __enter__(self) -> "Discoverer":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __repr__(self) -> str:
-        return f"<toolregistry_rs.Discoverer{' (closed)' if self.closed else ''}>"
 
     def discover_json(
         self,
