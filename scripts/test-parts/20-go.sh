@@ -13,7 +13,7 @@ if ! command -v gcc >/dev/null 2>&1; then
   apt-get update && apt-get install -y gcc libc6-dev
 fi
 
-cargo build --release --lib
+cargo build --release --lib --locked
 
 # Without HOME (some CI containers) Go has no build cache and refuses to build: keep one in target/.
 if [ "$(go env GOCACHE)" = off ]; then
