@@ -63,74 +63,14 @@ pub trait Builtin: Send + Sync + std::fmt::Debug {
 /// Compact slots once this many are dead and they outnumber the live ones.
 const COMPACT_MIN_DEAD: usize = 1024;
 
+mod slots;
+use slots::{DisabledBits, Extras};
+
+/// A registered tool's slot: only the tool. Whether it is disabled, its host function and its
+/// disable reason are kept beside the slots (see [`slots`]), which keeps a slot at 104 bytes.
 #[derive(Debug)]
 struct Slot {
     tool: Tool,
-    enabled: bool,
-    /// Rarely set, so kept out of line: a host function and a disable reason.
-    extra: Option<Box<SlotExtra>>,
-}
-
-#[derive(Default)]
-struct SlotExtra {
-    host: Option<HostFn>,
-    reason: Option<String>,
-}
-
-impl std::fmt::Debug for SlotExtra {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SlotExtra")
-            .field("host", &self.host.is_some())
-            .field("reason", &self.reason)
-            .finish()
-    }
-}
-
-impl Slot {
-    fn new(tool: Tool, host: Option<HostFn>) -> Self {
-        let extra = host.map(|h| {
-            Box::new(SlotExtra {
-                host: Some(h),
-                reason: None,
-            })
-        });
-        Slot {
-            tool,
-            enabled: true,
-            extra,
-        }
-    }
-
-    fn host(&self) -> Option<&HostFn> {
-        self.extra.as_ref().and_then(|e| e.host.as_ref())
-    }
-
-    fn reason(&self) -> Option<&str> {
-        self.extra.as_ref().and_then(|e| e.reason.as_deref())
-    }
-
-    /// Replaces the host function, giving back the old one (dropped by the caller after the lock).
-    fn set_host(&mut self, host: Option<HostFn>) -> Option<HostFn> {
-        let extra = self.extra.get_or_insert_with(Default::default);
-        let old = std::mem::replace(&mut extra.host, host);
-        self.trim_extra();
-        old
-    }
-
-    fn set_reason(&mut self, reason: Option<String>) {
-        self.extra.get_or_insert_with(Default::default).reason = reason;
-        self.trim_extra();
-    }
-
-    fn trim_extra(&mut self) {
-        if self
-            .extra
-            .as_ref()
-            .is_some_and(|e| e.host.is_none() && e.reason.is_none())
-        {
-            self.extra = None;
-        }
-    }
 }
 
 /// Registry state behind the lock.
@@ -140,6 +80,10 @@ pub(crate) struct State {
     slots: Vec<Option<Slot>>,
     /// Slots by tool name, and by normalized name for the tolerant exact-name match.
     names: Names,
+    /// Slots whose tool itself is disabled.
+    disabled: DisabledBits,
+    /// Host functions and disable reasons of the slots that have one.
+    extras: Extras,
     /// Live tools per namespace.
     namespaces: HashMap<String, usize>,
     disabled_namespaces: HashSet<String>,
@@ -351,7 +295,7 @@ impl State {
         if self.index.is_none() {
             let mut index = Index::new();
             for (id, slot) in self.live_slots() {
-                if self.is_enabled(slot) {
+                if self.is_enabled(id, slot) {
                     index.add(id, &reference_tokens(&slot.tool));
                 }
             }
@@ -375,7 +319,7 @@ impl State {
     fn build_enhanced(&mut self, analysis: EnhancedAnalysis) {
         let mut index = Index::new();
         for (id, slot) in self.live_slots() {
-            if self.is_enabled(slot) {
+            if self.is_enabled(id, slot) {
                 index.add(id, &enhanced_document(&slot.tool, &analysis));
             }
         }
@@ -397,8 +341,8 @@ impl State {
         &self.slots[slot as usize].as_ref().expect("live slot").tool
     }
 
-    fn is_enabled(&self, slot: &Slot) -> bool {
-        slot.enabled
+    fn is_enabled(&self, id: DocId, slot: &Slot) -> bool {
+        !self.disabled.get(id)
             && slot
                 .tool
                 .namespace()
@@ -408,7 +352,7 @@ impl State {
     fn enabled_at(&self, id: DocId) -> bool {
         self.slots[id as usize]
             .as_ref()
-            .is_some_and(|s| self.is_enabled(s))
+            .is_some_and(|s| self.is_enabled(id, s))
     }
 
     fn live_slots(&self) -> impl Iterator<Item = (DocId, &Slot)> {
@@ -444,7 +388,7 @@ impl State {
         let Some(slot) = self.slots[id as usize].as_ref() else {
             return;
         };
-        if self.is_enabled(slot) {
+        if self.is_enabled(id, slot) {
             if let Some(index) = self.index.as_mut() {
                 index.add(id, &reference_tokens(&slot.tool));
             }
@@ -493,7 +437,7 @@ impl State {
                 *self.namespaces.entry(ns.to_string()).or_default() += 1;
             }
             let stale = std::mem::replace(&mut slot.tool, tool);
-            let old = slot.set_host(host);
+            let old = self.extras.set_host(id, host);
             self.forget_validator(stale.name());
             self.index_slot(id);
             return (id, old);
@@ -503,7 +447,11 @@ impl State {
         if let Some(ns) = tool.namespace() {
             *self.namespaces.entry(ns.to_string()).or_default() += 1;
         }
-        self.slots.push(Some(Slot::new(tool, host)));
+        self.slots.push(Some(Slot { tool }));
+        // A new id has no side entries yet (removal and compaction clear them), so this gives
+        // nothing back.
+        let none = self.extras.set_host(id, host);
+        debug_assert!(none.is_none());
         self.names.insert(&self.slots, id);
         self.live += 1;
         self.index_slot(id);
@@ -535,19 +483,21 @@ impl State {
     fn remove(&mut self, id: DocId) -> Option<HostFn> {
         self.unindex_slot(id);
         self.names.remove(&self.slots, id);
-        let mut slot = self.slots[id as usize].take().expect("named slot is live");
+        let slot = self.slots[id as usize].take().expect("named slot is live");
         self.forget_validator(slot.tool.name());
         if let Some(ns) = slot.tool.namespace() {
             decrement(&mut self.namespaces, ns);
         }
         self.live -= 1;
+        self.disabled.set(id, false);
+        let host = self.extras.remove(id);
         self.maybe_compact();
-        slot.set_host(None)
+        host
     }
 
     /// Why a tool is disabled: its own reason, else its namespace's.
-    fn disabled_reason<'a>(&'a self, slot: &'a Slot) -> Option<&'a str> {
-        slot.reason().or_else(|| {
+    fn disabled_reason<'a>(&'a self, id: DocId, slot: &'a Slot) -> Option<&'a str> {
+        self.extras.reason(id).or_else(|| {
             slot.tool
                 .namespace()
                 .and_then(|ns| self.namespace_reasons.get(ns))
@@ -558,7 +508,7 @@ impl State {
     /// The enabled tools in registration order.
     pub(crate) fn enabled_tools(&self) -> impl Iterator<Item = &Tool> {
         self.live_slots()
-            .filter(|(_, s)| self.is_enabled(s))
+            .filter(|&(id, s)| self.is_enabled(id, s))
             .map(|(_, s)| &s.tool)
     }
 
@@ -631,6 +581,8 @@ impl State {
         }
         self.slots.retain(Option::is_some);
         self.names.renumber(&map);
+        self.disabled.renumber(&map);
+        self.extras.renumber(&map);
         if let Some(index) = self.index.as_mut() {
             index.renumber(&map);
         }
@@ -656,7 +608,7 @@ impl State {
 
     pub(crate) fn summaries(&self) -> Vec<Summary> {
         self.live_slots()
-            .filter(|(_, s)| s.tool.metadata().defer && self.is_enabled(s))
+            .filter(|&(id, s)| s.tool.metadata().defer && self.is_enabled(id, s))
             .map(|(_, s)| Summary {
                 name: s.tool.name().to_string(),
                 description: first_sentence(s.tool.description()).to_string(),
@@ -982,11 +934,8 @@ impl Registry {
         let mut state = self.shared.write()?;
         if let Some(id) = state.slot_of(name) {
             state.unindex_slot(id);
-            let slot = state.slots[id as usize]
-                .as_mut()
-                .expect("named slot is live");
-            slot.enabled = enabled;
-            slot.set_reason(reason);
+            state.disabled.set(id, !enabled);
+            state.extras.set_reason(id, reason);
             state.index_slot(id);
             return Ok(());
         }
@@ -1029,7 +978,7 @@ impl Registry {
         }
         let mut tools: Vec<&Tool> = state
             .live_slots()
-            .filter(|(_, s)| state.is_enabled(s))
+            .filter(|&(id, s)| state.is_enabled(id, s))
             .map(|(_, s)| &s.tool)
             .filter(|t| options.include_deferred || !t.metadata().defer)
             .filter(|t| options.tags.as_ref().is_none_or(|tags| t.has_any_tag(tags)))
@@ -1196,9 +1145,9 @@ impl Registry {
         let slot = state.slots[id as usize]
             .as_ref()
             .expect("named slot is live");
-        if !state.is_enabled(slot) {
+        if !state.is_enabled(id, slot) {
             return Ok(CallTarget::Disabled {
-                reason: state.disabled_reason(slot).map(str::to_string),
+                reason: state.disabled_reason(id, slot).map(str::to_string),
             });
         }
         let validator = state.validator(&slot.tool);
@@ -1207,7 +1156,7 @@ impl Registry {
             deferred: slot.tool.metadata().defer,
             concurrency_safe: slot.tool.metadata().concurrency_safe,
             validator,
-            host: slot.host().or(state.fallback.0.as_ref()).cloned(),
+            host: state.extras.host(id).or(state.fallback.0.as_ref()).cloned(),
         }))
     }
 
@@ -1245,18 +1194,18 @@ impl Registry {
         let state = self.shared.read()?;
         let mut all: Vec<ToolStatus> = state
             .live_slots()
-            .map(|(_, s)| ToolStatus {
+            .map(|(id, s)| ToolStatus {
                 name: s.tool.name().to_string(),
                 namespace: s.tool.namespace().map(str::to_string),
-                enabled: state.is_enabled(s),
-                reason: if state.is_enabled(s) {
+                enabled: state.is_enabled(id, s),
+                reason: if state.is_enabled(id, s) {
                     None
                 } else {
-                    state.disabled_reason(s).map(str::to_string)
+                    state.disabled_reason(id, s).map(str::to_string)
                 },
                 deferred: s.tool.metadata().defer,
                 tags: s.tool.metadata().tags.clone(),
-                callable: s.host().is_some() || state.fallback.0.is_some(),
+                callable: state.extras.host(id).is_some() || state.fallback.0.is_some(),
             })
             .collect();
         all.sort_by(|a, b| a.name.cmp(&b.name));
@@ -1400,7 +1349,7 @@ impl Registry {
         let mut fresh = Index::<5>::new();
         let mut fresh_enhanced = Index::<6>::new();
         for (id, slot) in state.live_slots() {
-            if state.is_enabled(slot) {
+            if state.is_enabled(id, slot) {
                 if state.index.is_some() {
                     fresh.add(id, &reference_document(&slot.tool));
                 }
