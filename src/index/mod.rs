@@ -4,9 +4,11 @@
 //! lists stay sorted by slot, so walking a list visits tools in registration order: that is the
 //! order the reference breaks ties in, and it survives any sequence of incremental updates.
 
+mod lengths;
 mod postings;
 
 use hashbrown::HashTable;
+use lengths::DocLengths;
 use postings::{Cursor, PostingList};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -75,7 +77,7 @@ pub struct Index<const F: usize> {
     terms: Vec<TermEntry<F>>,
     free_term_ids: Vec<u32>,
     /// Field lengths per document slot; `None` for slots not indexed.
-    docs: Vec<Option<[u32; F]>>,
+    docs: DocLengths<F>,
     total_lengths: [u64; F],
     doc_count: usize,
 }
@@ -112,7 +114,7 @@ impl<const F: usize> Index<F> {
             term_garbage: 0,
             terms: Vec::new(),
             free_term_ids: Vec::new(),
-            docs: Vec::new(),
+            docs: DocLengths::default(),
             total_lengths: [0; F],
             doc_count: 0,
         }
@@ -125,7 +127,7 @@ impl<const F: usize> Index<F> {
 
     /// Whether `doc` is indexed.
     pub fn contains(&self, doc: DocId) -> bool {
-        matches!(self.docs.get(doc as usize), Some(Some(_)))
+        self.docs.get(doc).is_some()
     }
 
     /// Number of documents containing `term` in any field.
@@ -156,7 +158,7 @@ impl<const F: usize> Index<F> {
 
     /// Field lengths of `doc`, if indexed.
     pub fn doc_lengths(&self, doc: DocId) -> Option<[u32; F]> {
-        self.docs.get(doc as usize).copied().flatten()
+        self.docs.get(doc)
     }
 
     /// What the index holds, for memory accounting in benchmarks: (terms, postings, blocks,
@@ -228,13 +230,9 @@ impl<const F: usize> Index<F> {
             }
         }
         // The document's lengths first: its postings' blocks take their bounds from them.
-        let slot = doc as usize;
-        if self.docs.len() <= slot {
-            self.docs.resize(slot + 1, None);
-        }
-        self.docs[slot] = Some(lengths);
+        self.docs.set(doc, Some(lengths));
         let docs = &self.docs;
-        let lengths_of = |d: DocId| docs[d as usize].expect("postings point at indexed documents");
+        let lengths_of = |d: DocId| docs.of(d);
         for &(id, tf) in &counts {
             self.terms[id as usize]
                 .postings
@@ -280,7 +278,7 @@ impl<const F: usize> Index<F> {
                 self.free_term_ids.push(id);
             }
         }
-        self.docs[doc as usize] = None;
+        self.docs.set(doc, None);
         self.doc_count -= 1;
         true
     }
@@ -330,19 +328,9 @@ impl<const F: usize> Index<F> {
     /// Renumbers documents through `map` (old slot to new slot), which must preserve order.
     /// Used when the registry compacts its slots; posting lists stay sorted.
     pub fn renumber(&mut self, map: &[Option<DocId>]) {
-        let mut docs = Vec::new();
-        for (old, lengths) in self.docs.iter().enumerate() {
-            if let (Some(lengths), Some(Some(new))) = (lengths, map.get(old)) {
-                let new = *new as usize;
-                if docs.len() <= new {
-                    docs.resize(new + 1, None);
-                }
-                docs[new] = Some(*lengths);
-            }
-        }
-        self.docs = docs;
+        self.docs.renumber(map);
         let docs = &self.docs;
-        let lengths_of = |d: DocId| docs[d as usize].expect("postings point at indexed documents");
+        let lengths_of = |d: DocId| docs.of(d);
         for entry in &mut self.terms {
             entry.postings.renumber(map, &lengths_of);
         }
@@ -415,10 +403,8 @@ impl<const F: usize> Index<F> {
                 let idf = self.idf(entry.postings.len());
                 for (doc, tf) in entry.postings.iter() {
                     let d = doc as usize;
-                    let lengths = self.docs[d]
-                        .as_ref()
-                        .expect("postings point at indexed documents");
-                    let contribution = idf * tf_norm(tf, lengths, p, avgdl);
+                    let lengths = self.docs.of(doc);
+                    let contribution = idf * tf_norm(tf, &lengths, p, avgdl);
                     if s.touch[d] == 0 {
                         s.touched.push(doc);
                         s.touch[d] = s.touched.len() as u32;
@@ -555,10 +541,8 @@ impl<const F: usize> Index<F> {
                         }
                         s.touch[d] = 1;
                         s.touched.push(doc);
-                        let lengths = self.docs[d]
-                            .as_ref()
-                            .expect("postings point at indexed documents");
-                        let norm = length_norm(lengths, p, avgdl);
+                        let lengths = self.docs.of(doc);
+                        let norm = length_norm(&lengths, p, avgdl);
                         let mut score = 0.0;
                         let mut first = u32::MAX;
                         for (qpos, &t) in order.iter().enumerate() {
@@ -629,12 +613,7 @@ impl<const F: usize> Index<F> {
             })
             .collect();
         terms.sort_by(|a, b| a.0.cmp(&b.0));
-        let docs = self
-            .docs
-            .iter()
-            .enumerate()
-            .filter_map(|(d, l)| l.map(|l| (d as DocId, l)))
-            .collect();
+        let docs = self.docs.iter().collect();
         CanonicalIndex {
             terms,
             docs,
