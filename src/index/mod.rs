@@ -209,22 +209,22 @@ impl<const F: usize> Index<F> {
         // 0.7-1.4 MB at 100,000 tools). Lists are independent, so the order they get their
         // postings in does not matter.
         let tokens: usize = fields.iter().map(Vec::len).sum();
-        let mut ids: Vec<(u32, u32)> = Vec::with_capacity(tokens);
+        // Keys `term id << 8 | field` (at most 20 fields): one integer sort.
+        let mut ids: Vec<u64> = Vec::with_capacity(tokens);
         for (f, field) in fields.iter().enumerate() {
             for token in field {
-                ids.push((self.term_id_or_insert(token.as_ref()), f as u32));
+                ids.push(u64::from(self.term_id_or_insert(token.as_ref())) << 8 | f as u64);
             }
         }
         ids.sort_unstable();
         let mut counts: Vec<(u32, [u32; F])> = Vec::with_capacity(ids.len());
-        for (id, f) in ids {
+        for key in ids {
+            let (id, f) = ((key >> 8) as u32, (key & 0xff) as usize);
             match counts.last_mut() {
-                Some((last, tf)) if *last == id => {
-                    tf[f as usize] = tf[f as usize].saturating_add(1)
-                }
+                Some((last, tf)) if *last == id => tf[f] = tf[f].saturating_add(1),
                 _ => {
                     let mut tf = [0; F];
-                    tf[f as usize] = 1;
+                    tf[f] = 1;
                     counts.push((id, tf));
                 }
             }
