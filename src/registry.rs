@@ -17,10 +17,8 @@ use crate::schema::{SameForms, SchemaCache};
 use crate::suggest::suggest_names;
 use crate::tool::{MetadataUpdate, Tool, dedup_tags};
 use crate::validate::ArgsValidator;
-use hashbrown::HashTable;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
-use std::hash::BuildHasher;
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// Name of the built-in discovery tool.
@@ -63,7 +61,9 @@ pub trait Builtin: Send + Sync + std::fmt::Debug {
 /// Compact slots once this many are dead and they outnumber the live ones.
 const COMPACT_MIN_DEAD: usize = 1024;
 
+mod names;
 mod slots;
+use names::Names;
 use slots::{DisabledBits, Extras};
 
 /// A registered tool's slot: only the tool. Whether it is disabled, its host function and its
@@ -169,102 +169,6 @@ fn poisoned() -> Error {
 }
 
 pub use crate::tool::normalize_name;
-
-/// Slot ids keyed by their tool's name. The tables hold only slot ids: the name itself lives once,
-/// in the tool, and is compared through the slots (three copies of every name cost about 0.2 KB
-/// per tool).
-#[derive(Debug, Default)]
-struct Names {
-    exact: HashTable<DocId>,
-    /// Slots whose [`normalize_name`] differs from the name itself, keyed by the normalized name
-    /// (one entry per slot; several slots may share a key). The others are found in `exact`.
-    normalized: HashTable<DocId>,
-    hasher: foldhash::fast::RandomState,
-}
-
-impl Names {
-    fn hash(&self, name: &str) -> u64 {
-        self.hasher.hash_one(name)
-    }
-
-    fn get(&self, slots: &[Option<Slot>], name: &str) -> Option<DocId> {
-        self.exact
-            .find(self.hash(name), |&id| name_at(slots, id) == name)
-            .copied()
-    }
-
-    /// Slots whose normalized name is `normalized` and differs from their name, in no set order.
-    fn normalized<'a>(
-        &'a self,
-        slots: &'a [Option<Slot>],
-        normalized: &'a str,
-    ) -> impl Iterator<Item = DocId> + 'a {
-        self.normalized
-            .iter_hash(self.hash(normalized))
-            .copied()
-            .filter(move |&id| normalize_name(name_at(slots, id)) == normalized)
-    }
-
-    fn insert(&mut self, slots: &[Option<Slot>], id: DocId) {
-        let name = name_at(slots, id);
-        let hasher = &self.hasher;
-        self.exact.insert_unique(hasher.hash_one(name), id, |&i| {
-            hasher.hash_one(name_at(slots, i))
-        });
-        let Some(normalized) = normalized_if_different(name) else {
-            return;
-        };
-        self.normalized
-            .insert_unique(hasher.hash_one(&*normalized), id, |&i| {
-                hasher.hash_one(&*normalize_name(name_at(slots, i)))
-            });
-    }
-
-    /// Forgets slot `id`, whose tool is still in `slots`.
-    fn remove(&mut self, slots: &[Option<Slot>], id: DocId) {
-        let name = name_at(slots, id);
-        if let Ok(entry) = self.exact.find_entry(self.hash(name), |&i| i == id) {
-            entry.remove();
-        }
-        if let Some(normalized) = normalized_if_different(name) {
-            if let Ok(entry) = self
-                .normalized
-                .find_entry(self.hash(&normalized), |&i| i == id)
-            {
-                entry.remove();
-            }
-        }
-    }
-
-    /// Renumbers slots through `map`; hashes do not change, only the ids.
-    fn renumber(&mut self, map: &[Option<DocId>]) {
-        for table in [&mut self.exact, &mut self.normalized] {
-            for id in table.iter_mut() {
-                *id = map[*id as usize].expect("named slots are live");
-            }
-        }
-    }
-}
-
-/// [`normalize_name`] of `name` when it is not `name` itself.
-fn normalized_if_different(name: &str) -> Option<String> {
-    if name.is_ascii()
-        && !name
-            .bytes()
-            .any(|b| b.is_ascii_uppercase() || b == b'/' || b == b'-')
-    {
-        return None;
-    }
-    Some(normalize_name(name)).filter(|n| n != name)
-}
-
-fn name_at(slots: &[Option<Slot>], id: DocId) -> &str {
-    slots[id as usize]
-        .as_ref()
-        .expect("named slot is live")
-        .tool
-        .name()
-}
 
 impl State {
     /// The reference index, if built.
@@ -791,8 +695,14 @@ impl Registry {
     pub fn register(&self, tools: Vec<Tool>) -> Result<Vec<String>> {
         check_registrable(&tools)?;
         let mut replaced = Vec::new();
+        let may_differ = tools
+            .iter()
+            .filter(|t| names::may_differ_normalized(t.name()))
+            .count();
         let mut state = self.shared.write()?;
-        state.slots.reserve(tools.len());
+        let st = &mut *state;
+        st.slots.reserve(tools.len());
+        st.names.reserve(&st.slots, tools.len(), may_differ);
         // Taken from the back of the reversed list, which is shrunk as it empties: the parsed list
         // and the filled registry never count in full at once toward a bulk registration's peak.
         let mut tools = tools;
