@@ -198,6 +198,7 @@ impl State {
     pub(crate) fn ensure_reference(&mut self) {
         if self.index.is_none() {
             let mut index = Index::new();
+            index.start_bulk();
             for (id, slot) in self.live_slots() {
                 if self.is_enabled(id, slot) {
                     index.add(id, &reference_tokens(&slot.tool));
@@ -222,6 +223,7 @@ impl State {
 
     fn build_enhanced(&mut self, analysis: EnhancedAnalysis) {
         let mut index = Index::new();
+        index.start_bulk();
         for (id, slot) in self.live_slots() {
             if self.is_enabled(id, slot) {
                 index.add(id, &enhanced_document(&slot.tool, &analysis));

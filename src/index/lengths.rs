@@ -37,7 +37,15 @@ impl<const F: usize> DocLengths<F> {
     /// The lengths of an indexed document (postings only point at indexed documents).
     #[inline]
     pub(super) fn of(&self, doc: DocId) -> [u32; F] {
-        self.get(doc).expect("postings point at indexed documents")
+        // The scoring loop's path: one load, one compare.
+        let small = &self.small[doc as usize];
+        if small[0] < LARGE {
+            return small.map(u32::from);
+        }
+        *self
+            .large
+            .get(&doc)
+            .expect("postings point at indexed documents")
     }
 
     /// Sets or clears the lengths of `doc`.
