@@ -191,3 +191,17 @@ mod tests {
         assert!(extras.remove(1).is_some() && extras.0.is_empty());
     }
 }
+
+#[cfg(test)]
+mod size_tests {
+    #[test]
+    fn a_slot_is_its_tool() {
+        use std::mem::size_of;
+        // The flag and the side data live in `DisabledBits` and `Extras`: nothing per slot but
+        // the tool (104 bytes on 64-bit targets today).
+        assert_eq!(
+            size_of::<Option<super::super::Slot>>(),
+            size_of::<crate::Tool>()
+        );
+    }
+}
