@@ -1463,6 +1463,59 @@ mod tests {
     }
 
     #[test]
+    fn flags_hosts_and_reasons_follow_their_tools_through_compaction() {
+        let registry = Registry::new();
+        let _discoverer = registry.discoverer(DiscoveryOptions::default());
+        let tool = |name: &str| Tool::new(name, "", None, None, Default::default()).unwrap();
+        // Dead slots first, so the survivors move down when the slots are compacted.
+        let filler: Vec<Tool> = (0..1100).map(|i| tool(&format!("t{i}"))).collect();
+        registry.register(filler).unwrap();
+        registry
+            .register_callable(tool("hosted"), |_| Ok("ran".into()))
+            .unwrap();
+        registry.register(vec![tool("plain"), tool("off")]).unwrap();
+        registry.disable("off", Some("maintenance")).unwrap();
+        registry
+            .register_callable(tool("hosted_off"), |_| Ok("x".into()))
+            .unwrap();
+        registry.disable("hosted_off", None).unwrap();
+        let before = registry.tools_status().unwrap();
+        for i in 0..1100 {
+            registry.unregister(&format!("t{i}")).unwrap();
+        }
+        // Compacted once 1,024 slots were dead: the four tools moved down by 1,024 slots, with
+        // what they had.
+        assert_eq!(registry.shared.read().unwrap().slots.len(), 80);
+        let after = registry.tools_status().unwrap();
+        let kept: Vec<_> = before
+            .into_iter()
+            .filter(|t| !t.name.starts_with('t'))
+            .collect();
+        assert_eq!(after, kept);
+        let status = |name: &str| after.iter().find(|t| t.name == name).unwrap().clone();
+        assert!(status("hosted").enabled && status("hosted").callable);
+        assert!(!status("plain").callable && status("plain").enabled);
+        assert_eq!(status("off").reason.as_deref(), Some("maintenance"));
+        assert!(!status("hosted_off").enabled && status("hosted_off").callable);
+        match registry.call_target("hosted").unwrap() {
+            CallTarget::Tool(t) => {
+                assert_eq!(t.host.expect("host kept")("hosted", "{}"), Ok("ran".into()))
+            }
+            _ => panic!("hosted is callable"),
+        }
+        // A new tool takes a fresh slot without the old slots' flags or hosts.
+        registry.register(vec![tool("fresh")]).unwrap();
+        let fresh = registry.tools_status().unwrap();
+        let fresh = fresh.iter().find(|t| t.name == "fresh").unwrap();
+        assert!(fresh.enabled && !fresh.callable && fresh.reason.is_none());
+        registry.set_enabled("off", true).unwrap();
+        let off = registry.tools_status().unwrap();
+        let off = off.iter().find(|t| t.name == "off").unwrap();
+        assert!(off.enabled && off.reason.is_none());
+        assert!(registry.verify_index().unwrap());
+    }
+
+    #[test]
     fn exact_names_survive_replacement_removal_and_compaction() {
         let registry = Registry::new();
         // A discoverer, so the index exists and `verify_index` below checks its upkeep.
