@@ -100,6 +100,27 @@ impl Bytes {
         self.len = n as u16;
     }
 
+    /// Replaces `start..end` by `with`, which is not longer, in place (no allocation); gives back
+    /// the heap slice's spare room when it grows past a quarter, as [`set`](Self::set) would.
+    fn cut(&mut self, start: usize, end: usize, with: &[u8]) {
+        let len = self.len as usize;
+        assert!(start <= end && end <= len && with.len() <= end - start);
+        let new_len = len - (end - start) + with.len();
+        let buf: &mut [u8] = if self.heap.is_empty() {
+            &mut self.inline
+        } else {
+            &mut self.heap
+        };
+        buf[start..start + with.len()].copy_from_slice(with);
+        buf.copy_within(end..len, start + with.len());
+        self.len = new_len as u16;
+        if !self.heap.is_empty()
+            && (new_len <= INLINE || self.heap.len() > new_len + new_len / 4 + 8)
+        {
+            self.shrink_to_fit();
+        }
+    }
+
     fn shrink_to_fit(&mut self) {
         let len = self.len as usize;
         if self.heap.len() > len {
@@ -351,13 +372,16 @@ impl<const F: usize> Block<F> {
         let bytes = self.bytes.as_slice();
         let (mut pos, mut prev) = (0, self.first);
         let mut before: Option<DocId> = None;
+        // Frequencies are skipped, not decoded, until the document is found.
         let (start, end, tf) = loop {
             if pos >= bytes.len() {
                 return None;
             }
             let start = pos;
-            let (d, tf) = decode::<F>(bytes, &mut pos, prev);
+            let d = skip(bytes, &mut pos, prev);
             if d == doc {
+                let mut at = start;
+                let (_, tf) = decode::<F>(bytes, &mut at, prev);
                 break (start, pos, tf);
             }
             if d > doc {
@@ -366,22 +390,23 @@ impl<const F: usize> Block<F> {
             before = Some(d);
             prev = d;
         };
-        let mut out = Vec::with_capacity(bytes.len());
-        out.extend_from_slice(&bytes[..start]);
+        // Rewritten in place: the next posting's gap grows by the removed one's, and a varint of
+        // a sum is never longer than the two varints, so the block only shrinks.
         if end < bytes.len() {
             let mut next_end = end;
             let (next, next_tf) = decode::<F>(bytes, &mut next_end, doc);
             let mut buf = [0u8; ENCODED_MAX];
             let n = encode(&mut buf, before.map_or(0, |b| next - b), &next_tf);
-            out.extend_from_slice(&buf[..n]);
-            out.extend_from_slice(&bytes[next_end..]);
+            self.bytes.cut(start, next_end, &buf[..n]);
             if before.is_none() {
                 self.first = next;
             }
-        } else if let Some(b) = before {
-            self.last = b;
+        } else {
+            self.bytes.cut(start, end, &[]);
+            if let Some(b) = before {
+                self.last = b;
+            }
         }
-        self.bytes.set(&out);
         self.len -= 1;
         if F > 0 && tf[0] > 0 {
             self.name_count -= 1;
