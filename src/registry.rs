@@ -46,8 +46,9 @@ pub type HostFn = Arc<dyn Fn(&str, &str) -> HostResult + Send + Sync>;
 pub trait Builtin: Send + Sync + std::fmt::Debug {
     /// The tool's name, one of [`RESERVED_NAMES`].
     fn name(&self) -> &'static str;
-    /// The description the model sees, given the current deferred tools.
-    fn description(&self, deferred: &[Summary]) -> String;
+    /// The description the model sees, given the current deferred tools, their list cut to about
+    /// `max_tokens` when given (a conversation's `summary_max_tokens`).
+    fn description(&self, deferred: &[Summary], max_tokens: Option<usize>) -> String;
     /// The description without the deferred tools listed, where they are listed elsewhere (a
     /// `stable` conversation's system text).
     fn base_description(&self) -> &'static str;
@@ -197,7 +198,7 @@ pub(crate) struct Shared {
 }
 
 /// One shared rendering: (key, generation it was made at, value).
-type Derived = (u64, u64, Arc<dyn std::any::Any + Send + Sync>);
+type Derived = ([u64; 3], u64, Arc<dyn std::any::Any + Send + Sync>);
 
 impl Shared {
     pub(crate) fn read(&self) -> Result<RwLockReadGuard<'_, State>> {
@@ -600,7 +601,7 @@ impl State {
             }
             if let Some(b) = self.builtin(name) {
                 let summaries = summaries.get_or_insert_with(|| self.summaries());
-                let description = b.description(summaries);
+                let description = b.description(summaries, None);
                 write_builtin_schema(&mut out, b.as_ref(), &description, format, false);
                 continue;
             }
@@ -1068,7 +1069,7 @@ impl Registry {
                 b < builtins.len() && (t == tools.len() || builtins[b].name() < tools[t].name());
             if builtin_next {
                 let builtin = builtins[b].as_ref();
-                let description = builtin.description(&summaries);
+                let description = builtin.description(&summaries, None);
                 if let Some(w) =
                     write_builtin_schema(&mut out, builtin, &description, format, strict)
                 {
@@ -1303,7 +1304,7 @@ impl Registry {
     /// registry changes; `build` runs under the read lock only when the cached one is stale.
     pub(crate) fn derived<T: std::any::Any + Send + Sync>(
         &self,
-        key: u64,
+        key: [u64; 3],
         build: impl FnOnce(&State) -> T,
     ) -> Result<Arc<T>> {
         let generation = self.generation();

@@ -24,11 +24,14 @@ pub(super) fn shared_parts(
     registry: &Registry,
     options: &ConversationOptions,
 ) -> Result<std::sync::Arc<SharedParts>> {
-    let key = (options.api_format as u64)
-        | (options.mode as u64) << 4
-        | (options.strict as u64) << 8
-        | (options.search as u64) << 9
-        | (options.defer_threshold_tokens as u64) << 16;
+    let key = [
+        (options.api_format as u64)
+            | (options.mode as u64) << 4
+            | (options.strict as u64) << 8
+            | (options.search as u64) << 9,
+        options.defer_threshold_tokens as u64,
+        options.summary_budget().map_or(u64::MAX, |n| n as u64),
+    ];
     registry.derived(key, |state| build(state, options))
 }
 
@@ -80,12 +83,12 @@ fn listed(state: &State, options: &ConversationOptions, stable: bool) -> SharedP
         let description = if stable {
             b.base_description().to_string()
         } else {
-            b.description(&summaries)
+            b.description(&summaries, options.summary_budget())
         };
         state.write_builtin(&mut prefix, b, &description, format, strict);
     }
     let system_text = if stable && !summaries.is_empty() {
-        deferred_text(&summaries)
+        deferred_text(&summaries, options.summary_budget())
     } else {
         String::new()
     };
@@ -103,10 +106,10 @@ fn json_string(s: &str) -> String {
 }
 
 /// The system-prompt list of deferred tools (`stable` mode).
-fn deferred_text(summaries: &[Summary]) -> String {
+fn deferred_text(summaries: &[Summary], max_tokens: Option<usize>) -> String {
     format!(
         "Tools available on demand (call discover_tools for the full schema):\n{}",
-        crate::builtins::deferred_list(summaries)
+        crate::builtins::deferred_list(summaries, max_tokens)
     )
 }
 
