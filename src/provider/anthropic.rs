@@ -3,10 +3,11 @@
 //! <https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use>
 
 use super::{
-    Arguments, CallOutcome, Provider, ToolCall, first_object, items, object, objects, string_field,
+    ApiFormat, Arguments, CallOutcome, Provider, ToolCall, first_object, items, object, objects,
+    string_field, write_name_and_description,
 };
 use crate::error::Result;
-use crate::format::ApiFormat;
+use crate::schema::Cleaned;
 use serde_json::Value;
 
 /// Content block types of an assistant message, to tell its content list apart.
@@ -26,6 +27,15 @@ pub struct Anthropic;
 impl Provider for Anthropic {
     fn format(&self) -> ApiFormat {
         ApiFormat::Anthropic
+    }
+
+    /// `{"name", "description", "input_schema"}`
+    fn write_tool(&self, out: &mut Vec<u8>, name: &str, description: &str, cleaned: &Cleaned<'_>) {
+        out.push(b'{');
+        write_name_and_description(out, name, description);
+        out.extend_from_slice(b",\"input_schema\":");
+        out.extend_from_slice(cleaned.parameters.as_bytes());
+        out.push(b'}');
     }
 
     fn detect(&self, calls: &Value) -> bool {

@@ -1,9 +1,11 @@
-//! Everything that differs between LLM providers about tool calls, one file per provider: how a
-//! tool call list is recognized and read, how the assistant turn is rebuilt, and how results are
-//! written back as the messages of the next turn.
+//! Everything that differs between LLM providers, one file per provider: how a tool is written
+//! in a request, which schema form it takes, how a tool call list is recognized and read, how the
+//! assistant turn is rebuilt, how results are written back as the messages of the next turn, and
+//! how the provider's native deferred loading searches and is answered.
 //!
-//! Adding a provider is adding a file with a [`Provider`] and listing it in [`PROVIDERS`].
-//! Shapes are the providers' documented ones (links in each file and in `tests/conformance/`).
+//! Adding a provider is adding a file with a [`Provider`], a name in [`ApiFormat`] and an entry in
+//! [`PROVIDERS`]. Shapes are the providers' documented ones (links in each file and in
+//! `tests/conformance/`).
 
 mod anthropic;
 mod gemini;
@@ -11,9 +13,55 @@ mod openai_chat;
 mod openai_responses;
 
 use crate::error::{Error, Result};
-use crate::format::ApiFormat;
+use crate::json::write_str;
 use crate::limits::kind_of;
+use crate::schema::{Cleaned, Form};
 use serde_json::{Map, Value};
+
+/// A provider's name, as the `api_format` options spell it; [`provider`] gives its [`Provider`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ApiFormat {
+    /// OpenAI Chat Completions: `{"type": "function", "function": {"name", "description",
+    /// "parameters"}}`.
+    #[default]
+    OpenAiChat,
+    /// OpenAI Responses: `{"type": "function", "name", "description", "parameters", "strict":
+    /// false}`.
+    OpenAiResponses,
+    /// Anthropic Messages: `{"name", "description", "input_schema"}`.
+    Anthropic,
+    /// Gemini: `{"name", "description", "parameters"}` with upper-case schema types.
+    Gemini,
+}
+
+impl ApiFormat {
+    /// Every format, in documentation order (the order of [`PROVIDERS`]).
+    pub const ALL: [ApiFormat; 4] = [
+        ApiFormat::OpenAiChat,
+        ApiFormat::OpenAiResponses,
+        ApiFormat::Anthropic,
+        ApiFormat::Gemini,
+    ];
+
+    /// Parses the format's name: `openai-chat`, `openai-responses`, `anthropic` or `gemini`.
+    pub fn parse(name: &str) -> Result<Self> {
+        Self::ALL.into_iter().find(|f| f.as_str() == name).ok_or_else(|| {
+            Error::invalid(format!(
+                "api_format: unknown format {name:?} (expected openai-chat, openai-responses, anthropic or gemini)"
+            ))
+        })
+    }
+
+    /// The format's name as it appears in JSON options.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApiFormat::OpenAiChat => "openai-chat",
+            ApiFormat::OpenAiResponses => "openai-responses",
+            ApiFormat::Anthropic => "anthropic",
+            ApiFormat::Gemini => "gemini",
+        }
+    }
+}
 
 /// One tool call as the model made it, in no provider's shape.
 #[derive(Debug, Clone, PartialEq)]
@@ -61,7 +109,7 @@ impl Arguments {
     pub fn as_text(&self) -> String {
         match self {
             Arguments::Text(t) => t.clone(),
-            Arguments::Value(v) => crate::format::json_text(v),
+            Arguments::Value(v) => crate::json::json_text(v),
         }
     }
 
@@ -105,10 +153,22 @@ impl CallOutcome {
     }
 }
 
-/// One provider's tool-call shapes.
+/// One provider's shapes: its tool definitions, tool calls and replies.
 pub trait Provider: Sync {
     /// Which format this is.
     fn format(&self) -> ApiFormat;
+
+    /// The cleaned form of the parameters schemas this provider takes; `strict` asks for OpenAI
+    /// strict mode, which providers without it ignore (the options refuse it first, see
+    /// [`check_strict`]).
+    fn schema_form(&self, strict: bool) -> Form {
+        let _ = strict;
+        Form::Flattened
+    }
+    /// Appends one tool definition in this provider's shape; `cleaned` is the parameters schema in
+    /// this provider's [`schema_form`](Self::schema_form).
+    fn write_tool(&self, out: &mut Vec<u8>, name: &str, description: &str, cleaned: &Cleaned<'_>);
+
     /// Whether `calls` (a message, an item list or a content list) looks like this provider's.
     fn detect(&self, calls: &Value) -> bool;
     /// Reads the tool calls out of `calls`, in order; other content (text, reasoning) is skipped.
@@ -121,7 +181,7 @@ pub trait Provider: Sync {
     fn result_messages(&self, calls: &[ToolCall], results: &[CallOutcome]) -> Vec<Value>;
 }
 
-/// Every provider, in the order detection tries them.
+/// Every provider, in the order detection tries them (and of [`ApiFormat::ALL`]).
 pub const PROVIDERS: [&dyn Provider; 4] = [
     &openai_chat::OpenAiChat,
     &openai_responses::OpenAiResponses,
@@ -131,10 +191,24 @@ pub const PROVIDERS: [&dyn Provider; 4] = [
 
 /// The provider of a format.
 pub fn provider(format: ApiFormat) -> &'static dyn Provider {
-    PROVIDERS
-        .into_iter()
-        .find(|p| p.format() == format)
-        .expect("every format has a provider")
+    // PROVIDERS lists them in the enum's order (checked by a test).
+    PROVIDERS[format as usize]
+}
+
+/// Whether `format` has a strict mode (the OpenAI formats).
+pub fn has_strict_mode(format: ApiFormat) -> bool {
+    provider(format).schema_form(true) == Form::Strict
+}
+
+/// Refuses `"strict": true` with a format that has no strict mode; `path` names the option.
+pub fn check_strict(strict: bool, format: ApiFormat, path: &str) -> Result<()> {
+    if strict && !has_strict_mode(format) {
+        return Err(Error::invalid(format!(
+            "{path}.strict: strict mode is OpenAI's (openai-chat or openai-responses), not {}",
+            format.as_str()
+        )));
+    }
+    Ok(())
 }
 
 /// The provider whose shape `calls` has.
@@ -219,4 +293,62 @@ pub(crate) fn items<'a>(calls: &'a Value, key: &str, what: &str) -> Result<(&'a 
 /// Builds a JSON object from key/value pairs, in that order.
 pub(crate) fn object<const N: usize>(pairs: [(&str, Value); N]) -> Value {
     Value::Object(pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+}
+
+/// Appends `"name": ..., "description": ...`, the start of every provider's tool object.
+pub(crate) fn write_name_and_description(out: &mut Vec<u8>, name: &str, description: &str) {
+    out.extend_from_slice(b"\"name\":");
+    write_str(out, name);
+    out.extend_from_slice(b",\"description\":");
+    write_str(out, description);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::write_schema_parts;
+
+    #[test]
+    fn every_format_has_its_provider_and_name() {
+        for (i, f) in ApiFormat::ALL.into_iter().enumerate() {
+            assert_eq!(PROVIDERS[i].format(), f);
+            assert_eq!(provider(f).format(), f);
+            assert_eq!(ApiFormat::parse(f.as_str()).unwrap(), f);
+        }
+        assert!(ApiFormat::parse("openai").is_err());
+    }
+
+    #[test]
+    fn every_format_is_valid_json_of_the_right_shape() {
+        let params = r#"{"type":"object","properties":{"a":{"type":"integer","enum":[1,2]}},"required":["a"]}"#;
+        let shape = |f: ApiFormat| {
+            let mut out = Vec::new();
+            write_schema_parts(&mut out, "add", "Add.", params, f);
+            serde_json::from_slice::<Value>(&out).unwrap()
+        };
+        let v = shape(ApiFormat::OpenAiChat);
+        assert_eq!(
+            v["function"]["parameters"]["properties"]["a"]["type"],
+            "integer"
+        );
+        assert_eq!(shape(ApiFormat::OpenAiResponses)["strict"], false);
+        assert_eq!(
+            shape(ApiFormat::Anthropic)["input_schema"]["required"][0],
+            "a"
+        );
+        let v = shape(ApiFormat::Gemini);
+        assert_eq!(v["parameters"]["type"], "OBJECT");
+        assert_eq!(v["parameters"]["properties"]["a"]["type"], "INTEGER");
+    }
+
+    #[test]
+    fn strict_needs_an_openai_format() {
+        assert!(check_strict(true, ApiFormat::OpenAiResponses, "options").is_ok());
+        assert!(check_strict(false, ApiFormat::Gemini, "options").is_ok());
+        let err = check_strict(true, ApiFormat::Anthropic, "options").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid argument: options.strict: strict mode is OpenAI's (openai-chat or openai-responses), not anthropic"
+        );
+    }
 }

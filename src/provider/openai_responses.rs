@@ -3,11 +3,11 @@
 //! <https://platform.openai.com/docs/api-reference/responses/object>
 
 use super::{
-    Arguments, CallOutcome, Provider, ToolCall, first_object, items, object, objects,
-    opt_string_field, string_field,
+    ApiFormat, Arguments, CallOutcome, Provider, ToolCall, first_object, items, object, objects,
+    opt_string_field, string_field, write_name_and_description,
 };
 use crate::error::Result;
-use crate::format::ApiFormat;
+use crate::schema::{Cleaned, Form};
 use serde_json::Value;
 
 /// The output item types of the Responses API that tell its lists apart from the others'.
@@ -27,6 +27,28 @@ pub struct OpenAiResponses;
 impl Provider for OpenAiResponses {
     fn format(&self) -> ApiFormat {
         ApiFormat::OpenAiResponses
+    }
+
+    fn schema_form(&self, strict: bool) -> Form {
+        if strict {
+            Form::Strict
+        } else {
+            Form::Flattened
+        }
+    }
+
+    /// `{"type": "function", "name", "description", "parameters", "strict"}` (`strict` always
+    /// written).
+    fn write_tool(&self, out: &mut Vec<u8>, name: &str, description: &str, cleaned: &Cleaned<'_>) {
+        out.extend_from_slice(b"{\"type\":\"function\",");
+        write_name_and_description(out, name, description);
+        out.extend_from_slice(b",\"parameters\":");
+        out.extend_from_slice(cleaned.parameters.as_bytes());
+        out.extend_from_slice(if cleaned.strict {
+            b",\"strict\":true}"
+        } else {
+            b",\"strict\":false}"
+        });
     }
 
     fn detect(&self, calls: &Value) -> bool {
