@@ -1,10 +1,12 @@
 //! Anthropic Messages: `tool_use` blocks in the assistant's `content`, answered by one user
-//! message of `tool_result` blocks (`is_error` on failures).
+//! message of `tool_result` blocks (`is_error` on failures). Native deferred loading: tools
+//! marked `defer_loading`, found by our `discover_tools` (answered with `tool_reference` blocks)
+//! or by the hosted BM25 tool search.
 //! <https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use>
 
 use super::{
-    ApiFormat, Arguments, CallOutcome, Provider, ToolCall, first_object, items, object, objects,
-    string_field, write_name_and_description,
+    ApiFormat, Arguments, CallOutcome, Provider, SearchSide, SearchTool, ToolCall, first_object,
+    items, object, objects, string_field, write_name_and_description,
 };
 use crate::error::Result;
 use crate::schema::Cleaned;
@@ -36,6 +38,17 @@ impl Provider for Anthropic {
         out.extend_from_slice(b",\"input_schema\":");
         out.extend_from_slice(cleaned.parameters.as_bytes());
         out.push(b'}');
+    }
+
+    /// Client side: `discover_tools` as a custom tool search; server side: the hosted BM25 search.
+    fn native_search_tool(&self, side: SearchSide, _description: &str) -> Option<SearchTool> {
+        Some(match side {
+            SearchSide::Client => SearchTool::DiscoverTools,
+            SearchSide::Server => SearchTool::Object(
+                r#"{"type":"tool_search_tool_bm25_20251119","name":"tool_search_tool_bm25"}"#
+                    .to_string(),
+            ),
+        })
     }
 
     fn detect(&self, calls: &Value) -> bool {

@@ -153,6 +153,40 @@ impl CallOutcome {
     }
 }
 
+/// Where searches run in `native` mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SearchSide {
+    /// Our engine answers the model's searches (`discover_tools` for Anthropic, a client-executed
+    /// `tool_search` for Responses).
+    #[default]
+    Client,
+    /// The provider's hosted search tool; the library only lists the tools.
+    Server,
+}
+
+/// The tool that opens the tool list in native deferred loading.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SearchTool {
+    /// Our `discover_tools`, as an ordinary tool; it answers with [`CallOutcome::References`],
+    /// which the provider expands into the found tools' definitions.
+    DiscoverTools,
+    /// A tool object of the provider's own, as compact JSON text.
+    Object(String),
+}
+
+/// A search that the provider's own search tool asks this library to run (a Responses
+/// client-executed `tool_search_call`), answered by [`Provider::search_replies`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchCall {
+    /// The call id the answer echoes.
+    pub id: String,
+    /// The search's arguments (`query`, and `limit` or `top_k`).
+    pub arguments: Arguments,
+    /// How many of the list's tool calls come before it, so that calls and searches run in the
+    /// order the model made them.
+    pub calls_before: usize,
+}
+
 /// One provider's shapes: its tool definitions, tool calls and replies.
 pub trait Provider: Sync {
     /// Which format this is.
@@ -179,6 +213,26 @@ pub trait Provider: Sync {
     fn assistant_messages(&self, calls: &[ToolCall]) -> Vec<Value>;
     /// The messages that answer `calls` with `results` (same length, same order).
     fn result_messages(&self, calls: &[ToolCall], results: &[CallOutcome]) -> Vec<Value>;
+
+    /// Native deferred loading (`mode: "native"`): the search tool the tool list starts with when
+    /// searches run on `side`; `description` is `discover_tools`' own, for a provider tool this
+    /// library answers. `None`: the provider has no native deferred loading.
+    fn native_search_tool(&self, side: SearchSide, description: &str) -> Option<SearchTool> {
+        let _ = (side, description);
+        None
+    }
+    /// The provider's own search calls in `calls`, in order (see [`SearchCall`]). Most providers
+    /// have none: their searches are ordinary `discover_tools` calls.
+    fn parse_search_calls(&self, calls: &Value) -> Result<Vec<SearchCall>> {
+        let _ = calls;
+        Ok(Vec::new())
+    }
+    /// The messages that answer `searches` (from [`parse_search_calls`](Self::parse_search_calls)),
+    /// each with the definitions of the tools it found (`found`, same order).
+    fn search_replies(&self, searches: &[SearchCall], found: Vec<Vec<Value>>) -> Vec<Value> {
+        let _ = (searches, found);
+        Vec::new()
+    }
 }
 
 /// Every provider, in the order detection tries them (and of [`ApiFormat::ALL`]).
@@ -301,6 +355,13 @@ pub(crate) fn write_name_and_description(out: &mut Vec<u8>, name: &str, descript
     write_str(out, name);
     out.extend_from_slice(b",\"description\":");
     write_str(out, description);
+}
+
+/// Marks the tool object just written as deferred in native deferred loading:
+/// `"defer_loading": true` (Anthropic and OpenAI Responses spell it the same).
+pub(crate) fn write_defer_loading(out: &mut Vec<u8>) {
+    out.pop();
+    out.extend_from_slice(b",\"defer_loading\":true}");
 }
 
 #[cfg(test)]
