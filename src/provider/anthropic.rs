@@ -6,7 +6,7 @@
 
 use super::{
     ApiFormat, Arguments, CallOutcome, Provider, SearchSide, SearchTool, ToolCall, first_object,
-    items, object, objects, string_field, write_name_and_description,
+    items, object, objects, string_field, write_tool_fields,
 };
 use crate::error::Result;
 use crate::schema::Cleaned;
@@ -34,9 +34,7 @@ impl Provider for Anthropic {
     /// `{"name", "description", "input_schema"}`
     fn write_tool(&self, out: &mut Vec<u8>, name: &str, description: &str, cleaned: &Cleaned<'_>) {
         out.push(b'{');
-        write_name_and_description(out, name, description);
-        out.extend_from_slice(b",\"input_schema\":");
-        out.extend_from_slice(cleaned.parameters.as_bytes());
+        write_tool_fields(out, name, description, "input_schema", cleaned);
         out.push(b'}');
     }
 

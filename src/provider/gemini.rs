@@ -5,7 +5,7 @@
 
 use super::{
     ApiFormat, Arguments, CallOutcome, Provider, ToolCall, object, objects, opt_string_field,
-    string_field, write_name_and_description,
+    string_field, write_tool_fields,
 };
 use crate::error::{Error, Result};
 use crate::limits::kind_of;
@@ -68,9 +68,7 @@ impl Provider for Gemini {
     /// `{"name", "description", "parameters"}`
     fn write_tool(&self, out: &mut Vec<u8>, name: &str, description: &str, cleaned: &Cleaned<'_>) {
         out.push(b'{');
-        write_name_and_description(out, name, description);
-        out.extend_from_slice(b",\"parameters\":");
-        out.extend_from_slice(cleaned.parameters.as_bytes());
+        write_tool_fields(out, name, description, "parameters", cleaned);
         out.push(b'}');
     }
 

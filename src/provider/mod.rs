@@ -192,12 +192,19 @@ pub trait Provider: Sync {
     /// Which format this is.
     fn format(&self) -> ApiFormat;
 
-    /// The cleaned form of the parameters schemas this provider takes; `strict` asks for OpenAI
-    /// strict mode, which providers without it ignore (the options refuse it first, see
-    /// [`check_strict`]).
+    /// Whether the provider has OpenAI's strict mode (`"strict": true` tools, schemas in its
+    /// subset); options asking for it with another provider are refused ([`check_strict`]).
+    fn has_strict_mode(&self) -> bool {
+        false
+    }
+    /// The cleaned form of the parameters schemas this provider takes; `strict` asks for strict
+    /// mode, which only a provider that [has it](Self::has_strict_mode) honours.
     fn schema_form(&self, strict: bool) -> Form {
-        let _ = strict;
-        Form::Flattened
+        if strict && self.has_strict_mode() {
+            Form::Strict
+        } else {
+            Form::Flattened
+        }
     }
     /// Appends one tool definition in this provider's shape; `cleaned` is the parameters schema in
     /// this provider's [`schema_form`](Self::schema_form).
@@ -251,7 +258,7 @@ pub fn provider(format: ApiFormat) -> &'static dyn Provider {
 
 /// Whether `format` has a strict mode (the OpenAI formats).
 pub fn has_strict_mode(format: ApiFormat) -> bool {
-    provider(format).schema_form(true) == Form::Strict
+    provider(format).has_strict_mode()
 }
 
 /// Refuses `"strict": true` with a format that has no strict mode; `path` names the option.
@@ -349,12 +356,23 @@ pub(crate) fn object<const N: usize>(pairs: [(&str, Value); N]) -> Value {
     Value::Object(pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
 }
 
-/// Appends `"name": ..., "description": ...`, the start of every provider's tool object.
-pub(crate) fn write_name_and_description(out: &mut Vec<u8>, name: &str, description: &str) {
+/// Appends `"name": ..., "description": ..., "<parameters_key>": {...}`, the fields every
+/// provider's tool object has (under its own key for the parameters schema).
+pub(crate) fn write_tool_fields(
+    out: &mut Vec<u8>,
+    name: &str,
+    description: &str,
+    parameters_key: &str,
+    cleaned: &Cleaned<'_>,
+) {
     out.extend_from_slice(b"\"name\":");
     write_str(out, name);
     out.extend_from_slice(b",\"description\":");
     write_str(out, description);
+    out.extend_from_slice(b",\"");
+    out.extend_from_slice(parameters_key.as_bytes());
+    out.extend_from_slice(b"\":");
+    out.extend_from_slice(cleaned.parameters.as_bytes());
 }
 
 /// Marks the tool object just written as deferred in native deferred loading:

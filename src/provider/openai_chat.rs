@@ -4,11 +4,11 @@
 
 use super::{
     ApiFormat, Arguments, CallOutcome, Provider, ToolCall, first_object, items, object, objects,
-    string_field, write_name_and_description,
+    string_field, write_tool_fields,
 };
 use crate::error::{Error, Result};
 use crate::limits::kind_of;
-use crate::schema::{Cleaned, Form};
+use crate::schema::Cleaned;
 use serde_json::Value;
 
 /// `{"role": "assistant", "tool_calls": [{"id", "type": "function", "function": {"name",
@@ -20,20 +20,14 @@ impl Provider for OpenAiChat {
         ApiFormat::OpenAiChat
     }
 
-    fn schema_form(&self, strict: bool) -> Form {
-        if strict {
-            Form::Strict
-        } else {
-            Form::Flattened
-        }
+    fn has_strict_mode(&self) -> bool {
+        true
     }
 
     /// `{"type": "function", "function": {"name", "description", "parameters", "strict"?: true}}`
     fn write_tool(&self, out: &mut Vec<u8>, name: &str, description: &str, cleaned: &Cleaned<'_>) {
         out.extend_from_slice(b"{\"type\":\"function\",\"function\":{");
-        write_name_and_description(out, name, description);
-        out.extend_from_slice(b",\"parameters\":");
-        out.extend_from_slice(cleaned.parameters.as_bytes());
+        write_tool_fields(out, name, description, "parameters", cleaned);
         if cleaned.strict {
             out.extend_from_slice(b",\"strict\":true");
         }

@@ -6,12 +6,11 @@
 
 use super::{
     ApiFormat, Arguments, CallOutcome, Provider, SearchCall, SearchSide, SearchTool, ToolCall,
-    first_object, items, object, objects, opt_string_field, string_field,
-    write_name_and_description,
+    first_object, items, object, objects, opt_string_field, string_field, write_tool_fields,
 };
 use crate::error::{Error, Result};
 use crate::json::write_str;
-use crate::schema::{Cleaned, Form};
+use crate::schema::Cleaned;
 use serde_json::Value;
 
 /// The output item types of the Responses API that tell its lists apart from the others'.
@@ -45,21 +44,15 @@ impl Provider for OpenAiResponses {
         ApiFormat::OpenAiResponses
     }
 
-    fn schema_form(&self, strict: bool) -> Form {
-        if strict {
-            Form::Strict
-        } else {
-            Form::Flattened
-        }
+    fn has_strict_mode(&self) -> bool {
+        true
     }
 
     /// `{"type": "function", "name", "description", "parameters", "strict"}` (`strict` always
     /// written).
     fn write_tool(&self, out: &mut Vec<u8>, name: &str, description: &str, cleaned: &Cleaned<'_>) {
         out.extend_from_slice(b"{\"type\":\"function\",");
-        write_name_and_description(out, name, description);
-        out.extend_from_slice(b",\"parameters\":");
-        out.extend_from_slice(cleaned.parameters.as_bytes());
+        write_tool_fields(out, name, description, "parameters", cleaned);
         out.extend_from_slice(if cleaned.strict {
             b",\"strict\":true}"
         } else {
