@@ -38,16 +38,7 @@ impl Mode {
     }
 }
 
-/// Where searches run in `native` mode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum SearchSide {
-    /// Our engine answers the model's searches (`discover_tools` for Anthropic, a client-executed
-    /// `tool_search` for Responses).
-    #[default]
-    Client,
-    /// The provider's hosted search tool; the library only lists the tools.
-    Server,
-}
+pub use crate::provider::SearchSide;
 
 /// Options of [`Conversation::new`](super::Conversation::new).
 #[derive(Debug, Clone, PartialEq)]
@@ -181,12 +172,7 @@ impl ConversationOptions {
         o.request = DiscoverRequest::from_json(Some(&Value::Object(request).to_string()))?;
         o.request.api_format = o.api_format;
         o.request.strict = o.strict;
-        if o.mode == Mode::Native
-            && !matches!(
-                o.api_format,
-                ApiFormat::Anthropic | ApiFormat::OpenAiResponses
-            )
-        {
+        if o.mode == Mode::Native && super::render::search_tool(o.api_format, o.search).is_none() {
             return Err(Error::invalid(format!(
                 "options.mode: \"native\" needs api_format anthropic or openai-responses, not {}",
                 o.api_format.as_str()

@@ -4,6 +4,7 @@ use super::{ConversationOptions, Mode, SearchSide};
 use crate::builtins::DiscoverTools;
 use crate::error::Result;
 use crate::format::{ApiFormat, into_string, write_schema_strict, write_str};
+use crate::provider::{SearchTool, provider, write_defer_loading};
 use crate::registry::{Builtin, CALL_DEFERRED, Registry, State, Summary};
 use serde_json::Value;
 
@@ -113,15 +114,18 @@ fn deferred_text(summaries: &[Summary], max_tokens: Option<usize>) -> String {
     )
 }
 
-/// The parameters of the client-executed Responses `tool_search` tool.
-const TOOL_SEARCH_PARAMETERS: &str = r#"{"type":"object","properties":{"query":{"type":"string","description":"A tool's exact name, or a few keywords describing the capability you need."},"limit":{"type":"integer","description":"Most tools to load.","minimum":1}},"required":["query"]}"#;
+/// The search tool of `format`'s native deferred loading when searches run on `side` (`None`:
+/// the provider has none).
+pub(super) fn search_tool(format: ApiFormat, side: SearchSide) -> Option<SearchTool> {
+    provider(format).native_search_tool(side, DiscoverTools.base_description())
+}
 
 /// `native`: the search tool, then every enabled tool, deferred ones marked `defer_loading`.
 fn native(state: &State, options: &ConversationOptions) -> SharedParts {
     let (format, strict) = (options.api_format, options.strict);
     let mut prefix = Vec::new();
-    match (format, options.search) {
-        (ApiFormat::Anthropic, SearchSide::Client) => {
+    match search_tool(format, options.search) {
+        Some(SearchTool::DiscoverTools) => {
             let d = &DiscoverTools as &dyn Builtin;
             state.write_builtin(
                 &mut prefix,
@@ -131,21 +135,14 @@ fn native(state: &State, options: &ConversationOptions) -> SharedParts {
                 strict,
             );
         }
-        (ApiFormat::Anthropic, SearchSide::Server) => prefix.extend_from_slice(
-            br#"{"type":"tool_search_tool_bm25_20251119","name":"tool_search_tool_bm25"}"#,
-        ),
-        (_, SearchSide::Client) => {
-            prefix
-                .extend_from_slice(br#"{"type":"tool_search","execution":"client","description":"#);
-            write_str(&mut prefix, DiscoverTools.base_description());
-            prefix.extend_from_slice(b",\"parameters\":");
-            prefix.extend_from_slice(TOOL_SEARCH_PARAMETERS.as_bytes());
-            prefix.push(b'}');
-        }
-        (_, SearchSide::Server) => prefix.extend_from_slice(br#"{"type":"tool_search"}"#),
+        Some(SearchTool::Object(tool)) => prefix.extend_from_slice(tool.as_bytes()),
+        // Only options built by hand get here (parsed ones are refused): no search tool then.
+        None => {}
     }
     for tool in state.enabled_tools() {
-        prefix.push(b',');
+        if !prefix.is_empty() {
+            prefix.push(b',');
+        }
         write_native_tool(&mut prefix, tool, format, strict);
     }
     SharedParts {
@@ -159,8 +156,7 @@ fn native(state: &State, options: &ConversationOptions) -> SharedParts {
 fn write_native_tool(out: &mut Vec<u8>, tool: &crate::tool::Tool, format: ApiFormat, strict: bool) {
     write_schema_strict(out, tool, format, strict);
     if tool.metadata().defer {
-        out.pop();
-        out.extend_from_slice(b",\"defer_loading\":true}");
+        write_defer_loading(out);
     }
 }
 
