@@ -42,7 +42,9 @@ struct Loaded {
 
 impl Conversation {
     /// A conversation over `registry` (the state is shared, not copied).
+    /// Fails with INVALID_ARGUMENT on options no provider takes ([`ConversationOptions::check`]).
     pub fn new(registry: &Registry, mut options: ConversationOptions) -> Result<Conversation> {
+        options.check()?;
         let ranking = match options.discovery {
             Some(o) => o,
             None => registry.discovery_options()?.unwrap_or_default(),

@@ -172,13 +172,22 @@ impl ConversationOptions {
         o.request = DiscoverRequest::from_json(Some(&Value::Object(request).to_string()))?;
         o.request.api_format = o.api_format;
         o.request.strict = o.strict;
-        if o.mode == Mode::Native && super::render::search_tool(o.api_format, o.search).is_none() {
+        o.check()?;
+        Ok(o)
+    }
+
+    /// Refuses combinations no provider takes (also for options built in Rust, which
+    /// [`Conversation::new`](super::Conversation::new) checks): `native` mode for a provider
+    /// without native deferral, strict mode outside OpenAI.
+    pub fn check(&self) -> Result<()> {
+        if self.mode == Mode::Native
+            && super::render::search_tool(self.api_format, self.search).is_none()
+        {
             return Err(Error::invalid(format!(
                 "options.mode: \"native\" needs api_format anthropic or openai-responses, not {}",
-                o.api_format.as_str()
+                self.api_format.as_str()
             )));
         }
-        crate::schema::check_strict(o.strict, o.api_format, "options.strict")?;
-        Ok(o)
+        crate::schema::check_strict(self.strict, self.api_format, "options.strict")
     }
 }

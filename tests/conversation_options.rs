@@ -1,5 +1,6 @@
-//! The budget of the deferred-tool list (`summary_max_tokens`): a catalog of thousands of
-//! deferred tools must not put thousands of lines in every request.
+//! Conversation options: the budget of the deferred-tool list (`summary_max_tokens`: a catalog of
+//! thousands of deferred tools must not put thousands of lines in every request), and options
+//! built in Rust checked like parsed ones.
 
 use serde_json::Value;
 use toolregistry::{Conversation, Registry};
@@ -174,6 +175,29 @@ fn a_bad_budget_is_refused() {
         assert!(
             err.to_string().contains("options.summary_max_tokens"),
             "{bad}: {err}"
+        );
+    }
+}
+
+#[test]
+fn options_built_in_rust_are_checked_like_parsed_ones() {
+    use toolregistry::{ApiFormat, ConversationOptions, conversation::Mode};
+    let registry = deferred_registry(3);
+    for (format, mode, strict) in [
+        (ApiFormat::OpenAiChat, Mode::Native, false),
+        (ApiFormat::Gemini, Mode::Native, false),
+        (ApiFormat::Anthropic, Mode::Stable, true),
+    ] {
+        let options = ConversationOptions {
+            api_format: format,
+            mode,
+            strict,
+            ..ConversationOptions::default()
+        };
+        let err = Conversation::new(&registry, options).err().unwrap();
+        assert!(
+            err.to_string().contains("options."),
+            "{format:?} {mode:?}: {err}"
         );
     }
 }
