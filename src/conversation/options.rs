@@ -88,7 +88,7 @@ pub const DEFAULT_SUMMARY_MAX_TOKENS: usize = 2_000;
 impl ConversationOptions {
     /// The budget of the deferred list in effect: `summary_max_tokens` when given, else none in
     /// `summaries` mode (the reference lists every deferred tool in `discover_tools`'
-    /// description) and [`DEFAULT_SUMMARY_MAX_TOKENS`] in `stable` and `auto` (a list of
+    /// description) and `DEFAULT_SUMMARY_MAX_TOKENS` (2,000) in `stable` and `auto` (a list of
     /// thousands of tools in every system prompt would cost what deferring saves).
     pub fn summary_budget(&self) -> Option<usize> {
         match (self.summary_max_tokens, self.mode) {
