@@ -131,6 +131,11 @@ type SchemaOptions struct {
 	// and ignores the filters above (APIFormat still applies). A name that is not registered
 	// fails with ErrNotFound naming it.
 	Names []string
+	// Strict renders the schemas in OpenAI strict mode (OpenAIChat and OpenAIResponses only,
+	// else ErrInvalidArgument): every object closed and listing all its properties as
+	// required, optional ones nullable, the tool marked "strict": true. A tool that cannot be
+	// made strict is returned non-strict; StrictSchemas says which and why.
+	Strict bool
 }
 
 // MarshalJSON writes the engine's schema options, include_deferred spelled out.
@@ -145,7 +150,8 @@ func (o SchemaOptions) MarshalJSON() ([]byte, error) {
 		Tags            []string  `json:"tags,omitempty"`
 		ExcludeTags     []string  `json:"exclude_tags,omitempty"`
 		Names           *[]string `json:"names,omitempty"`
-	}{!o.ExcludeDeferred, o.APIFormat, o.Tags, o.ExcludeTags, names})
+		Strict          bool      `json:"strict,omitempty"`
+	}{!o.ExcludeDeferred, o.APIFormat, o.Tags, o.ExcludeTags, names, o.Strict})
 }
 
 // Field names a searched field of a tool, for DiscoveryOptions.FieldWeights.
@@ -207,6 +213,10 @@ type DiscoverRequest struct {
 	Tags []string `json:"tags,omitempty"`
 	// Deferred keeps only deferred tools (true) or only loaded ones (false); nil keeps both.
 	Deferred *bool `json:"deferred,omitempty"`
+	// Strict renders the returned schemas in OpenAI strict mode (OpenAIChat and
+	// OpenAIResponses only, else ErrInvalidArgument); a hit whose schema cannot be strict
+	// carries it non-strict, with Result.Warning saying why.
+	Strict bool `json:"strict,omitempty"`
 }
 
 // Summary is one line about a deferred tool, for a system prompt.
@@ -229,6 +239,9 @@ type Result struct {
 	// Schema is the tool's schema in the requested format, present for an exact-name match and
 	// for deferred tools (the model needs it to call them); nil otherwise.
 	Schema json.RawMessage `json:"schema,omitempty"`
+	// Warning says why Schema is not strict when DiscoverRequest.Strict asked for strict mode
+	// and the tool cannot have it; "" otherwise.
+	Warning string `json:"warning,omitempty"`
 }
 
 // Explanation tells why a query ranks a tool where it does; see Discoverer.Explain.

@@ -67,6 +67,7 @@ namespace ToolRegistry
                 .Add("namespaces", r.Namespaces)
                 .Add("tags", r.Tags)
                 .Add("deferred", r.Deferred)
+                .Add("strict", r.Strict)
                 .ToString(), "options");
             IntPtr json, err;
             var status = Native.tr_discoverer_discover(Handle, q, o, out json, out err);
@@ -74,7 +75,7 @@ namespace ToolRegistry
             return DiscoverResult.ParseList(Utf8.Take(json));
         }
 
-        /// <summary>Like <see cref="Discover(string, int, string)"/>, as raw JSON: [{"name", "description", "score", "namespace", "deferred", "schema"?}].</summary>
+        /// <summary>Like <see cref="Discover(string, int, string)"/>, as raw JSON: [{"name", "description", "score", "namespace", "deferred", "schema"?, "warning"?}].</summary>
         public string DiscoverJson(string query, int topK = 10, string apiFormat = null)
         {
             var q = Utf8.EncodeRequired(query, "query");

@@ -27,6 +27,9 @@ namespace ToolRegistry
         [DataMember(Name = "deferred")]
         private bool deferred;
 
+        [DataMember(Name = "warning")]
+        private string warning;
+
         private string schemaJson;
 
         /// <summary>The registered name (namespace-qualified, e.g. "github-list_issues").</summary>
@@ -49,6 +52,12 @@ namespace ToolRegistry
         /// match and for deferred tools, so the model can call a tool it has just found.
         /// </summary>
         public string SchemaJson { get { return schemaJson; } }
+
+        /// <summary>
+        /// Why <see cref="SchemaJson"/> is not strict, when <see cref="DiscoverRequest.Strict"/> asked for
+        /// OpenAI strict mode and this tool's schema cannot have it; null otherwise.
+        /// </summary>
+        public string Warning { get { return warning; } }
 
         internal static List<DiscoverResult> ParseList(string json)
         {

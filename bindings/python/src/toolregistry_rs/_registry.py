@@ -23,7 +23,16 @@ from typing import (
 
 from . import _host, _native
 from ._errors import Status, ToolRegistryError
-from ._types import APIFormat, ConversationMode, DiscoverResult, Explanation, Profile, SearchSide, Summary
+from ._types import (
+    APIFormat,
+    ConversationMode,
+    DiscoverResult,
+    Explanation,
+    Profile,
+    SearchSide,
+    StrictSchemas,
+    Summary,
+)
 
 if TYPE_CHECKING:
     from ._conversation import Conversation
@@ -409,21 +418,58 @@ class Registry(_Owner):
         api_format: Optional[APIFormat] = None,
         tags: Optional[Iterable[str]] = None,
         exclude_tags: Optional[Iterable[str]] = None,
+        strict: bool = False,
     ) -> List[Dict[str, Any]]:
         """The schemas of the enabled tools sorted by name, ready to send to a model.
 
         ``discover_tools`` is included when discovery is on. ``include_deferred=False`` leaves
         deferred tools out (the usual choice with discovery on); ``tags`` keeps tools with any of
         these tags, ``exclude_tags`` drops tools with any. ``api_format`` is ``"openai-chat"``
-        (default), ``"openai-responses"``, ``"anthropic"`` or ``"gemini"``.
+        (default), ``"openai-responses"``, ``"anthropic"`` or ``"gemini"``. ``strict=True`` gives
+        the ``tools`` of :meth:`get_strict_schemas` (where a tool that cannot be strict comes
+        non-strict: that method says which).
         """
-        options = _options(
+        if strict:
+            return self.get_strict_schemas(
+                include_deferred=include_deferred, api_format=api_format, tags=tags, exclude_tags=exclude_tags
+            )["tools"]
+        options = self._schema_options(include_deferred, api_format, tags, exclude_tags, False)
+        return cast(List[Dict[str, Any]], json.loads(self._out(_lib.tr_registry_get_schemas, options)))
+
+    def get_strict_schemas(
+        self,
+        *,
+        include_deferred: bool = True,
+        api_format: Optional[APIFormat] = None,
+        tags: Optional[Iterable[str]] = None,
+        exclude_tags: Optional[Iterable[str]] = None,
+    ) -> StrictSchemas:
+        """:meth:`get_schemas` in OpenAI strict mode: ``{"tools": [...], "warnings": [{"name", "reason"}]}``.
+
+        Every schema that can be strict is (``"strict": true``, ``additionalProperties: false``,
+        every property required, optional ones nullable); a tool whose schema cannot be (an object
+        taking arbitrary keys, a value without a type, ...) is still in ``tools``, non-strict, and
+        named in ``warnings`` with the reason. Only ``"openai-chat"`` (default) and
+        ``"openai-responses"`` have a strict mode; another format raises ``INVALID_ARGUMENT``.
+        """
+        options = self._schema_options(include_deferred, api_format, tags, exclude_tags, True)
+        return cast(StrictSchemas, json.loads(self._out(_lib.tr_registry_get_schemas, options)))
+
+    @staticmethod
+    def _schema_options(
+        include_deferred: bool,
+        api_format: Optional[APIFormat],
+        tags: Optional[Iterable[str]],
+        exclude_tags: Optional[Iterable[str]],
+        strict: bool,
+    ) -> Optional[bytes]:
+        return _options(
             include_deferred=bool(include_deferred),
             api_format=api_format,
             tags=None if tags is None else list(tags),
             exclude_tags=None if exclude_tags is None else list(exclude_tags),
+            strict=True if strict else None,
         )
-        return cast(List[Dict[str, Any]], json.loads(self._out(_lib.tr_registry_get_schemas, options)))
 
     def deferred_summaries(self) -> List[Summary]:
         """One line per enabled deferred tool, in registration order, for a system prompt."""
@@ -570,16 +616,19 @@ class Discoverer(_Owner):
         top_k: int = 10,
         *,
         api_format: Optional[APIFormat] = None,
+        strict: bool = False,
         options: Optional[Mapping[str, Any]] = None,
     ) -> bytes:
         """:meth:`discover`'s answer as the library's JSON text (UTF-8), undecoded."""
         q = _text("query", query)
-        if options is None and api_format is None and type(top_k) is int and top_k >= 0:
+        if options is None and api_format is None and not strict and type(top_k) is int and top_k >= 0:
             opts = b'{"top_k":%d}' % top_k
         else:
             doc: Dict[str, Any] = {"top_k": top_k}
             if api_format is not None:
                 doc["api_format"] = api_format
+            if strict:
+                doc["strict"] = True
             doc.update(options or {})
             opts = _json("options", doc)
         h = self._handle.acquire("discoverer")
@@ -597,20 +646,23 @@ class Discoverer(_Owner):
         top_k: int = 10,
         *,
         api_format: Optional[APIFormat] = None,
+        strict: bool = False,
         options: Optional[Mapping[str, Any]] = None,
     ) -> List[DiscoverResult]:
         """Up to ``top_k`` tools for ``query``, best first.
 
         A query equal to an enabled tool's name (ignoring case, with ``-`` and ``/`` read as
         ``_``) returns that tool alone with score 1.0 and its schema; otherwise the BM25F
-        ranking. Deferred tools carry their schema (rendered in ``api_format``). ``options`` adds
-        further discover options, sent to the library as is.
+        ranking. Deferred tools carry their schema (rendered in ``api_format``). ``strict=True``
+        renders those schemas in OpenAI strict mode (OpenAI formats only, else ``INVALID_ARGUMENT``);
+        a hit whose schema cannot be strict carries it non-strict, with a ``warning`` saying why.
+        ``options`` adds further discover options, sent to the library as is.
 
         Raises ToolRegistryError: ``INVALID_ARGUMENT`` for an empty or whitespace-only query or a
         ``top_k`` below 1; ``TOO_LARGE`` for a query over 64 KiB. A query of more than 1,024
         tokens is answered from its first 1,024.
         """
-        answer = self.discover_json(query, top_k, api_format=api_format, options=options)
+        answer = self.discover_json(query, top_k, api_format=api_format, strict=strict, options=options)
         return cast(List[DiscoverResult], json.loads(answer))
 
     def explain(self, query: Union[str, bytes], tool_name: str, top_k: int = 10) -> Explanation:
