@@ -8,8 +8,8 @@ use crate::analyzer::{EnhancedAnalysis, enhanced_document, reference_document, r
 use crate::discovery::{self, DiscoverRequest, Discoverer, DiscoveryOptions, Hit};
 use crate::error::{Error, Result};
 use crate::format::{
-    ApiFormat, into_string, write_cached_schema_parts, write_opt_str, write_schema,
-    write_schema_strict, write_str,
+    ApiFormat, into_string, write_cached_schema_parts, write_opt_str, write_schema_strict,
+    write_str,
 };
 use crate::index::{DocId, Index};
 use crate::limits::{check_tool_text, kind_of, parse_json, string_list};
@@ -592,28 +592,74 @@ impl State {
     }
 
     /// The schemas of exactly these tools (disabled ones and built-ins too), in this order.
-    fn named_schemas(&self, names: &[String], format: ApiFormat) -> Result<String> {
-        let mut out = vec![b'['];
-        let mut summaries = None;
-        for (i, name) in names.iter().enumerate() {
+    /// The schemas `names` asks for, in that order (disabled tools too).
+    fn named_entries(&self, names: &[String]) -> Result<Vec<SchemaEntry<'_>>> {
+        names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                if let Some(b) = self.builtin(name) {
+                    return Ok(SchemaEntry::Builtin(b.as_ref()));
+                }
+                let id = self.slot_of(name).ok_or_else(|| {
+                    Error::not_found(format!(
+                        "options.names[{i}]: no tool named {name:?} is registered"
+                    ))
+                })?;
+                Ok(SchemaEntry::Tool(self.tool_at(id)))
+            })
+            .collect()
+    }
+
+    /// Writes schemas as a JSON array, or with `strict` as `{"tools": [...], "warnings":
+    /// [{"name", "reason"}]}` naming the tools that could not be made strict.
+    fn write_schema_list(
+        &self,
+        entries: &[SchemaEntry<'_>],
+        format: ApiFormat,
+        strict: bool,
+    ) -> String {
+        let any_builtin = entries.iter().any(|e| matches!(e, SchemaEntry::Builtin(_)));
+        let summaries = if any_builtin {
+            self.summaries()
+        } else {
+            Vec::new()
+        };
+        let mut warnings: Vec<(&str, &str)> = Vec::new();
+        let mut out = Vec::new();
+        out.extend_from_slice(if strict { b"{\"tools\":[" } else { b"[" });
+        for (i, entry) in entries.iter().enumerate() {
             if i > 0 {
                 out.push(b',');
             }
-            if let Some(b) = self.builtin(name) {
-                let summaries = summaries.get_or_insert_with(|| self.summaries());
-                let description = b.description(summaries, None);
-                write_builtin_schema(&mut out, b.as_ref(), &description, format, false);
-                continue;
-            }
-            let id = self.slot_of(name).ok_or_else(|| {
-                Error::not_found(format!(
-                    "options.names[{i}]: no tool named {name:?} is registered"
-                ))
-            })?;
-            write_schema(&mut out, self.tool_at(id), format);
+            let warning = match *entry {
+                SchemaEntry::Builtin(builtin) => {
+                    let description = builtin.description(&summaries, None);
+                    write_builtin_schema(&mut out, builtin, &description, format, strict)
+                        .map(|w| (builtin.name(), w))
+                }
+                SchemaEntry::Tool(tool) => {
+                    write_schema_strict(&mut out, tool, format, strict).map(|w| (tool.name(), w))
+                }
+            };
+            warnings.extend(warning);
         }
         out.push(b']');
-        Ok(into_string(out))
+        if strict {
+            out.extend_from_slice(b",\"warnings\":[");
+            for (i, (name, reason)) in warnings.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                out.extend_from_slice(b"{\"name\":");
+                write_str(&mut out, name);
+                out.extend_from_slice(b",\"reason\":");
+                write_str(&mut out, reason);
+                out.push(b'}');
+            }
+            out.extend_from_slice(b"]}");
+        }
+        into_string(out)
     }
 
     /// Drops dead slots once they dominate, renumbering in order so ties still break by registration.
@@ -787,6 +833,22 @@ impl SchemaOptions {
         }
         crate::schema::check_strict(o.strict, o.api_format, "options")?;
         Ok(o)
+    }
+}
+
+/// One schema to list: a registered tool or a built-in.
+#[derive(Clone, Copy)]
+enum SchemaEntry<'a> {
+    Tool(&'a Tool),
+    Builtin(&'a dyn Builtin),
+}
+
+impl SchemaEntry<'_> {
+    fn name(&self) -> &str {
+        match self {
+            SchemaEntry::Tool(t) => t.name(),
+            SchemaEntry::Builtin(b) => b.name(),
+        }
     }
 }
 
@@ -1025,10 +1087,12 @@ impl Registry {
     /// `{"tools": [...], "warnings": [...]}` (see [`SchemaOptions`]).
     pub fn schemas_json(&self, options: &SchemaOptions) -> Result<String> {
         let state = self.shared.read()?;
+        let (format, strict) = (options.api_format, options.strict);
         if let Some(names) = &options.names {
-            return state.named_schemas(names, options.api_format);
+            let entries = state.named_entries(names)?;
+            return Ok(state.write_schema_list(&entries, format, strict));
         }
-        let mut tools: Vec<&Tool> = state
+        let mut entries: Vec<SchemaEntry<'_>> = state
             .live_slots()
             .filter(|(_, s)| state.is_enabled(s))
             .map(|(_, s)| &s.tool)
@@ -1040,65 +1104,20 @@ impl Registry {
                     .as_ref()
                     .is_none_or(|tags| !t.has_any_tag(tags))
             })
+            .map(SchemaEntry::Tool)
             .collect();
-        tools.sort_by(|a, b| a.name().cmp(b.name()));
         // Built-ins have no tags, so a tag filter leaves them out.
-        let mut builtins: Vec<&Arc<dyn Builtin>> = if options.tags.is_none() {
-            state.builtins.iter().collect()
-        } else {
-            Vec::new()
-        };
-        builtins.sort_by_key(|b| b.name());
-        let summaries = if builtins.is_empty() {
-            Vec::new()
-        } else {
-            state.summaries()
-        };
-        let (format, strict) = (options.api_format, options.strict);
-        let mut warnings: Vec<(&str, &str)> = Vec::new();
-        let mut out = Vec::new();
-        out.extend_from_slice(if strict { b"{\"tools\":[" } else { b"[" });
-        let (mut t, mut b) = (0, 0);
-        let mut first = true;
-        while t < tools.len() || b < builtins.len() {
-            if !first {
-                out.push(b',');
-            }
-            first = false;
-            let builtin_next =
-                b < builtins.len() && (t == tools.len() || builtins[b].name() < tools[t].name());
-            if builtin_next {
-                let builtin = builtins[b].as_ref();
-                let description = builtin.description(&summaries, None);
-                if let Some(w) =
-                    write_builtin_schema(&mut out, builtin, &description, format, strict)
-                {
-                    warnings.push((builtin.name(), w));
-                }
-                b += 1;
-            } else {
-                if let Some(w) = write_schema_strict(&mut out, tools[t], format, strict) {
-                    warnings.push((tools[t].name(), w));
-                }
-                t += 1;
-            }
+        if options.tags.is_none() {
+            entries.extend(
+                state
+                    .builtins
+                    .iter()
+                    .map(|b| SchemaEntry::Builtin(b.as_ref())),
+            );
         }
-        out.push(b']');
-        if strict {
-            out.extend_from_slice(b",\"warnings\":[");
-            for (i, (name, reason)) in warnings.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                out.extend_from_slice(b"{\"name\":");
-                write_str(&mut out, name);
-                out.extend_from_slice(b",\"reason\":");
-                write_str(&mut out, reason);
-                out.push(b'}');
-            }
-            out.extend_from_slice(b"]}");
-        }
-        Ok(into_string(out))
+        // Names are unique across tools and built-ins, so the order is total.
+        entries.sort_by(|a, b| a.name().cmp(b.name()));
+        Ok(state.write_schema_list(&entries, format, strict))
     }
 
     /// One-line summaries of the enabled deferred tools, in registration order.
