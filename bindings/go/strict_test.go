@@ -121,6 +121,52 @@ func TestStrictSchemas(t *testing.T) {
 	}
 }
 
+// Strict schemas asked for by name: those tools in the order asked (a disabled one too), and
+// the warnings in that order as well.
+func TestStrictSchemasByName(t *testing.T) {
+	r := newTestRegistry(t)
+	tools := append(strictTools(), Tool{
+		Name:        "store_blob",
+		Description: "Store a value of any kind.",
+		Parameters:  json.RawMessage(`{"type":"object","properties":{"data":{}}}`),
+	})
+	if _, err := r.Register(tools...); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SetEnabled("send_email", false); err != nil {
+		t.Fatal(err)
+	}
+	order := []string{"store_blob", "send_email", "set_config"}
+	for _, format := range []APIFormat{"", OpenAIChat, OpenAIResponses} {
+		set, err := r.StrictSchemas(SchemaOptions{APIFormat: format, Names: order})
+		if err != nil {
+			t.Fatalf("%q: %v", format, err)
+		}
+		if got := schemaNames(t, set.Tools); !reflect.DeepEqual(got, order) {
+			t.Fatalf("%q: want the tools in the order asked %v, got %v", format, order, got)
+		}
+		wantStrict(t, decodeFunction(t, set.Tools[1], format))
+		for _, i := range []int{0, 2} {
+			if f := decodeFunction(t, set.Tools[i], format); f.Strict != nil && *f.Strict {
+				t.Errorf("%q: %s must come non-strict: %s", format, f.Name, set.Tools[i])
+			}
+		}
+		var warned []string
+		for _, w := range set.Warnings {
+			warned = append(warned, w.Name)
+		}
+		if !reflect.DeepEqual(warned, []string{"store_blob", "set_config"}) || set.Warnings[1].Reason != setConfigReason {
+			t.Errorf("%q: want warnings for store_blob then set_config, got %+v", format, set.Warnings)
+		}
+		tools, err := r.Schemas(SchemaOptions{APIFormat: format, Names: order, Strict: true})
+		if err != nil || !reflect.DeepEqual(tools, set.Tools) {
+			t.Errorf("%q: Schemas(Names, Strict) = %s, %v; want StrictSchemas' tools", format, tools, err)
+		}
+	}
+	_, err := r.StrictSchemas(SchemaOptions{Names: []string{"send_email", "nope"}})
+	wantCode(t, err, ErrNotFound)
+}
+
 // Only the OpenAI formats have a strict mode: the others refuse it, in both places.
 func TestStrictRefusedOutsideOpenAI(t *testing.T) {
 	r := newTestRegistry(t)

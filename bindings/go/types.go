@@ -217,6 +217,12 @@ type DiscoverRequest struct {
 	// OpenAIResponses only, else ErrInvalidArgument); a hit whose schema cannot be strict
 	// carries it non-strict, with Result.Warning saying why.
 	Strict bool `json:"strict,omitempty"`
+	// MaxTokens caps the answer at this many tokens, estimated as the UTF-8 bytes of its JSON
+	// (what DiscoverJSON returns) / 4, rounded up; 0 means no cap. Hits keep their schemas
+	// while they fit, then come cut to name + one-line summary (Result.Schema nil,
+	// Result.Description the first sentence), then stop. The top hit is always returned, cut if
+	// its schema alone is too big.
+	MaxTokens int `json:"max_tokens,omitempty"`
 }
 
 // Summary is one line about a deferred tool, for a system prompt.
@@ -230,14 +236,17 @@ type Summary struct {
 
 // Result is one discovery hit.
 type Result struct {
-	Name        string  `json:"name"`
+	Name string `json:"name"`
+	// Description is the tool's description, or only its first sentence when
+	// DiscoverRequest.MaxTokens cut the hit to name + summary.
 	Description string  `json:"description"`
 	Score       float64 `json:"score"`
 	// Namespace is "" for a tool without one.
 	Namespace string `json:"namespace"`
 	Deferred  bool   `json:"deferred"`
 	// Schema is the tool's schema in the requested format, present for an exact-name match and
-	// for deferred tools (the model needs it to call them); nil otherwise.
+	// for deferred tools (the model needs it to call them); nil otherwise, and nil for a hit
+	// DiscoverRequest.MaxTokens cut to name + summary.
 	Schema json.RawMessage `json:"schema,omitempty"`
 	// Warning says why Schema is not strict when DiscoverRequest.Strict asked for strict mode
 	// and the tool cannot have it; "" otherwise.
