@@ -97,6 +97,16 @@ namespace ToolRegistry
         /// strict carries it non-strict, with <see cref="DiscoverResult.Warning"/> saying why.
         /// </summary>
         public bool? Strict { get; set; }
+
+        /// <summary>
+        /// Most tokens the answer may take (at least 1; null: no cap), estimated as the UTF-8 bytes
+        /// of its JSON (<see cref="Discoverer.DiscoverJson(string, DiscoverRequest)"/>) / 4, rounded
+        /// up. Hits keep their schemas while they fit, then come cut to name + one-line summary
+        /// (<see cref="DiscoverResult.SchemaJson"/> null, <see cref="DiscoverResult.Description"/>
+        /// the first sentence), then stop. The top hit is always returned, cut if its schema alone
+        /// is too big.
+        /// </summary>
+        public int? MaxTokens { get; set; }
     }
 
     /// <summary>Which schemas <see cref="Registry.GetSchemasJson(SchemaOptions)"/> returns, and in which format.</summary>

@@ -82,6 +82,7 @@ namespace ToolRegistry.Tests
             // Conversations first: the execute tests end by leaving forgotten registries to the
             // finalizers, which would upset the exact counts of live functions here.
             StrictTests();
+            BudgetTests();
             ConversationTests(Path.Combine(Path.GetDirectoryName(corpusDir.TrimEnd('/', '\\')), "conversation"));
             ExecuteTests(corpusDir);
 
