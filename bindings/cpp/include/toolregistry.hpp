@@ -123,6 +123,12 @@ struct DiscoverRequest {
     /// else Status::InvalidArgument); a hit whose schema cannot be strict carries it non-strict,
     /// with Hit::warning saying why.
     bool strict = false;
+    /// Most tokens the answer may take (>= 1, else Status::InvalidArgument; empty: no cap),
+    /// estimated as the UTF-8 bytes of its JSON (Discoverer::discover_json_with) / 4, rounded up.
+    /// Hits keep their schemas while they fit, then come cut to name + one-line summary (no
+    /// Hit::schema, Hit::description the first sentence), then stop. The top hit is always
+    /// returned, cut if its schema alone is too big.
+    std::optional<std::size_t> max_tokens;
 };
 
 /// Which schemas Registry::strict_schemas returns: the options of schemas_json, typed.
@@ -160,13 +166,15 @@ struct StrictSchemas {
 /// One discover answer entry.
 struct Hit {
     std::string name;
+    /// The tool's description, or only its first sentence when DiscoverRequest::max_tokens cut the
+    /// hit to name + summary.
     std::string description;
     double score = 0.0;
     /// The tool's namespace ("github" for "github-list_issues"), if it has one.
     std::optional<std::string> namespace_name;
     bool deferred = false;
     /// The tool's schema as compact JSON in the requested format: present for an exact-name match
-    /// and for deferred tools.
+    /// and for deferred tools, unless DiscoverRequest::max_tokens cut the hit to name + summary.
     std::optional<std::string> schema;
     /// Why `schema` is not strict, when DiscoverRequest::strict asked for strict mode and this
     /// tool's schema cannot have it.
@@ -376,6 +384,7 @@ private:
     list("tags", r.tags);
     if (r.deferred) out += *r.deferred ? ",\"deferred\":true" : ",\"deferred\":false";
     if (r.strict) out += ",\"strict\":true";
+    if (r.max_tokens) out += ",\"max_tokens\":" + std::to_string(*r.max_tokens);
     out += '}';
     return out;
 }
@@ -1036,14 +1045,21 @@ public:
         return detail::parse_hits(discover_json(query, detail::discover_options(top_k, format)));
     }
 
-    /// discover() with filters (namespaces, tags, deferred); a query `select:a,b,c` returns those
-    /// tools by exact name, in that order, with their schemas.
+    /// discover() with filters (namespaces, tags, deferred), strict mode and a token budget
+    /// (max_tokens); a query `select:a,b,c` returns those tools by exact name, in that order, with
+    /// their schemas.
     [[nodiscard]] std::vector<Hit> discover_with(std::string_view query, const DiscoverRequest& request) const {
-        return detail::parse_hits(discover_json(query, detail::discover_options(request)));
+        return detail::parse_hits(discover_json_with(query, request));
+    }
+
+    /// discover_with() as the library's raw JSON: `[{"name", "description", "score", "namespace",
+    /// "deferred", "schema"?, "warning"?}]`. Its size is what DiscoverRequest::max_tokens counts.
+    [[nodiscard]] std::string discover_json_with(std::string_view query, const DiscoverRequest& request) const {
+        return discover_json(query, detail::discover_options(request));
     }
 
     /// discover() as raw JSON; `options_json`: empty or `{"top_k"?, "api_format"?, "namespaces"?,
-    /// "tags"?, "deferred"?}`.
+    /// "tags"?, "deferred"?, "strict"?, "max_tokens"?}`.
     [[nodiscard]] std::string discover_json(std::string_view query, std::string_view options_json = {}) const {
         std::string q = detail::c_string(query, "query");
         detail::OptionalCString options(options_json, "options_json");
