@@ -118,3 +118,39 @@ def test_strict_refused_outside_openai(strict_registry, api_format):
         assert info.value.status == tr.Status.INVALID_ARGUMENT
         # The same format without strict answers.
         assert d.discover("send email", api_format=api_format)
+
+
+@pytest.mark.parametrize("api_format", OPENAI)
+def test_strict_schemas_by_name_keep_the_order_asked(strict_registry, api_format):
+    strict_registry.register(
+        {
+            "name": "store_blob",
+            "description": "Store a value of any kind.",
+            "parameters": {"type": "object", "properties": {"data": {}}},
+        }
+    )
+    strict_registry.set_enabled("send_email", False)
+    order = ["store_blob", "send_email", "set_config"]
+    answer = strict_registry.get_strict_schemas(api_format=api_format, names=order)
+    tools = [function(s, api_format) for s in answer["tools"]]
+    # Those tools in that order, the disabled one too; the warnings in that order as well.
+    assert [f["name"] for f in tools] == order
+    assert_strict(tools[1])
+    assert_not_strict(tools[0])
+    assert_not_strict(tools[2])
+    assert [w["name"] for w in answer["warnings"]] == ["store_blob", "set_config"]
+    assert answer["warnings"][1]["reason"] == SET_CONFIG_REASON
+    # get_schemas by name: the same tools with strict, the plain ones without.
+    assert strict_registry.get_schemas(api_format=api_format, names=order, strict=True) == answer["tools"]
+    plain = [function(s, api_format) for s in strict_registry.get_schemas(api_format=api_format, names=order)]
+    assert [f["name"] for f in plain] == order
+    assert_not_strict(plain[1])
+
+
+def test_schemas_by_name_refuse_unknown_names_and_a_bare_string(strict_registry):
+    with pytest.raises(tr.ToolRegistryError) as info:
+        strict_registry.get_strict_schemas(names=["send_email", "nope"])
+    assert info.value.status == tr.Status.NOT_FOUND
+    assert "nope" in info.value.message
+    with pytest.raises(TypeError):
+        strict_registry.get_schemas(names="send_email")

@@ -101,6 +101,13 @@ def _check(status: int, err: c_void_p) -> None:
     _native.take_string(err)
 
 
+def _names(names: Iterable[str]) -> List[str]:
+    """A list of tool names; one bare string is refused rather than read as its letters."""
+    if isinstance(names, (str, bytes)):
+        raise TypeError("names must be a sequence of tool names, not a single string")
+    return list(names)
+
+
 def _options(**fields: Any) -> Optional[bytes]:
     """Options JSON from the fields that are set; None (NULL: the defaults) when none is."""
     doc = {k: v for k, v in fields.items() if v is not None}
@@ -418,22 +425,29 @@ class Registry(_Owner):
         api_format: Optional[APIFormat] = None,
         tags: Optional[Iterable[str]] = None,
         exclude_tags: Optional[Iterable[str]] = None,
+        names: Optional[Iterable[str]] = None,
         strict: bool = False,
     ) -> List[Dict[str, Any]]:
         """The schemas of the enabled tools sorted by name, ready to send to a model.
 
         ``discover_tools`` is included when discovery is on. ``include_deferred=False`` leaves
         deferred tools out (the usual choice with discovery on); ``tags`` keeps tools with any of
-        these tags, ``exclude_tags`` drops tools with any. ``api_format`` is ``"openai-chat"``
-        (default), ``"openai-responses"``, ``"anthropic"`` or ``"gemini"``. ``strict=True`` gives
-        the ``tools`` of :meth:`get_strict_schemas` (where a tool that cannot be strict comes
-        non-strict: that method says which).
+        these tags, ``exclude_tags`` drops tools with any. ``names`` selects exactly these tools in
+        this order, disabled ones included, and ignores those filters (``NOT_FOUND`` naming the
+        first unknown name). ``api_format`` is ``"openai-chat"`` (default), ``"openai-responses"``,
+        ``"anthropic"`` or ``"gemini"``. ``strict=True`` gives the ``tools`` of
+        :meth:`get_strict_schemas` (where a tool that cannot be strict comes non-strict: that
+        method says which).
         """
         if strict:
             return self.get_strict_schemas(
-                include_deferred=include_deferred, api_format=api_format, tags=tags, exclude_tags=exclude_tags
+                include_deferred=include_deferred,
+                api_format=api_format,
+                tags=tags,
+                exclude_tags=exclude_tags,
+                names=names,
             )["tools"]
-        options = self._schema_options(include_deferred, api_format, tags, exclude_tags, False)
+        options = self._schema_options(include_deferred, api_format, tags, exclude_tags, names, False)
         return cast(List[Dict[str, Any]], json.loads(self._out(_lib.tr_registry_get_schemas, options)))
 
     def get_strict_schemas(
@@ -443,16 +457,18 @@ class Registry(_Owner):
         api_format: Optional[APIFormat] = None,
         tags: Optional[Iterable[str]] = None,
         exclude_tags: Optional[Iterable[str]] = None,
+        names: Optional[Iterable[str]] = None,
     ) -> StrictSchemas:
         """:meth:`get_schemas` in OpenAI strict mode: ``{"tools": [...], "warnings": [{"name", "reason"}]}``.
 
         Every schema that can be strict is (``"strict": true``, ``additionalProperties: false``,
         every property required, optional ones nullable); a tool whose schema cannot be (an object
         taking arbitrary keys, a value without a type, ...) is still in ``tools``, non-strict, and
-        named in ``warnings`` with the reason. Only ``"openai-chat"`` (default) and
-        ``"openai-responses"`` have a strict mode; another format raises ``INVALID_ARGUMENT``.
+        named in ``warnings`` with the reason. With ``names``, both follow the order of
+        ``names``. Only ``"openai-chat"`` (default) and ``"openai-responses"`` have a strict mode;
+        another format raises ``INVALID_ARGUMENT``.
         """
-        options = self._schema_options(include_deferred, api_format, tags, exclude_tags, True)
+        options = self._schema_options(include_deferred, api_format, tags, exclude_tags, names, True)
         return cast(StrictSchemas, json.loads(self._out(_lib.tr_registry_get_schemas, options)))
 
     @staticmethod
@@ -461,6 +477,7 @@ class Registry(_Owner):
         api_format: Optional[APIFormat],
         tags: Optional[Iterable[str]],
         exclude_tags: Optional[Iterable[str]],
+        names: Optional[Iterable[str]],
         strict: bool,
     ) -> Optional[bytes]:
         return _options(
@@ -468,6 +485,7 @@ class Registry(_Owner):
             api_format=api_format,
             tags=None if tags is None else list(tags),
             exclude_tags=None if exclude_tags is None else list(exclude_tags),
+            names=None if names is None else _names(names),
             strict=True if strict else None,
         )
 
@@ -617,11 +635,14 @@ class Discoverer(_Owner):
         *,
         api_format: Optional[APIFormat] = None,
         strict: bool = False,
+        max_tokens: Optional[int] = None,
         options: Optional[Mapping[str, Any]] = None,
     ) -> bytes:
-        """:meth:`discover`'s answer as the library's JSON text (UTF-8), undecoded."""
+        """:meth:`discover`'s answer as the library's JSON text (UTF-8), undecoded. Its length is
+        what ``max_tokens`` counts (bytes / 4, rounded up)."""
         q = _text("query", query)
-        if options is None and api_format is None and not strict and type(top_k) is int and top_k >= 0:
+        plain = options is None and api_format is None and not strict and max_tokens is None
+        if plain and type(top_k) is int and top_k >= 0:
             opts = b'{"top_k":%d}' % top_k
         else:
             doc: Dict[str, Any] = {"top_k": top_k}
@@ -629,6 +650,8 @@ class Discoverer(_Owner):
                 doc["api_format"] = api_format
             if strict:
                 doc["strict"] = True
+            if max_tokens is not None:
+                doc["max_tokens"] = max_tokens
             doc.update(options or {})
             opts = _json("options", doc)
         h = self._handle.acquire("discoverer")
@@ -647,6 +670,7 @@ class Discoverer(_Owner):
         *,
         api_format: Optional[APIFormat] = None,
         strict: bool = False,
+        max_tokens: Optional[int] = None,
         options: Optional[Mapping[str, Any]] = None,
     ) -> List[DiscoverResult]:
         """Up to ``top_k`` tools for ``query``, best first.
@@ -656,13 +680,20 @@ class Discoverer(_Owner):
         ranking. Deferred tools carry their schema (rendered in ``api_format``). ``strict=True``
         renders those schemas in OpenAI strict mode (OpenAI formats only, else ``INVALID_ARGUMENT``);
         a hit whose schema cannot be strict carries it non-strict, with a ``warning`` saying why.
-        ``options`` adds further discover options, sent to the library as is.
+        ``max_tokens`` caps the answer at that many tokens, counted as the UTF-8 bytes of its JSON
+        (:meth:`discover_json`) / 4, rounded up: hits keep their schemas while they fit, then come
+        cut to name + one-line summary (no ``schema``, ``description`` the first sentence), then
+        stop; the top hit is always returned, cut if its schema alone is too big. ``options`` adds
+        further discover options (the filters ``namespaces``, ``tags``, ``deferred``), sent to the
+        library as is.
 
-        Raises ToolRegistryError: ``INVALID_ARGUMENT`` for an empty or whitespace-only query or a
-        ``top_k`` below 1; ``TOO_LARGE`` for a query over 64 KiB. A query of more than 1,024
+        Raises ToolRegistryError: ``INVALID_ARGUMENT`` for an empty or whitespace-only query, a
+        ``top_k`` or ``max_tokens`` below 1; ``TOO_LARGE`` for a query over 64 KiB. A query of more than 1,024
         tokens is answered from its first 1,024.
         """
-        answer = self.discover_json(query, top_k, api_format=api_format, strict=strict, options=options)
+        answer = self.discover_json(
+            query, top_k, api_format=api_format, strict=strict, max_tokens=max_tokens, options=options
+        )
         return cast(List[DiscoverResult], json.loads(answer))
 
     def explain(self, query: Union[str, bytes], tool_name: str, top_k: int = 10) -> Explanation:

@@ -27,7 +27,9 @@ class _DiscoverResultBase(TypedDict):
 
 class DiscoverResult(_DiscoverResultBase, total=False):
     """One discovery hit. ``schema`` is present for an exact-name match and for deferred tools;
-    ``warning``, when strict mode was asked for and that schema cannot be strict, says why."""
+    ``warning``, when strict mode was asked for and that schema cannot be strict, says why. A hit
+    that ``max_tokens`` cut to name + summary has no ``schema`` and only the first sentence of the
+    description."""
 
     schema: Dict[str, Any]
     warning: str
