@@ -3,6 +3,8 @@
 //! The reference analyzer reproduces `toolregistry` 0.19.0 exactly: Python's `[\w]+` runs, lowercased,
 //! then the character bigrams of every CJK run that are not already tokens.
 
+mod params;
+
 use std::borrow::Cow;
 use unicode_general_category::{GeneralCategory, get_general_category};
 
@@ -424,7 +426,12 @@ fn stem_word(word: String) -> String {
     STEMS.with(|cache| {
         let mut cache = cache.borrow_mut();
         if let Some(stem) = cache.get(&word) {
-            return stem.clone();
+            // The word's own buffer takes the stem (not longer than the word in practice): a
+            // hit costs no allocation and no free.
+            let mut word = word;
+            word.clear();
+            word.push_str(stem);
+            return word;
         }
         let stem = STEMMER.stem(&word).into_owned();
         if cache.len() >= STEM_CACHE_WORDS {
@@ -435,14 +442,17 @@ fn stem_word(word: String) -> String {
     })
 }
 
+/// An ASCII word, lowercase after its first letter: [`split_identifier`] keeps it whole.
+fn plain_word(run: &str) -> bool {
+    let mut bytes = run.bytes();
+    bytes.next().is_some_and(|b| b.is_ascii_alphabetic()) && bytes.all(|b| b.is_ascii_lowercase())
+}
+
 /// Splits one `\w` run at `_`, lower-to-upper (`getUser`), acronym-to-word (`HTTPResponse`) and
 /// letter/digit boundaries. Returns the parts in their original case.
 pub fn split_identifier(run: &str) -> Vec<&str> {
     // Most words are plain lowercase or capitalized: nothing to split, no per-character work.
-    let mut bytes = run.bytes();
-    if bytes.next().is_some_and(|b| b.is_ascii_alphabetic())
-        && bytes.all(|b| b.is_ascii_lowercase())
-    {
+    if plain_word(run) {
         return vec![run];
     }
     #[derive(PartialEq, Clone, Copy)]
@@ -548,6 +558,11 @@ pub fn tokenize_enhanced(text: &str, cfg: &EnhancedAnalysis) -> Vec<String> {
             extra = 0;
         }
         if cfg.split_identifiers {
+            if plain_word(run) {
+                // What splitting gives for most words, without its list.
+                tokens.push(stem(lowercase(run)));
+                continue;
+            }
             let parts = split_identifier(run);
             if parts.len() > 1 && extra + parts.len() > SPLIT_BUDGET_PER_CHUNK {
                 // The chunk (a URL, a stack frame, minified JSON) has had its share of splits.
@@ -622,6 +637,9 @@ pub fn enhanced_query_tokens_within(
 /// The texts of the parameter descriptions and string enum values of a tool's top-level
 /// properties.
 pub fn param_docs(parameters_json: &str) -> Vec<String> {
+    if let Some(docs) = params::param_docs_borrowed(parameters_json) {
+        return docs;
+    }
     let Ok(schema) = serde_json::from_str::<serde_json::Value>(parameters_json) else {
         return Vec::new();
     };

@@ -17,10 +17,8 @@ use crate::schema::{SameForms, SchemaCache};
 use crate::suggest::suggest_names;
 use crate::tool::{MetadataUpdate, Tool, dedup_tags};
 use crate::validate::ArgsValidator;
-use hashbrown::HashTable;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
-use std::hash::BuildHasher;
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// Name of the built-in discovery tool.
@@ -64,74 +62,16 @@ pub trait Builtin: Send + Sync + std::fmt::Debug {
 /// Compact slots once this many are dead and they outnumber the live ones.
 const COMPACT_MIN_DEAD: usize = 1024;
 
+mod names;
+mod slots;
+use names::Names;
+use slots::{DisabledBits, Extras};
+
+/// A registered tool's slot: only the tool. Whether it is disabled, its host function and its
+/// disable reason are kept beside the slots (see [`slots`]), which keeps a slot at 104 bytes.
 #[derive(Debug)]
 struct Slot {
     tool: Tool,
-    enabled: bool,
-    /// Rarely set, so kept out of line: a host function and a disable reason.
-    extra: Option<Box<SlotExtra>>,
-}
-
-#[derive(Default)]
-struct SlotExtra {
-    host: Option<HostFn>,
-    reason: Option<String>,
-}
-
-impl std::fmt::Debug for SlotExtra {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SlotExtra")
-            .field("host", &self.host.is_some())
-            .field("reason", &self.reason)
-            .finish()
-    }
-}
-
-impl Slot {
-    fn new(tool: Tool, host: Option<HostFn>) -> Self {
-        let extra = host.map(|h| {
-            Box::new(SlotExtra {
-                host: Some(h),
-                reason: None,
-            })
-        });
-        Slot {
-            tool,
-            enabled: true,
-            extra,
-        }
-    }
-
-    fn host(&self) -> Option<&HostFn> {
-        self.extra.as_ref().and_then(|e| e.host.as_ref())
-    }
-
-    fn reason(&self) -> Option<&str> {
-        self.extra.as_ref().and_then(|e| e.reason.as_deref())
-    }
-
-    /// Replaces the host function, giving back the old one (dropped by the caller after the lock).
-    fn set_host(&mut self, host: Option<HostFn>) -> Option<HostFn> {
-        let extra = self.extra.get_or_insert_with(Default::default);
-        let old = std::mem::replace(&mut extra.host, host);
-        self.trim_extra();
-        old
-    }
-
-    fn set_reason(&mut self, reason: Option<String>) {
-        self.extra.get_or_insert_with(Default::default).reason = reason;
-        self.trim_extra();
-    }
-
-    fn trim_extra(&mut self) {
-        if self
-            .extra
-            .as_ref()
-            .is_some_and(|e| e.host.is_none() && e.reason.is_none())
-        {
-            self.extra = None;
-        }
-    }
 }
 
 /// Registry state behind the lock.
@@ -141,6 +81,10 @@ pub(crate) struct State {
     slots: Vec<Option<Slot>>,
     /// Slots by tool name, and by normalized name for the tolerant exact-name match.
     names: Names,
+    /// Slots whose tool itself is disabled.
+    disabled: DisabledBits,
+    /// Host functions and disable reasons of the slots that have one.
+    extras: Extras,
     /// Live tools per namespace.
     namespaces: HashMap<String, usize>,
     disabled_namespaces: HashSet<String>,
@@ -227,102 +171,6 @@ fn poisoned() -> Error {
 
 pub use crate::tool::normalize_name;
 
-/// Slot ids keyed by their tool's name. The tables hold only slot ids: the name itself lives once,
-/// in the tool, and is compared through the slots (three copies of every name cost about 0.2 KB
-/// per tool).
-#[derive(Debug, Default)]
-struct Names {
-    exact: HashTable<DocId>,
-    /// Slots whose [`normalize_name`] differs from the name itself, keyed by the normalized name
-    /// (one entry per slot; several slots may share a key). The others are found in `exact`.
-    normalized: HashTable<DocId>,
-    hasher: foldhash::fast::RandomState,
-}
-
-impl Names {
-    fn hash(&self, name: &str) -> u64 {
-        self.hasher.hash_one(name)
-    }
-
-    fn get(&self, slots: &[Option<Slot>], name: &str) -> Option<DocId> {
-        self.exact
-            .find(self.hash(name), |&id| name_at(slots, id) == name)
-            .copied()
-    }
-
-    /// Slots whose normalized name is `normalized` and differs from their name, in no set order.
-    fn normalized<'a>(
-        &'a self,
-        slots: &'a [Option<Slot>],
-        normalized: &'a str,
-    ) -> impl Iterator<Item = DocId> + 'a {
-        self.normalized
-            .iter_hash(self.hash(normalized))
-            .copied()
-            .filter(move |&id| normalize_name(name_at(slots, id)) == normalized)
-    }
-
-    fn insert(&mut self, slots: &[Option<Slot>], id: DocId) {
-        let name = name_at(slots, id);
-        let hasher = &self.hasher;
-        self.exact.insert_unique(hasher.hash_one(name), id, |&i| {
-            hasher.hash_one(name_at(slots, i))
-        });
-        let Some(normalized) = normalized_if_different(name) else {
-            return;
-        };
-        self.normalized
-            .insert_unique(hasher.hash_one(&*normalized), id, |&i| {
-                hasher.hash_one(&*normalize_name(name_at(slots, i)))
-            });
-    }
-
-    /// Forgets slot `id`, whose tool is still in `slots`.
-    fn remove(&mut self, slots: &[Option<Slot>], id: DocId) {
-        let name = name_at(slots, id);
-        if let Ok(entry) = self.exact.find_entry(self.hash(name), |&i| i == id) {
-            entry.remove();
-        }
-        if let Some(normalized) = normalized_if_different(name) {
-            if let Ok(entry) = self
-                .normalized
-                .find_entry(self.hash(&normalized), |&i| i == id)
-            {
-                entry.remove();
-            }
-        }
-    }
-
-    /// Renumbers slots through `map`; hashes do not change, only the ids.
-    fn renumber(&mut self, map: &[Option<DocId>]) {
-        for table in [&mut self.exact, &mut self.normalized] {
-            for id in table.iter_mut() {
-                *id = map[*id as usize].expect("named slots are live");
-            }
-        }
-    }
-}
-
-/// [`normalize_name`] of `name` when it is not `name` itself.
-fn normalized_if_different(name: &str) -> Option<String> {
-    if name.is_ascii()
-        && !name
-            .bytes()
-            .any(|b| b.is_ascii_uppercase() || b == b'/' || b == b'-')
-    {
-        return None;
-    }
-    Some(normalize_name(name)).filter(|n| n != name)
-}
-
-fn name_at(slots: &[Option<Slot>], id: DocId) -> &str {
-    slots[id as usize]
-        .as_ref()
-        .expect("named slot is live")
-        .tool
-        .name()
-}
-
 impl State {
     /// The reference index, if built.
     pub(crate) fn index(&self) -> Option<&Index<5>> {
@@ -351,8 +199,9 @@ impl State {
     pub(crate) fn ensure_reference(&mut self) {
         if self.index.is_none() {
             let mut index = Index::new();
+            index.start_bulk();
             for (id, slot) in self.live_slots() {
-                if self.is_enabled(slot) {
+                if self.is_enabled(id, slot) {
                     index.add(id, &reference_tokens(&slot.tool));
                 }
             }
@@ -375,8 +224,9 @@ impl State {
 
     fn build_enhanced(&mut self, analysis: EnhancedAnalysis) {
         let mut index = Index::new();
+        index.start_bulk();
         for (id, slot) in self.live_slots() {
-            if self.is_enabled(slot) {
+            if self.is_enabled(id, slot) {
                 index.add(id, &enhanced_document(&slot.tool, &analysis));
             }
         }
@@ -398,8 +248,8 @@ impl State {
         &self.slots[slot as usize].as_ref().expect("live slot").tool
     }
 
-    fn is_enabled(&self, slot: &Slot) -> bool {
-        slot.enabled
+    fn is_enabled(&self, id: DocId, slot: &Slot) -> bool {
+        !self.disabled.get(id)
             && slot
                 .tool
                 .namespace()
@@ -409,7 +259,7 @@ impl State {
     fn enabled_at(&self, id: DocId) -> bool {
         self.slots[id as usize]
             .as_ref()
-            .is_some_and(|s| self.is_enabled(s))
+            .is_some_and(|s| self.is_enabled(id, s))
     }
 
     fn live_slots(&self) -> impl Iterator<Item = (DocId, &Slot)> {
@@ -445,7 +295,7 @@ impl State {
         let Some(slot) = self.slots[id as usize].as_ref() else {
             return;
         };
-        if self.is_enabled(slot) {
+        if self.is_enabled(id, slot) {
             if let Some(index) = self.index.as_mut() {
                 index.add(id, &reference_tokens(&slot.tool));
             }
@@ -494,7 +344,7 @@ impl State {
                 *self.namespaces.entry(ns.to_string()).or_default() += 1;
             }
             let stale = std::mem::replace(&mut slot.tool, tool);
-            let old = slot.set_host(host);
+            let old = self.extras.set_host(id, host);
             self.forget_validator(stale.name());
             self.index_slot(id);
             return (id, old);
@@ -504,7 +354,11 @@ impl State {
         if let Some(ns) = tool.namespace() {
             *self.namespaces.entry(ns.to_string()).or_default() += 1;
         }
-        self.slots.push(Some(Slot::new(tool, host)));
+        self.slots.push(Some(Slot { tool }));
+        // A new id has no side entries yet (removal and compaction clear them), so this gives
+        // nothing back.
+        let none = self.extras.set_host(id, host);
+        debug_assert!(none.is_none());
         self.names.insert(&self.slots, id);
         self.live += 1;
         self.index_slot(id);
@@ -536,19 +390,21 @@ impl State {
     fn remove(&mut self, id: DocId) -> Option<HostFn> {
         self.unindex_slot(id);
         self.names.remove(&self.slots, id);
-        let mut slot = self.slots[id as usize].take().expect("named slot is live");
+        let slot = self.slots[id as usize].take().expect("named slot is live");
         self.forget_validator(slot.tool.name());
         if let Some(ns) = slot.tool.namespace() {
             decrement(&mut self.namespaces, ns);
         }
         self.live -= 1;
+        self.disabled.set(id, false);
+        let host = self.extras.remove(id);
         self.maybe_compact();
-        slot.set_host(None)
+        host
     }
 
     /// Why a tool is disabled: its own reason, else its namespace's.
-    fn disabled_reason<'a>(&'a self, slot: &'a Slot) -> Option<&'a str> {
-        slot.reason().or_else(|| {
+    fn disabled_reason<'a>(&'a self, id: DocId, slot: &'a Slot) -> Option<&'a str> {
+        self.extras.reason(id).or_else(|| {
             slot.tool
                 .namespace()
                 .and_then(|ns| self.namespace_reasons.get(ns))
@@ -559,7 +415,7 @@ impl State {
     /// The enabled tools in registration order.
     pub(crate) fn enabled_tools(&self) -> impl Iterator<Item = &Tool> {
         self.live_slots()
-            .filter(|(_, s)| self.is_enabled(s))
+            .filter(|&(id, s)| self.is_enabled(id, s))
             .map(|(_, s)| &s.tool)
     }
 
@@ -678,6 +534,8 @@ impl State {
         }
         self.slots.retain(Option::is_some);
         self.names.renumber(&map);
+        self.disabled.renumber(&map);
+        self.extras.renumber(&map);
         if let Some(index) = self.index.as_mut() {
             index.renumber(&map);
         }
@@ -703,7 +561,7 @@ impl State {
 
     pub(crate) fn summaries(&self) -> Vec<Summary> {
         self.live_slots()
-            .filter(|(_, s)| s.tool.metadata().defer && self.is_enabled(s))
+            .filter(|&(id, s)| s.tool.metadata().defer && self.is_enabled(id, s))
             .map(|(_, s)| Summary {
                 name: s.tool.name().to_string(),
                 description: first_sentence(s.tool.description()).to_string(),
@@ -902,8 +760,14 @@ impl Registry {
     pub fn register(&self, tools: Vec<Tool>) -> Result<Vec<String>> {
         check_registrable(&tools)?;
         let mut replaced = Vec::new();
+        let may_differ = tools
+            .iter()
+            .filter(|t| names::may_differ_normalized(t.name()))
+            .count();
         let mut state = self.shared.write()?;
-        state.slots.reserve(tools.len());
+        let st = &mut *state;
+        st.slots.reserve(tools.len());
+        st.names.reserve(&st.slots, tools.len(), may_differ);
         // Taken from the back of the reversed list, which is shrunk as it empties: the parsed list
         // and the filled registry never count in full at once toward a bulk registration's peak.
         let mut tools = tools;
@@ -1045,11 +909,8 @@ impl Registry {
         let mut state = self.shared.write()?;
         if let Some(id) = state.slot_of(name) {
             state.unindex_slot(id);
-            let slot = state.slots[id as usize]
-                .as_mut()
-                .expect("named slot is live");
-            slot.enabled = enabled;
-            slot.set_reason(reason);
+            state.disabled.set(id, !enabled);
+            state.extras.set_reason(id, reason);
             state.index_slot(id);
             return Ok(());
         }
@@ -1094,7 +955,7 @@ impl Registry {
         }
         let mut entries: Vec<SchemaEntry<'_>> = state
             .live_slots()
-            .filter(|(_, s)| state.is_enabled(s))
+            .filter(|&(id, s)| state.is_enabled(id, s))
             .map(|(_, s)| &s.tool)
             .filter(|t| options.include_deferred || !t.metadata().defer)
             .filter(|t| options.tags.as_ref().is_none_or(|tags| t.has_any_tag(tags)))
@@ -1216,9 +1077,9 @@ impl Registry {
         let slot = state.slots[id as usize]
             .as_ref()
             .expect("named slot is live");
-        if !state.is_enabled(slot) {
+        if !state.is_enabled(id, slot) {
             return Ok(CallTarget::Disabled {
-                reason: state.disabled_reason(slot).map(str::to_string),
+                reason: state.disabled_reason(id, slot).map(str::to_string),
             });
         }
         let validator = state.validator(&slot.tool);
@@ -1227,7 +1088,7 @@ impl Registry {
             deferred: slot.tool.metadata().defer,
             concurrency_safe: slot.tool.metadata().concurrency_safe,
             validator,
-            host: slot.host().or(state.fallback.0.as_ref()).cloned(),
+            host: state.extras.host(id).or(state.fallback.0.as_ref()).cloned(),
         }))
     }
 
@@ -1265,18 +1126,18 @@ impl Registry {
         let state = self.shared.read()?;
         let mut all: Vec<ToolStatus> = state
             .live_slots()
-            .map(|(_, s)| ToolStatus {
+            .map(|(id, s)| ToolStatus {
                 name: s.tool.name().to_string(),
                 namespace: s.tool.namespace().map(str::to_string),
-                enabled: state.is_enabled(s),
-                reason: if state.is_enabled(s) {
+                enabled: state.is_enabled(id, s),
+                reason: if state.is_enabled(id, s) {
                     None
                 } else {
-                    state.disabled_reason(s).map(str::to_string)
+                    state.disabled_reason(id, s).map(str::to_string)
                 },
                 deferred: s.tool.metadata().defer,
                 tags: s.tool.metadata().tags.clone(),
-                callable: s.host().is_some() || state.fallback.0.is_some(),
+                callable: state.extras.host(id).is_some() || state.fallback.0.is_some(),
             })
             .collect();
         all.sort_by(|a, b| a.name.cmp(&b.name));
@@ -1420,7 +1281,7 @@ impl Registry {
         let mut fresh = Index::<5>::new();
         let mut fresh_enhanced = Index::<6>::new();
         for (id, slot) in state.live_slots() {
-            if state.is_enabled(slot) {
+            if state.is_enabled(id, slot) {
                 if state.index.is_some() {
                     fresh.add(id, &reference_document(&slot.tool));
                 }
@@ -1619,6 +1480,59 @@ mod tests {
                 .len()
                 >= 2
         );
+    }
+
+    #[test]
+    fn flags_hosts_and_reasons_follow_their_tools_through_compaction() {
+        let registry = Registry::new();
+        let _discoverer = registry.discoverer(DiscoveryOptions::default());
+        let tool = |name: &str| Tool::new(name, "", None, None, Default::default()).unwrap();
+        // Dead slots first, so the survivors move down when the slots are compacted.
+        let filler: Vec<Tool> = (0..1100).map(|i| tool(&format!("t{i}"))).collect();
+        registry.register(filler).unwrap();
+        registry
+            .register_callable(tool("hosted"), |_| Ok("ran".into()))
+            .unwrap();
+        registry.register(vec![tool("plain"), tool("off")]).unwrap();
+        registry.disable("off", Some("maintenance")).unwrap();
+        registry
+            .register_callable(tool("hosted_off"), |_| Ok("x".into()))
+            .unwrap();
+        registry.disable("hosted_off", None).unwrap();
+        let before = registry.tools_status().unwrap();
+        for i in 0..1100 {
+            registry.unregister(&format!("t{i}")).unwrap();
+        }
+        // Compacted once 1,024 slots were dead: the four tools moved down by 1,024 slots, with
+        // what they had.
+        assert_eq!(registry.shared.read().unwrap().slots.len(), 80);
+        let after = registry.tools_status().unwrap();
+        let kept: Vec<_> = before
+            .into_iter()
+            .filter(|t| !t.name.starts_with('t'))
+            .collect();
+        assert_eq!(after, kept);
+        let status = |name: &str| after.iter().find(|t| t.name == name).unwrap().clone();
+        assert!(status("hosted").enabled && status("hosted").callable);
+        assert!(!status("plain").callable && status("plain").enabled);
+        assert_eq!(status("off").reason.as_deref(), Some("maintenance"));
+        assert!(!status("hosted_off").enabled && status("hosted_off").callable);
+        match registry.call_target("hosted").unwrap() {
+            CallTarget::Tool(t) => {
+                assert_eq!(t.host.expect("host kept")("hosted", "{}"), Ok("ran".into()))
+            }
+            _ => panic!("hosted is callable"),
+        }
+        // A new tool takes a fresh slot without the old slots' flags or hosts.
+        registry.register(vec![tool("fresh")]).unwrap();
+        let fresh = registry.tools_status().unwrap();
+        let fresh = fresh.iter().find(|t| t.name == "fresh").unwrap();
+        assert!(fresh.enabled && !fresh.callable && fresh.reason.is_none());
+        registry.set_enabled("off", true).unwrap();
+        let off = registry.tools_status().unwrap();
+        let off = off.iter().find(|t| t.name == "off").unwrap();
+        assert!(off.enabled && off.reason.is_none());
+        assert!(registry.verify_index().unwrap());
     }
 
     #[test]

@@ -61,9 +61,18 @@ impl Bytes {
         if need > self.capacity() {
             // Grow by a quarter rather than doubling: postings are most of the index's memory.
             let cap = need.max(len + len / 4).min(usize::from(u16::MAX));
-            let mut heap = vec![0u8; cap].into_boxed_slice();
-            heap[..len].copy_from_slice(self.as_slice());
-            self.heap = heap;
+            self.heap = if self.heap.is_empty() {
+                let mut heap = vec![0u8; cap].into_boxed_slice();
+                heap[..len].copy_from_slice(&self.inline[..len]);
+                heap
+            } else {
+                // Grown with `realloc`, often in place: a new block for every growth left the
+                // old one as a hole in the heap (several MB of resident memory at 100,000 tools).
+                let mut heap = std::mem::take(&mut self.heap).into_vec();
+                heap.reserve_exact(cap - heap.len());
+                heap.resize(cap, 0);
+                heap.into_boxed_slice()
+            };
         }
         if self.heap.is_empty() {
             self.inline[len..need].copy_from_slice(data);
@@ -98,7 +107,10 @@ impl Bytes {
                 let heap = std::mem::take(&mut self.heap);
                 self.inline[..len].copy_from_slice(&heap[..len]);
             } else {
-                self.heap = self.as_slice().into();
+                // Shrunk with `realloc`, in place (a copy would leave the old block as a hole).
+                let mut heap = std::mem::take(&mut self.heap).into_vec();
+                heap.truncate(len);
+                self.heap = heap.into_boxed_slice();
             }
         }
     }
