@@ -3,7 +3,9 @@
 //! The scoring itself lives in [`crate::index`]; this module decides which tokens are scored and
 //! turns scored documents into [`Hit`]s.
 
-use crate::analyzer::{ENHANCED_FIELDS, REFERENCE_FIELDS, enhanced_query_tokens_within, tokenize};
+use crate::analyzer::{
+    ENHANCED_FIELDS, EnhancedAnalysis, REFERENCE_FIELDS, enhanced_query_tokens_within, tokenize,
+};
 use crate::error::{Error, Result};
 use crate::format::{
     ApiFormat, into_string, write_f64, write_opt_str, write_schema_strict, write_str,
@@ -282,15 +284,20 @@ impl DiscoveryOptions {
             k1: self.k1,
             b: self.b,
             delta: self.delta,
+            per_field: false,
+            saturate_query: false,
         }
     }
 
-    pub(crate) fn bm25_enhanced(&self) -> Bm25Params<6> {
+    /// The enhanced profile's parameters; `analysis` says which of its scoring changes are on.
+    pub(crate) fn bm25_enhanced(&self, analysis: &EnhancedAnalysis) -> Bm25Params<6> {
         Bm25Params {
             weights: self.field_weights.as_enhanced_array(),
             k1: self.k1,
             b: self.b,
             delta: self.delta,
+            per_field: analysis.per_field_norm,
+            saturate_query: analysis.query_saturation,
         }
     }
 }
@@ -753,7 +760,7 @@ pub(crate) fn rank_query(
                 Error::Internal("the enhanced index was not built for this registry".into())
             })?;
             let tokens = enhanced_query_tokens_within(query, analysis, MAX_QUERY_TOKENS);
-            let params = options.bm25_enhanced();
+            let params = options.bm25_enhanced(analysis);
             plan_and_search(index, options, tokens, false, &params, top_k)
         }
     }
