@@ -85,6 +85,8 @@ fn main() {
         r#"{"mode": "stable"}"#,
         r#"{"mode": "stable", "namespaces": ["none"]}"#,
         r#"{"mode": "summaries"}"#,
+        r#"{"mode": "summaries", "summary_max_tokens": 2000}"#,
+        r#"{"mode": "auto"}"#,
         r#"{"api_format": "anthropic", "mode": "stable"}"#,
         r#"{"api_format": "openai-responses", "mode": "native"}"#,
     ] {

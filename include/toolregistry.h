@@ -287,9 +287,13 @@ tr_status tr_registry_execute(struct tr_registry *r, const char *calls_json, con
  * `options_json` may be NULL or `{"api_format"?: "openai-chat" (default) | "openai-responses" |
  * "anthropic" | "gemini", "mode"?: "summaries" (default) | "stable" | "native" | "auto",
  * "search"?: "client" (default) | "server", "loaded"?: [str] (restore a saved conversation),
- * "strict"?: bool, "defer_threshold_tokens"?: int (auto mode, default 10000), "discovery"?:
- * {ranking options as for tr_registry_enable_discovery}, "top_k"?, "max_tokens"?,
- * "namespaces"?, "tags"?}` (the last four apply to every search). Modes:
+ * "strict"?: bool, "defer_threshold_tokens"?: int (auto mode, default 10000),
+ * "summary_max_tokens"?: int | null, "discovery"?: {ranking options as for
+ * tr_registry_enable_discovery}, "top_k"?, "max_tokens"?, "namespaces"?, "tags"?}` (the last
+ * four apply to every search). `summary_max_tokens` caps the list of deferred tools wherever the
+ * mode writes it (UTF-8 bytes / 4): whole lines in registration order, then `- ... and N more
+ * (call discover_tools to find them)`. Default: no cap in `summaries` (as the reference), 2000
+ * in `stable` and `auto`. Modes:
  * - `summaries`: enabled non-deferred tools (registration order), `discover_tools` (and
  *   `call_deferred` when the registry has it) with the deferred tools listed in its description,
  *   then the loaded deferred tools;
@@ -400,7 +404,10 @@ tr_status tr_discoverer_new(struct tr_registry *r, const char *options_json, str
  * schema; unknown names are skipped, and filters and `top_k` do not apply. Otherwise the BM25F
  * ranking, best first. `options_json` may be NULL or `{"top_k"?: int >= 1 (default 10),
  * "api_format"?: str, "namespaces"?: [str], "tags"?: [str], "deferred"?: bool, "strict"?:
- * bool}`. The filters choose the tools that may answer before ranking and `top_k`:
+ * bool, "max_tokens"?: int >= 1}`. `max_tokens` bounds the answer's size, estimated as its UTF-8
+ * bytes / 4 rounded up: hits keep their schemas while the answer fits, then come as name and
+ * first sentence of the description (no schema), then stop; the top hit is always returned (cut
+ * if need be), so a budget smaller than its summary is exceeded by that hit alone. The filters choose the tools that may answer before ranking and `top_k`:
  * `namespaces`, registered under one of these namespaces; `tags`, carrying any of these tags
  * (both compared ignoring ASCII case); `deferred`, only deferred (true) or only loaded (false)
  * tools. Scores are the same as without a filter. An exact-name match that does not pass the
@@ -657,7 +664,7 @@ tr_status tr_registry_call(struct tr_registry *r, const char *tool_name, const c
 
 /**
  * Disables a tool or a namespace like `tr_registry_set_enabled(r, name, false)`, recording why:
- * a model that calls it gets "tool "x" is disabled: <reason>", and `tr_registry_tools_status`
+ * a model that calls it gets `tool "x" is disabled: REASON`, and `tr_registry_tools_status`
  * shows it. `reason` may be NULL (no reason). Enabling again clears the reason.
  * Errors: NULL_ARGUMENT (`r`, `name`), INVALID_UTF8, NOT_FOUND (neither a tool nor a namespace).
  *

@@ -230,8 +230,8 @@ fn push_ascii_runs<'a>(text: &'a str, out: &mut Vec<Cow<'a, str>>) {
     }
 }
 
-/// Switches of the enhanced profile's analysis. All on by default; they exist so that each
-/// change's contribution can be measured (`toolregistry eval --ablate`).
+/// Switches of the enhanced profile's analysis and scoring. All on by default; they exist so that
+/// each change's contribution can be measured (`toolregistry eval --ablate`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EnhancedAnalysis {
     /// NFKC-normalize text first, so full-width Latin and compatibility forms match their plain forms.
@@ -245,6 +245,12 @@ pub struct EnhancedAnalysis {
     pub param_docs: bool,
     /// Drop English function words ("can", "you", "the", ...) from queries.
     pub stopwords: bool,
+    /// Normalize each field's term frequency by that field's length (the standard BM25F; see
+    /// [`crate::index::Bm25Params::per_field`]) instead of by the weighted document length.
+    pub per_field_norm: bool,
+    /// Saturate repeated query terms like document terms (see
+    /// [`crate::index::Bm25Params::saturate_query`]).
+    pub query_saturation: bool,
 }
 
 impl Default for EnhancedAnalysis {
@@ -255,6 +261,8 @@ impl Default for EnhancedAnalysis {
             stem: true,
             param_docs: true,
             stopwords: true,
+            per_field_norm: true,
+            query_saturation: true,
         }
     }
 }
@@ -575,7 +583,9 @@ pub fn tokenize_enhanced(text: &str, cfg: &EnhancedAnalysis) -> Vec<String> {
                 for p in &parts {
                     tokens.push(stem(lowercase(p)));
                 }
-                tokens.push(lowercase(&run.replace('_', "")));
+                // Stemmed like every other token: a query's tokens are all stemmed, so an unstemmed
+                // `getusers` here never met the query `getUsers` (stemmed `getus`).
+                tokens.push(stem(lowercase(&run.replace('_', ""))));
                 continue;
             }
             if let Some(p) = parts.first() {

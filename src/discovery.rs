@@ -3,7 +3,9 @@
 //! The scoring itself lives in [`crate::index`]; this module decides which tokens are scored and
 //! turns scored documents into [`Hit`]s.
 
-use crate::analyzer::{ENHANCED_FIELDS, REFERENCE_FIELDS, enhanced_query_tokens_within, tokenize};
+use crate::analyzer::{
+    ENHANCED_FIELDS, EnhancedAnalysis, REFERENCE_FIELDS, enhanced_query_tokens_within, tokenize,
+};
 use crate::error::{Error, Result};
 use crate::format::{
     ApiFormat, into_string, write_f64, write_opt_str, write_schema_strict, write_str,
@@ -282,15 +284,20 @@ impl DiscoveryOptions {
             k1: self.k1,
             b: self.b,
             delta: self.delta,
+            per_field: false,
+            saturate_query: false,
         }
     }
 
-    pub(crate) fn bm25_enhanced(&self) -> Bm25Params<6> {
+    /// The enhanced profile's parameters; `analysis` says which of its scoring changes are on.
+    pub(crate) fn bm25_enhanced(&self, analysis: &EnhancedAnalysis) -> Bm25Params<6> {
         Bm25Params {
             weights: self.field_weights.as_enhanced_array(),
             k1: self.k1,
             b: self.b,
             delta: self.delta,
+            per_field: analysis.per_field_norm,
+            saturate_query: analysis.query_saturation,
         }
     }
 }
@@ -320,7 +327,9 @@ pub struct DiscoverRequest {
     pub strict: bool,
     /// Most tokens the JSON answer may take, estimated as its UTF-8 bytes / 4 rounded up: hits
     /// keep their schemas while they fit, then come as name + one-line summary, then stop. The
-    /// top hit is always returned (as name + summary if its schema alone is too big).
+    /// top hit is always returned (as name + summary if its schema alone is too big), so a budget
+    /// smaller than that one summary is exceeded by it alone. Applies to the JSON answers and to
+    /// the typed hits alike.
     pub max_tokens: Option<usize>,
 }
 
@@ -360,7 +369,7 @@ impl DiscoverRequest {
     }
 
     /// Parses `{"top_k"?, "api_format"?, "namespaces"?: [str], "tags"?: [str], "deferred"?:
-    /// bool, "strict"?: bool}`; `None` or `null` give the defaults.
+    /// bool, "strict"?: bool, "max_tokens"?: int >= 1}`; `None` or `null` give the defaults.
     pub fn from_json(text: Option<&str>) -> Result<Self> {
         let mut r = Self::default();
         let Some(text) = text else { return Ok(r) };
@@ -428,23 +437,66 @@ pub fn hits_to_json(hits: &[Hit]) -> String {
         if i > 0 {
             out.push(b',');
         }
-        write_hit_head(
-            &mut out,
-            &h.name,
-            &h.description,
-            h.score,
-            h.namespace.as_deref(),
-            h.deferred,
-        );
-        if let Some(schema) = &h.schema {
-            out.extend_from_slice(b",\"schema\":");
-            out.extend_from_slice(schema.as_bytes());
-        }
-        write_warning(&mut out, h.warning.as_deref());
-        out.push(b'}');
+        write_hit(&mut out, h);
     }
     out.push(b']');
     into_string(out)
+}
+
+/// Writes one hit's object.
+fn write_hit(out: &mut Vec<u8>, h: &Hit) {
+    write_hit_head(
+        out,
+        &h.name,
+        &h.description,
+        h.score,
+        h.namespace.as_deref(),
+        h.deferred,
+    );
+    if let Some(schema) = &h.schema {
+        out.extend_from_slice(b",\"schema\":");
+        out.extend_from_slice(schema.as_bytes());
+    }
+    write_warning(out, h.warning.as_deref());
+    out.push(b'}');
+}
+
+/// Cuts typed hits to `max_tokens` exactly as [`discover_json`] cuts its answer, so
+/// `hits_to_json(&cut)` is that answer: full hits while the answer fits, then name and one-line
+/// summary, then stop; the top hit always stays.
+fn cut_to_budget(hits: Vec<Hit>, max_tokens: Option<usize>) -> Vec<Hit> {
+    let Some(budget) = max_tokens.map(|t| t.saturating_mul(4)) else {
+        return hits;
+    };
+    // The answer so far without its closing `]`, as discover_json measures it.
+    let mut len = 1;
+    let mut compact = false;
+    let mut out = Vec::with_capacity(hits.len());
+    let mut buf = Vec::new();
+    for (i, mut h) in hits.into_iter().enumerate() {
+        let comma = usize::from(i > 0);
+        if !compact {
+            buf.clear();
+            write_hit(&mut buf, &h);
+            if len + comma + buf.len() < budget {
+                len += comma + buf.len();
+                out.push(h);
+                continue;
+            }
+            compact = true;
+        }
+        h.description = crate::registry::first_sentence(&h.description).to_string();
+        h.schema = None;
+        h.warning = None;
+        buf.clear();
+        write_hit(&mut buf, &h);
+        if len + comma + buf.len() >= budget && i > 0 {
+            break;
+        }
+        len += comma + buf.len();
+        out.push(h);
+    }
+    out
 }
 
 /// Writes a hit's strict-mode warning, if any.
@@ -708,7 +760,7 @@ pub(crate) fn rank_query(
                 Error::Internal("the enhanced index was not built for this registry".into())
             })?;
             let tokens = enhanced_query_tokens_within(query, analysis, MAX_QUERY_TOKENS);
-            let params = options.bm25_enhanced();
+            let params = options.bm25_enhanced(analysis);
             plan_and_search(index, options, tokens, false, &params, top_k)
         }
     }
@@ -749,7 +801,7 @@ pub(crate) fn discover(
     request: &DiscoverRequest,
 ) -> Result<Vec<Hit>> {
     let (hits, exact) = answer(state, options, query, request)?;
-    Ok(hits
+    let hits = hits
         .iter()
         .map(|h| {
             let tool = state.tool_at(h.doc);
@@ -771,7 +823,8 @@ pub(crate) fn discover(
                 warning,
             }
         })
-        .collect())
+        .collect();
+    Ok(cut_to_budget(hits, request.max_tokens))
 }
 
 /// [`discover`] answered as JSON text (as [`hits_to_json`] writes it), written straight from

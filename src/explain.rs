@@ -77,7 +77,11 @@ pub struct TermContribution {
     pub weighted_tf: f64,
     /// The BM25(+) normalized frequency, delta included.
     pub tf_norm: f64,
-    /// `idf * tf_norm`: what this token adds to the score.
+    /// 1, unless the token repeats in the query and the profile saturates repeats (enhanced):
+    /// then `(k1 + 1) / (n + k1)` for a token given `n` times, so its `n` rows add up to
+    /// `n * (k1 + 1) / (n + k1)` times one occurrence.
+    pub query_weight: f64,
+    /// `idf * query_weight * tf_norm`: what this token adds to the score.
     pub score: f64,
     /// The fields the token occurs in.
     pub fields: Vec<FieldContribution>,
@@ -195,6 +199,7 @@ impl Explanation {
                     "idf": t.idf,
                     "weighted_tf": t.weighted_tf,
                     "tf_norm": t.tf_norm,
+                    "query_weight": t.query_weight,
                     "score": t.score,
                     "fields": t.fields.iter().map(|f| json!({
                         "field": f.field, "tf": f.tf, "weight": f.weight, "score": f.score,
@@ -320,13 +325,13 @@ pub(crate) fn explain(
             slot,
         ),
         Profile::Enhanced => {
-            let (_, index) = state.enhanced().ok_or_else(|| {
+            let (analysis, index) = state.enhanced().ok_or_else(|| {
                 Error::Internal("the enhanced index was not built for this registry".into())
             })?;
             contributions(
                 index,
                 &crate::analyzer::ENHANCED_FIELDS,
-                &options.bm25_enhanced(),
+                &options.bm25_enhanced(analysis),
                 &out.scored_tokens,
                 slot,
             )
@@ -382,7 +387,7 @@ fn contributions<const F: usize>(
     let Some(lengths) = index.doc_lengths(doc) else {
         return Vec::new();
     };
-    let avgdl = index.weighted_avgdl(&params.weights);
+    let scales = index.field_scales(&lengths, params);
     let mut out = Vec::new();
     for token in tokens {
         let Some(posting) = index.posting(token, doc) else {
@@ -390,19 +395,32 @@ fn contributions<const F: usize>(
         };
         let df = index.doc_freq(token);
         let idf = index.idf(df);
-        let tf_norm = index.tf_norm(&posting, &lengths, params, avgdl);
-        let score = idf * tf_norm;
+        let tf_norm = index.tf_norm(&posting, &lengths, params);
+        let query_weight = params.query_weight(tokens.iter().filter(|t| *t == token).count());
+        let score = if params.saturate_query {
+            // In the order the search multiplies, so the parts add up to its score.
+            idf * query_weight * tf_norm
+        } else {
+            idf * tf_norm
+        };
         let weighted_tf: f64 = params
             .weights
             .iter()
             .zip(posting.tf)
             .map(|(w, tf)| w * f64::from(tf))
             .sum();
+        // Shares of the weighted frequency as scored: with per-field normalization, each field's
+        // occurrences count by its normalized weight.
+        let scored_tf: f64 = scales
+            .iter()
+            .zip(posting.tf)
+            .map(|(s, tf)| s * f64::from(tf))
+            .sum();
         let field_list = (0..F)
             .filter(|&f| posting.tf[f] > 0)
             .map(|f| {
-                let share = if weighted_tf > 0.0 {
-                    params.weights[f] * f64::from(posting.tf[f]) / weighted_tf
+                let share = if scored_tf > 0.0 {
+                    scales[f] * f64::from(posting.tf[f]) / scored_tf
                 } else {
                     0.0
                 };
@@ -420,6 +438,7 @@ fn contributions<const F: usize>(
             idf,
             weighted_tf,
             tf_norm,
+            query_weight,
             score,
             fields: field_list,
         });

@@ -1,123 +1,15 @@
-//! Output: tool schemas in each provider's format, and the small JSON writer the outputs share.
+//! Output: tool schemas in each provider's format, their parameters cleaned for it.
 //!
 //! Outputs are written straight into a byte buffer: the stored parameters schema is already compact
-//! JSON, so a discover answer copies it instead of parsing and re-serializing a tree per hit.
+//! JSON, so a discover answer copies it instead of parsing and re-serializing a tree per hit. How
+//! each provider wraps a tool is its [`Provider::write_tool`](crate::provider::Provider::write_tool).
 
-use crate::error::{Error, Result};
-use crate::schema::{Cleaned, Form, SameForms, SchemaCache};
+pub use crate::json::{into_string, json_text, write_f64, write_opt_str, write_str};
+pub use crate::provider::ApiFormat;
+
+use crate::provider::provider;
+use crate::schema::{SameForms, SchemaCache};
 use crate::tool::Tool;
-
-/// The provider format a tool schema is rendered in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ApiFormat {
-    /// `{"type": "function", "function": {"name", "description", "parameters"}}`
-    #[default]
-    OpenAiChat,
-    /// `{"type": "function", "name", "description", "parameters", "strict": false}`
-    OpenAiResponses,
-    /// `{"name", "description", "input_schema"}`
-    Anthropic,
-    /// `{"name", "description", "parameters"}` with upper-case schema types.
-    Gemini,
-}
-
-impl ApiFormat {
-    /// Every format, in documentation order.
-    pub const ALL: [ApiFormat; 4] = [
-        ApiFormat::OpenAiChat,
-        ApiFormat::OpenAiResponses,
-        ApiFormat::Anthropic,
-        ApiFormat::Gemini,
-    ];
-
-    /// Parses the format's name: `openai-chat`, `openai-responses`, `anthropic` or `gemini`.
-    pub fn parse(name: &str) -> Result<Self> {
-        Self::ALL.into_iter().find(|f| f.as_str() == name).ok_or_else(|| {
-            Error::invalid(format!(
-                "api_format: unknown format {name:?} (expected openai-chat, openai-responses, anthropic or gemini)"
-            ))
-        })
-    }
-
-    /// The format's name as it appears in JSON options.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ApiFormat::OpenAiChat => "openai-chat",
-            ApiFormat::OpenAiResponses => "openai-responses",
-            ApiFormat::Anthropic => "anthropic",
-            ApiFormat::Gemini => "gemini",
-        }
-    }
-}
-
-/// Appends `s` as a JSON string literal.
-pub fn write_str(out: &mut Vec<u8>, s: &str) {
-    out.reserve(s.len() + 2);
-    out.push(b'"');
-    let bytes = s.as_bytes();
-    let mut start = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        // Eight bytes at a time while none needs escaping (descriptions rarely do).
-        if let Some(chunk) = bytes.get(i..i + 8) {
-            let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
-            if !needs_escape(word) {
-                i += 8;
-                continue;
-            }
-        }
-        let b = bytes[i];
-        i += 1;
-        let escape: &[u8] = match b {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            b'\t' => b"\\t",
-            0x00..=0x1f => b"",
-            _ => continue,
-        };
-        out.extend_from_slice(&bytes[start..i - 1]);
-        if escape.is_empty() {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
-            out.extend_from_slice(b"\\u00");
-            out.push(HEX[usize::from(b >> 4)]);
-            out.push(HEX[usize::from(b & 0xf)]);
-        } else {
-            out.extend_from_slice(escape);
-        }
-        start = i;
-    }
-    out.extend_from_slice(&bytes[start..]);
-    out.push(b'"');
-}
-
-/// Whether any byte of `word` is `"`, `\\` or a control character (below 0x20).
-fn needs_escape(word: u64) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    // Exact for "is there such a byte" (not for which): the classic has-zero/has-less tests.
-    let has_zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
-    let below_space = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
-    (has_zero(word ^ (ONES * u64::from(b'"')))
-        | has_zero(word ^ (ONES * u64::from(b'\\')))
-        | below_space)
-        != 0
-}
-
-/// Appends an optional string, `null` when absent.
-pub fn write_opt_str(out: &mut Vec<u8>, s: Option<&str>) {
-    match s {
-        Some(s) => write_str(out, s),
-        None => out.extend_from_slice(b"null"),
-    }
-}
-
-/// Appends a float the way serde_json prints it (shortest text that reads back to the same value).
-pub fn write_f64(out: &mut Vec<u8>, x: f64) {
-    // serde_json's own writer (non-finite numbers become null; scores are always finite).
-    serde_json::to_writer(&mut *out, &x).expect("writing to a Vec cannot fail");
-}
 
 /// Appends the tool's schema in `format`, its parameters cleaned for that provider (see
 /// [`crate::schema`]; computed once per tool and format).
@@ -133,8 +25,9 @@ pub fn write_schema_strict<'a>(
     format: ApiFormat,
     strict: bool,
 ) -> Option<&'a str> {
-    let cleaned = tool.cleaned_parameters(Form::of(format, strict));
-    write_cleaned(out, tool.name(), tool.description(), &cleaned, format);
+    let provider = provider(format);
+    let cleaned = tool.cleaned_parameters(provider.schema_form(strict));
+    provider.write_tool(out, tool.name(), tool.description(), &cleaned);
     cleaned.warning
 }
 
@@ -162,172 +55,10 @@ pub fn write_cached_schema_parts<'a>(
     format: ApiFormat,
     strict: bool,
 ) -> Option<&'a str> {
+    let provider = provider(format);
     let cleaned = cache
         .0
-        .clean(&cache.1, parameters, Form::of(format, strict));
-    write_cleaned(out, name, description, &cleaned, format);
+        .clean(&cache.1, parameters, provider.schema_form(strict));
+    provider.write_tool(out, name, description, &cleaned);
     cleaned.warning
-}
-
-/// Wraps cleaned parameters in the provider's tool object.
-fn write_cleaned(
-    out: &mut Vec<u8>,
-    name: &str,
-    description: &str,
-    cleaned: &Cleaned<'_>,
-    format: ApiFormat,
-) {
-    let parameters = cleaned.parameters.as_bytes();
-    let head = |out: &mut Vec<u8>| {
-        out.extend_from_slice(b"\"name\":");
-        write_str(out, name);
-        out.extend_from_slice(b",\"description\":");
-        write_str(out, description);
-    };
-    match format {
-        ApiFormat::OpenAiChat => {
-            out.extend_from_slice(b"{\"type\":\"function\",\"function\":{");
-            head(out);
-            out.extend_from_slice(b",\"parameters\":");
-            out.extend_from_slice(parameters);
-            if cleaned.strict {
-                out.extend_from_slice(b",\"strict\":true");
-            }
-            out.extend_from_slice(b"}}");
-        }
-        ApiFormat::OpenAiResponses => {
-            out.extend_from_slice(b"{\"type\":\"function\",");
-            head(out);
-            out.extend_from_slice(b",\"parameters\":");
-            out.extend_from_slice(parameters);
-            out.extend_from_slice(if cleaned.strict {
-                b",\"strict\":true}"
-            } else {
-                b",\"strict\":false}"
-            });
-        }
-        ApiFormat::Anthropic => {
-            out.push(b'{');
-            head(out);
-            out.extend_from_slice(b",\"input_schema\":");
-            out.extend_from_slice(parameters);
-            out.push(b'}');
-        }
-        ApiFormat::Gemini => {
-            out.push(b'{');
-            head(out);
-            out.extend_from_slice(b",\"parameters\":");
-            out.extend_from_slice(parameters);
-            out.push(b'}');
-        }
-    }
-}
-
-/// Compact JSON text of a value, by serde_json's own writer (`Value`'s `Display` goes through a
-/// formatter and is several times slower).
-pub fn json_text(value: &serde_json::Value) -> String {
-    serde_json::to_string(value).expect("a Value always serializes")
-}
-
-/// Turns an output buffer into a `String`; the writers above only ever emit UTF-8.
-pub fn into_string(buf: Vec<u8>) -> String {
-    String::from_utf8(buf).expect("JSON writers emit UTF-8")
-}
-
-#[cfg(test)]
-mod tests {
-    /// The plain byte-at-a-time escaping `write_str` must match.
-    fn escape_plain(s: &str) -> Vec<u8> {
-        let mut out = vec![b'"'];
-        for c in s.chars() {
-            match c {
-                '"' => out.extend_from_slice(b"\\\""),
-                '\\' => out.extend_from_slice(b"\\\\"),
-                '\n' => out.extend_from_slice(b"\\n"),
-                '\r' => out.extend_from_slice(b"\\r"),
-                '\t' => out.extend_from_slice(b"\\t"),
-                c if (c as u32) < 0x20 => {
-                    out.extend_from_slice(format!("\\u{:04x}", c as u32).as_bytes())
-                }
-                c => out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
-            }
-        }
-        out.push(b'"');
-        out
-    }
-
-    #[test]
-    fn write_str_escapes_like_the_plain_loop() {
-        let mut cases: Vec<String> = vec![
-            String::new(),
-            "plain ascii text that is longer than eight bytes".into(),
-            "quote\" and back\\slash at odd offsets".into(),
-            "é中文😀 mixed ~\u{7f} del".into(),
-        ];
-        for b in 0u8..0x20 {
-            for pad in 0..10 {
-                cases.push(format!(
-                    "{}{}{}",
-                    "x".repeat(pad),
-                    b as char,
-                    "y".repeat(9 - pad)
-                ));
-            }
-        }
-        for case in &cases {
-            let mut out = Vec::new();
-            write_str(&mut out, case);
-            assert_eq!(out, escape_plain(case), "{case:?}");
-            let back: String = serde_json::from_slice(&out).unwrap();
-            assert_eq!(&back, case);
-        }
-        let mut out = Vec::new();
-        write_f64(&mut out, 0.1 + 0.2);
-        assert_eq!(out, b"0.30000000000000004");
-    }
-
-    use super::*;
-    use serde_json::Value;
-
-    #[test]
-    fn strings_escape_like_serde_json() {
-        for s in [
-            "plain",
-            "q\"uote\\",
-            "line\nbreak\t\r",
-            "\u{1}\u{1f}",
-            "ünï 天",
-        ] {
-            let mut out = Vec::new();
-            write_str(&mut out, s);
-            assert_eq!(
-                String::from_utf8(out).unwrap(),
-                serde_json::to_string(s).unwrap()
-            );
-        }
-    }
-
-    #[test]
-    fn every_format_is_valid_json_of_the_right_shape() {
-        let params = r#"{"type":"object","properties":{"a":{"type":"integer","enum":[1,2]}},"required":["a"]}"#;
-        for f in ApiFormat::ALL {
-            let mut out = Vec::new();
-            write_schema_parts(&mut out, "add", "Add.", params, f);
-            let v: Value = serde_json::from_slice(&out).unwrap();
-            match f {
-                ApiFormat::OpenAiChat => assert_eq!(
-                    v["function"]["parameters"]["properties"]["a"]["type"],
-                    "integer"
-                ),
-                ApiFormat::OpenAiResponses => assert_eq!(v["strict"], false),
-                ApiFormat::Anthropic => assert_eq!(v["input_schema"]["required"][0], "a"),
-                ApiFormat::Gemini => {
-                    assert_eq!(v["parameters"]["type"], "OBJECT");
-                    assert_eq!(v["parameters"]["properties"]["a"]["type"], "INTEGER");
-                }
-            }
-            assert_eq!(ApiFormat::parse(f.as_str()).unwrap(), f);
-        }
-        assert!(ApiFormat::parse("openai").is_err());
-    }
 }

@@ -41,6 +41,7 @@ pub mod exec;
 pub mod explain;
 pub mod format;
 pub mod index;
+mod json;
 pub mod limits;
 pub mod provider;
 pub mod registry;

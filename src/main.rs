@@ -83,8 +83,8 @@ enum Command {
         /// Write {"id", "ranked": [names]} per query (JSON lines) to FILE.
         #[arg(long, value_name = "FILE")]
         rankings: Option<std::path::PathBuf>,
-        /// Turn enhanced analysis changes off, for ablation: comma-separated of nfkc, split,
-        /// stem, param_docs, stopwords.
+        /// Turn enhanced analysis and scoring changes off, for ablation: comma-separated of nfkc,
+        /// split, stem, param_docs, stopwords, per_field_norm, query_saturation.
         #[arg(long, value_name = "LIST", hide = true)]
         ablate: Option<String>,
     },
@@ -329,9 +329,11 @@ fn parse_ablation(list: &str) -> Result<EnhancedAnalysis, String> {
             "stem" => a.stem = false,
             "param_docs" => a.param_docs = false,
             "stopwords" => a.stopwords = false,
+            "per_field_norm" => a.per_field_norm = false,
+            "query_saturation" => a.query_saturation = false,
             other => {
                 return Err(format!(
-                    "--ablate: unknown change {other:?} (expected nfkc, split, stem, param_docs or stopwords)"
+                    "--ablate: unknown change {other:?} (expected nfkc, split, stem, param_docs, stopwords, per_field_norm or query_saturation)"
                 ));
             }
         }
@@ -448,9 +450,14 @@ fn print_explanation(out: &mut String, e: &Explanation) {
         );
     }
     for term in &t.terms {
+        let repeat = if term.query_weight == 1.0 {
+            String::new()
+        } else {
+            format!(" x query weight {:.4}", term.query_weight)
+        };
         let _ = writeln!(
             out,
-            "  {:<20} +{:>8.4}  idf {:.4} x tf_norm {:.4} (df {})",
+            "  {:<20} +{:>8.4}  idf {:.4} x tf_norm {:.4}{repeat} (df {})",
             term.token, term.score, term.idf, term.tf_norm, term.df
         );
         for f in &term.fields {

@@ -8,8 +8,8 @@ use crate::analyzer::{EnhancedAnalysis, enhanced_document, reference_document, r
 use crate::discovery::{self, DiscoverRequest, Discoverer, DiscoveryOptions, Hit};
 use crate::error::{Error, Result};
 use crate::format::{
-    ApiFormat, into_string, write_cached_schema_parts, write_opt_str, write_schema,
-    write_schema_strict, write_str,
+    ApiFormat, into_string, write_cached_schema_parts, write_opt_str, write_schema_strict,
+    write_str,
 };
 use crate::index::{DocId, Index};
 use crate::limits::{check_tool_text, kind_of, parse_json, string_list};
@@ -44,8 +44,9 @@ pub type HostFn = Arc<dyn Fn(&str, &str) -> HostResult + Send + Sync>;
 pub trait Builtin: Send + Sync + std::fmt::Debug {
     /// The tool's name, one of [`RESERVED_NAMES`].
     fn name(&self) -> &'static str;
-    /// The description the model sees, given the current deferred tools.
-    fn description(&self, deferred: &[Summary]) -> String;
+    /// The description the model sees, given the current deferred tools, their list cut to about
+    /// `max_tokens` when given (a conversation's `summary_max_tokens`).
+    fn description(&self, deferred: &[Summary], max_tokens: Option<usize>) -> String;
     /// The description without the deferred tools listed, where they are listed elsewhere (a
     /// `stable` conversation's system text).
     fn base_description(&self) -> &'static str;
@@ -141,7 +142,7 @@ pub(crate) struct Shared {
 }
 
 /// One shared rendering: (key, generation it was made at, value).
-type Derived = (u64, u64, Arc<dyn std::any::Any + Send + Sync>);
+type Derived = ([u64; 3], u64, Arc<dyn std::any::Any + Send + Sync>);
 
 impl Shared {
     pub(crate) fn read(&self) -> Result<RwLockReadGuard<'_, State>> {
@@ -447,28 +448,74 @@ impl State {
     }
 
     /// The schemas of exactly these tools (disabled ones and built-ins too), in this order.
-    fn named_schemas(&self, names: &[String], format: ApiFormat) -> Result<String> {
-        let mut out = vec![b'['];
-        let mut summaries = None;
-        for (i, name) in names.iter().enumerate() {
+    /// The schemas `names` asks for, in that order (disabled tools too).
+    fn named_entries(&self, names: &[String]) -> Result<Vec<SchemaEntry<'_>>> {
+        names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                if let Some(b) = self.builtin(name) {
+                    return Ok(SchemaEntry::Builtin(b.as_ref()));
+                }
+                let id = self.slot_of(name).ok_or_else(|| {
+                    Error::not_found(format!(
+                        "options.names[{i}]: no tool named {name:?} is registered"
+                    ))
+                })?;
+                Ok(SchemaEntry::Tool(self.tool_at(id)))
+            })
+            .collect()
+    }
+
+    /// Writes schemas as a JSON array, or with `strict` as `{"tools": [...], "warnings":
+    /// [{"name", "reason"}]}` naming the tools that could not be made strict.
+    fn write_schema_list(
+        &self,
+        entries: &[SchemaEntry<'_>],
+        format: ApiFormat,
+        strict: bool,
+    ) -> String {
+        let any_builtin = entries.iter().any(|e| matches!(e, SchemaEntry::Builtin(_)));
+        let summaries = if any_builtin {
+            self.summaries()
+        } else {
+            Vec::new()
+        };
+        let mut warnings: Vec<(&str, &str)> = Vec::new();
+        let mut out = Vec::new();
+        out.extend_from_slice(if strict { b"{\"tools\":[" } else { b"[" });
+        for (i, entry) in entries.iter().enumerate() {
             if i > 0 {
                 out.push(b',');
             }
-            if let Some(b) = self.builtin(name) {
-                let summaries = summaries.get_or_insert_with(|| self.summaries());
-                let description = b.description(summaries);
-                write_builtin_schema(&mut out, b.as_ref(), &description, format, false);
-                continue;
-            }
-            let id = self.slot_of(name).ok_or_else(|| {
-                Error::not_found(format!(
-                    "options.names[{i}]: no tool named {name:?} is registered"
-                ))
-            })?;
-            write_schema(&mut out, self.tool_at(id), format);
+            let warning = match *entry {
+                SchemaEntry::Builtin(builtin) => {
+                    let description = builtin.description(&summaries, None);
+                    write_builtin_schema(&mut out, builtin, &description, format, strict)
+                        .map(|w| (builtin.name(), w))
+                }
+                SchemaEntry::Tool(tool) => {
+                    write_schema_strict(&mut out, tool, format, strict).map(|w| (tool.name(), w))
+                }
+            };
+            warnings.extend(warning);
         }
         out.push(b']');
-        Ok(into_string(out))
+        if strict {
+            out.extend_from_slice(b",\"warnings\":[");
+            for (i, (name, reason)) in warnings.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                out.extend_from_slice(b"{\"name\":");
+                write_str(&mut out, name);
+                out.extend_from_slice(b",\"reason\":");
+                write_str(&mut out, reason);
+                out.push(b'}');
+            }
+            out.extend_from_slice(b"]}");
+        }
+        into_string(out)
     }
 
     /// Drops dead slots once they dominate, renumbering in order so ties still break by registration.
@@ -644,6 +691,22 @@ impl SchemaOptions {
         }
         crate::schema::check_strict(o.strict, o.api_format, "options")?;
         Ok(o)
+    }
+}
+
+/// One schema to list: a registered tool or a built-in.
+#[derive(Clone, Copy)]
+enum SchemaEntry<'a> {
+    Tool(&'a Tool),
+    Builtin(&'a dyn Builtin),
+}
+
+impl SchemaEntry<'_> {
+    fn name(&self) -> &str {
+        match self {
+            SchemaEntry::Tool(t) => t.name(),
+            SchemaEntry::Builtin(b) => b.name(),
+        }
     }
 }
 
@@ -885,10 +948,12 @@ impl Registry {
     /// `{"tools": [...], "warnings": [...]}` (see [`SchemaOptions`]).
     pub fn schemas_json(&self, options: &SchemaOptions) -> Result<String> {
         let state = self.shared.read()?;
+        let (format, strict) = (options.api_format, options.strict);
         if let Some(names) = &options.names {
-            return state.named_schemas(names, options.api_format);
+            let entries = state.named_entries(names)?;
+            return Ok(state.write_schema_list(&entries, format, strict));
         }
-        let mut tools: Vec<&Tool> = state
+        let mut entries: Vec<SchemaEntry<'_>> = state
             .live_slots()
             .filter(|&(id, s)| state.is_enabled(id, s))
             .map(|(_, s)| &s.tool)
@@ -900,65 +965,20 @@ impl Registry {
                     .as_ref()
                     .is_none_or(|tags| !t.has_any_tag(tags))
             })
+            .map(SchemaEntry::Tool)
             .collect();
-        tools.sort_by(|a, b| a.name().cmp(b.name()));
         // Built-ins have no tags, so a tag filter leaves them out.
-        let mut builtins: Vec<&Arc<dyn Builtin>> = if options.tags.is_none() {
-            state.builtins.iter().collect()
-        } else {
-            Vec::new()
-        };
-        builtins.sort_by_key(|b| b.name());
-        let summaries = if builtins.is_empty() {
-            Vec::new()
-        } else {
-            state.summaries()
-        };
-        let (format, strict) = (options.api_format, options.strict);
-        let mut warnings: Vec<(&str, &str)> = Vec::new();
-        let mut out = Vec::new();
-        out.extend_from_slice(if strict { b"{\"tools\":[" } else { b"[" });
-        let (mut t, mut b) = (0, 0);
-        let mut first = true;
-        while t < tools.len() || b < builtins.len() {
-            if !first {
-                out.push(b',');
-            }
-            first = false;
-            let builtin_next =
-                b < builtins.len() && (t == tools.len() || builtins[b].name() < tools[t].name());
-            if builtin_next {
-                let builtin = builtins[b].as_ref();
-                let description = builtin.description(&summaries);
-                if let Some(w) =
-                    write_builtin_schema(&mut out, builtin, &description, format, strict)
-                {
-                    warnings.push((builtin.name(), w));
-                }
-                b += 1;
-            } else {
-                if let Some(w) = write_schema_strict(&mut out, tools[t], format, strict) {
-                    warnings.push((tools[t].name(), w));
-                }
-                t += 1;
-            }
+        if options.tags.is_none() {
+            entries.extend(
+                state
+                    .builtins
+                    .iter()
+                    .map(|b| SchemaEntry::Builtin(b.as_ref())),
+            );
         }
-        out.push(b']');
-        if strict {
-            out.extend_from_slice(b",\"warnings\":[");
-            for (i, (name, reason)) in warnings.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                out.extend_from_slice(b"{\"name\":");
-                write_str(&mut out, name);
-                out.extend_from_slice(b",\"reason\":");
-                write_str(&mut out, reason);
-                out.push(b'}');
-            }
-            out.extend_from_slice(b"]}");
-        }
-        Ok(into_string(out))
+        // Names are unique across tools and built-ins, so the order is total.
+        entries.sort_by(|a, b| a.name().cmp(b.name()));
+        Ok(state.write_schema_list(&entries, format, strict))
     }
 
     /// One-line summaries of the enabled deferred tools, in registration order.
@@ -1164,7 +1184,7 @@ impl Registry {
     /// registry changes; `build` runs under the read lock only when the cached one is stale.
     pub(crate) fn derived<T: std::any::Any + Send + Sync>(
         &self,
-        key: u64,
+        key: [u64; 3],
         build: impl FnOnce(&State) -> T,
     ) -> Result<Arc<T>> {
         let generation = self.generation();

@@ -313,3 +313,37 @@ fn cli_namespace_and_tag_flags() {
     assert_eq!(hits[1]["name"], "linear-create_issue");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `max_tokens` cuts the typed hits of the Rust API exactly as it cuts the JSON answer.
+#[test]
+fn max_tokens_cuts_typed_hits_like_the_json_answer() {
+    let r = registry();
+    let mut cut_somewhere = false;
+    for query in [
+        "issue",
+        "create issue",
+        "code repository",
+        "linear-create_issue",
+        "email",
+    ] {
+        let full = r.discover_json(query, &request("{}")).unwrap();
+        for tokens in (1..=full.len().div_ceil(4) + 2).step_by(3) {
+            for extra in ["", r#", "api_format": "anthropic""#, r#", "strict": true"#] {
+                let req = request(&format!(r#"{{"max_tokens": {tokens}{extra}}}"#));
+                let hits = r.discover(query, &req).unwrap();
+                let json = r.discover_json(query, &req).unwrap();
+                assert_eq!(
+                    toolregistry::discovery::hits_to_json(&hits),
+                    json,
+                    "{query} {tokens}{extra}"
+                );
+                assert!(!hits.is_empty(), "the top hit always stays");
+                cut_somewhere |= hits.iter().any(|h| h.schema.is_none() && h.deferred);
+            }
+        }
+    }
+    assert!(
+        cut_somewhere,
+        "some budget cut a deferred hit to its summary"
+    );
+}

@@ -368,6 +368,45 @@ fn strict_mode_over_the_corpus_never_drops_a_tool() {
             warned.len()
         );
 
+        // Asking by name gives the same strict schemas and warnings, in the order asked.
+        let name_of = |tool: &Value| {
+            let def = if format == ApiFormat::OpenAiChat {
+                &tool["function"]
+            } else {
+                tool
+            };
+            def["name"].as_str().unwrap().to_string()
+        };
+        let picked: Vec<&Value> = tools.iter().rev().step_by(7).collect();
+        let names: Vec<String> = picked.iter().map(|t| name_of(t)).collect();
+        let named = registry
+            .schemas_json(
+                &SchemaOptions::from_json(Some(
+                    &json!({"api_format": format.as_str(), "strict": true, "names": names})
+                        .to_string(),
+                ))
+                .unwrap(),
+            )
+            .unwrap();
+        let named: Value = serde_json::from_str(&named).unwrap();
+        assert_eq!(
+            named["tools"].as_array().unwrap(),
+            &picked.iter().map(|t| (*t).clone()).collect::<Vec<_>>()
+        );
+        let named_warned: Vec<&str> = named["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w["name"].as_str().unwrap())
+            .collect();
+        let want: Vec<&str> = names
+            .iter()
+            .map(String::as_str)
+            .filter(|n| warned.contains_key(n))
+            .collect();
+        assert!(!want.is_empty());
+        assert_eq!(named_warned, want);
+
         // Discover answers: the same strict schema, or the non-strict one with a `warning`.
         let mut d = std::ptr::null_mut();
         check(

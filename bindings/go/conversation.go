@@ -55,6 +55,10 @@ type ConversationOptions struct {
 	Strict bool `json:"strict,omitempty"`
 	// DeferThresholdTokens is ModeAuto's threshold (UTF-8 bytes / 4); nil means 10000.
 	DeferThresholdTokens *int `json:"defer_threshold_tokens,omitempty"`
+	// SummaryMaxTokens caps the list of deferred tools (UTF-8 bytes / 4) wherever the mode
+	// writes it, ending it with "- ... and N more"; nil means none in ModeSummaries (as the
+	// reference) and 2000 in ModeStable and ModeAuto.
+	SummaryMaxTokens *int `json:"summary_max_tokens,omitempty"`
 	// Discovery gives the conversation's searches their own ranking options; nil uses the
 	// registry's.
 	Discovery *DiscoveryOptions `json:"discovery,omitempty"`

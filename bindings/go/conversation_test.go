@@ -105,12 +105,13 @@ func TestConversationOptionsJSON(t *testing.T) {
 	}
 	doc, err := json.Marshal(toolregistry.ConversationOptions{
 		APIFormat: toolregistry.Anthropic, Mode: toolregistry.ModeAuto, Search: toolregistry.SearchServer,
-		Loaded: []string{"a"}, DeferThresholdTokens: toolregistry.Ptr(0), TopK: 3, MaxTokens: 500,
+		Loaded: []string{"a"}, DeferThresholdTokens: toolregistry.Ptr(0), SummaryMaxTokens: toolregistry.Ptr(0),
+		TopK: 3, MaxTokens: 500,
 		Discovery:  &toolregistry.DiscoveryOptions{Profile: toolregistry.ProfileReference},
 		Namespaces: []string{"gh"}, Tags: []string{"net"},
 	})
 	want := `{"api_format":"anthropic","mode":"auto","search":"server","loaded":["a"],"defer_threshold_tokens":0,` +
-		`"discovery":{"profile":"reference"},"top_k":3,"max_tokens":500,"namespaces":["gh"],"tags":["net"]}`
+		`"summary_max_tokens":0,"discovery":{"profile":"reference"},"top_k":3,"max_tokens":500,"namespaces":["gh"],"tags":["net"]}`
 	if err != nil || string(doc) != want {
 		t.Fatalf("options JSON\n got  %s\n want %s", doc, want)
 	}
@@ -132,6 +133,14 @@ func TestConversationTools(t *testing.T) {
 	}
 	if !strings.Contains(tools.SystemText, "send_email") || !strings.Contains(tools.SystemText, "get_weather") {
 		t.Fatalf("system text lists no deferred tools: %q", tools.SystemText)
+	}
+	// A budget of 0 tokens leaves only the count of the deferred tools.
+	cut, err := newConversation(t, r, toolregistry.ConversationOptions{
+		Mode: toolregistry.ModeStable, SummaryMaxTokens: toolregistry.Ptr(0),
+	}).Tools()
+	if err != nil || !strings.HasSuffix(cut.SystemText, "\n- ... and 2 more (call discover_tools to find them)") ||
+		strings.Contains(cut.SystemText, "send_email") {
+		t.Fatalf("summary_max_tokens 0: %q, %v", cut.SystemText, err)
 	}
 	// Tools is the exact bytes of the library's answer, and the fingerprint is the SHA-256 of
 	// {"tools":<tools>,"system_text":<system_text>} as written there.

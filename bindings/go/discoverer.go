@@ -68,9 +68,25 @@ func (d *Discoverer) DiscoverFormat(query string, topK int, format APIFormat) ([
 }
 
 // DiscoverWith is Discover with every per-call option: filters that choose the tools before
-// ranking (Namespaces, Tags, Deferred), TopK (0: 10) and the schema format. A query
-// "select:a,b,c" returns those tools by exact name, in that order, with their schemas.
+// ranking (Namespaces, Tags, Deferred), TopK (0: 10), the schema format, strict mode and a token
+// budget (MaxTokens). A query "select:a,b,c" returns those tools by exact name, in that order,
+// with their schemas.
 func (d *Discoverer) DiscoverWith(query string, req DiscoverRequest) ([]Result, error) {
+	out, err := d.DiscoverJSON(query, req)
+	if err != nil {
+		return nil, err
+	}
+	var results []Result
+	if err := json.Unmarshal(out, &results); err != nil {
+		return nil, fmt.Errorf("toolregistry: decoding results: %w", err)
+	}
+	return results, nil
+}
+
+// DiscoverJSON is DiscoverWith's answer as the library's JSON text, undecoded:
+// [{"name", "description", "score", "namespace", "deferred", "schema"?, "warning"?}]. Its size
+// is what DiscoverRequest.MaxTokens counts (bytes / 4, rounded up).
+func (d *Discoverer) DiscoverJSON(query string, req DiscoverRequest) ([]byte, error) {
 	q, err := cText("query", query)
 	if err != nil {
 		return nil, err
@@ -84,17 +100,11 @@ func (d *Discoverer) DiscoverWith(query string, req DiscoverRequest) ([]Result, 
 		return nil, err
 	}
 	var out []byte
-	if err := d.use(func(h discovererHandle) (err error) {
+	err = d.use(func(h discovererHandle) (err error) {
 		out, err = nativeDiscover(h, q, opts)
 		return err
-	}); err != nil {
-		return nil, err
-	}
-	var results []Result
-	if err := json.Unmarshal(out, &results); err != nil {
-		return nil, fmt.Errorf("toolregistry: decoding results: %w", err)
-	}
-	return results, nil
+	})
+	return out, err
 }
 
 func (d *Discoverer) discoverJSON(query string, topK int, format APIFormat) ([]byte, error) {

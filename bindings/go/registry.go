@@ -178,8 +178,30 @@ func (r *Registry) SetEnabled(name string, enabled bool) error {
 
 // Schemas returns the schemas of the enabled tools sorted by name, each ready to send to the
 // model in the requested format (discover_tools and call_deferred included when discovery is
-// on); with opts.Names, those tools in that order.
+// on); with opts.Names, those tools in that order. With opts.Strict it returns the tools of
+// StrictSchemas' answer, where a tool that cannot be strict comes non-strict: call
+// StrictSchemas to learn which.
 func (r *Registry) Schemas(opts SchemaOptions) ([]json.RawMessage, error) {
+	if opts.Strict {
+		set, err := r.StrictSchemas(opts)
+		if err != nil {
+			return nil, err
+		}
+		return set.Tools, nil
+	}
+	out, err := r.schemasJSON(opts)
+	if err != nil {
+		return nil, err
+	}
+	var schemas []json.RawMessage
+	if err := json.Unmarshal(out, &schemas); err != nil {
+		return nil, fmt.Errorf("toolregistry: decoding schemas: %w", err)
+	}
+	return schemas, nil
+}
+
+// schemasJSON is tr_registry_get_schemas' answer for opts.
+func (r *Registry) schemasJSON(opts SchemaOptions) ([]byte, error) {
 	doc, err := json.Marshal(opts)
 	if err != nil {
 		return nil, fmt.Errorf("toolregistry: encoding schema options: %w", err)
@@ -189,17 +211,11 @@ func (r *Registry) Schemas(opts SchemaOptions) ([]json.RawMessage, error) {
 		return nil, err
 	}
 	var out []byte
-	if err := r.use(func(h registryHandle) (err error) {
+	err = r.use(func(h registryHandle) (err error) {
 		out, err = nativeSchemas(h, in)
 		return err
-	}); err != nil {
-		return nil, err
-	}
-	var schemas []json.RawMessage
-	if err := json.Unmarshal(out, &schemas); err != nil {
-		return nil, fmt.Errorf("toolregistry: decoding schemas: %w", err)
-	}
-	return schemas, nil
+	})
+	return out, err
 }
 
 // DeferredSummaries lists the enabled deferred tools in registration order, one sentence each,

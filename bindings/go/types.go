@@ -131,6 +131,11 @@ type SchemaOptions struct {
 	// and ignores the filters above (APIFormat still applies). A name that is not registered
 	// fails with ErrNotFound naming it.
 	Names []string
+	// Strict renders the schemas in OpenAI strict mode (OpenAIChat and OpenAIResponses only,
+	// else ErrInvalidArgument): every object closed and listing all its properties as
+	// required, optional ones nullable, the tool marked "strict": true. A tool that cannot be
+	// made strict is returned non-strict; StrictSchemas says which and why.
+	Strict bool
 }
 
 // MarshalJSON writes the engine's schema options, include_deferred spelled out.
@@ -145,7 +150,8 @@ func (o SchemaOptions) MarshalJSON() ([]byte, error) {
 		Tags            []string  `json:"tags,omitempty"`
 		ExcludeTags     []string  `json:"exclude_tags,omitempty"`
 		Names           *[]string `json:"names,omitempty"`
-	}{!o.ExcludeDeferred, o.APIFormat, o.Tags, o.ExcludeTags, names})
+		Strict          bool      `json:"strict,omitempty"`
+	}{!o.ExcludeDeferred, o.APIFormat, o.Tags, o.ExcludeTags, names, o.Strict})
 }
 
 // Field names a searched field of a tool, for DiscoveryOptions.FieldWeights.
@@ -207,6 +213,16 @@ type DiscoverRequest struct {
 	Tags []string `json:"tags,omitempty"`
 	// Deferred keeps only deferred tools (true) or only loaded ones (false); nil keeps both.
 	Deferred *bool `json:"deferred,omitempty"`
+	// Strict renders the returned schemas in OpenAI strict mode (OpenAIChat and
+	// OpenAIResponses only, else ErrInvalidArgument); a hit whose schema cannot be strict
+	// carries it non-strict, with Result.Warning saying why.
+	Strict bool `json:"strict,omitempty"`
+	// MaxTokens caps the answer at this many tokens, estimated as the UTF-8 bytes of its JSON
+	// (what DiscoverJSON returns) / 4, rounded up; 0 means no cap. Hits keep their schemas
+	// while they fit, then come cut to name + one-line summary (Result.Schema nil,
+	// Result.Description the first sentence), then stop. The top hit is always returned, cut if
+	// its schema alone is too big.
+	MaxTokens int `json:"max_tokens,omitempty"`
 }
 
 // Summary is one line about a deferred tool, for a system prompt.
@@ -220,15 +236,21 @@ type Summary struct {
 
 // Result is one discovery hit.
 type Result struct {
-	Name        string  `json:"name"`
+	Name string `json:"name"`
+	// Description is the tool's description, or only its first sentence when
+	// DiscoverRequest.MaxTokens cut the hit to name + summary.
 	Description string  `json:"description"`
 	Score       float64 `json:"score"`
 	// Namespace is "" for a tool without one.
 	Namespace string `json:"namespace"`
 	Deferred  bool   `json:"deferred"`
 	// Schema is the tool's schema in the requested format, present for an exact-name match and
-	// for deferred tools (the model needs it to call them); nil otherwise.
+	// for deferred tools (the model needs it to call them); nil otherwise, and nil for a hit
+	// DiscoverRequest.MaxTokens cut to name + summary.
 	Schema json.RawMessage `json:"schema,omitempty"`
+	// Warning says why Schema is not strict when DiscoverRequest.Strict asked for strict mode
+	// and the tool cannot have it; "" otherwise.
+	Warning string `json:"warning,omitempty"`
 }
 
 // Explanation tells why a query ranks a tool where it does; see Discoverer.Explain.

@@ -13,7 +13,7 @@ use std::ptr;
 use std::sync::OnceLock;
 use toolregistry::ffi::*;
 
-const OPTIONS: [&str; 10] = [
+const OPTIONS: [&str; 12] = [
     "{}",
     r#"{"mode": "stable"}"#,
     r#"{"api_format": "anthropic", "mode": "native"}"#,
@@ -24,6 +24,8 @@ const OPTIONS: [&str; 10] = [
     r#"{"api_format": "openai-responses", "strict": true, "top_k": 2}"#,
     r#"{"api_format": "gemini", "mode": "native"}"#,
     r#"{"mode": "bogus"}"#,
+    r#"{"mode": "stable", "summary_max_tokens": 0}"#,
+    r#"{"summary_max_tokens": 5, "loaded": ["list_issues"]}"#,
 ];
 
 const TOOLS: &str = r#"[

@@ -26,13 +26,13 @@ impl Builtin for CallDeferred {
         CALL_DEFERRED
     }
 
-    fn description(&self, deferred: &[Summary]) -> String {
+    fn description(&self, deferred: &[Summary], max_tokens: Option<usize>) -> String {
         if deferred.is_empty() {
             return format!("{DESCRIPTION} No deferred tools currently available.");
         }
         format!(
             "{DESCRIPTION}\n\nCurrently deferred:\n{}",
-            deferred_list(deferred)
+            deferred_list(deferred, max_tokens)
         )
     }
 

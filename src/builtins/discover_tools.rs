@@ -22,13 +22,13 @@ impl Builtin for DiscoverTools {
         DISCOVER_TOOLS
     }
 
-    fn description(&self, deferred: &[Summary]) -> String {
+    fn description(&self, deferred: &[Summary], max_tokens: Option<usize>) -> String {
         if deferred.is_empty() {
             return DESCRIPTION.to_string();
         }
         format!(
             "{DESCRIPTION}\n\nTools available on demand (call discover_tools for the full schema):\n{}",
-            deferred_list(deferred)
+            deferred_list(deferred, max_tokens)
         )
     }
 

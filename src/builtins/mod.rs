@@ -68,9 +68,33 @@ fn parse_enable_options(text: Option<&str>) -> Result<(DiscoveryOptions, bool)> 
 }
 
 /// The list of deferred tools as the built-ins' descriptions show it: `- name: summary` lines.
-pub(crate) fn deferred_list(deferred: &[Summary]) -> String {
+/// With `max_tokens`, the lines stop where the list would pass that many tokens (estimated as
+/// UTF-8 bytes / 4, rounded up, like a search's `max_tokens`), and a last line says how many were
+/// left out: a catalog of thousands of deferred tools would otherwise put all of them in every
+/// request, which is what deferring is meant to avoid. The count line is always written, so a
+/// budget smaller than it is exceeded by that line alone.
+pub(crate) fn deferred_list(deferred: &[Summary], max_tokens: Option<usize>) -> String {
+    let budget = max_tokens.map_or(usize::MAX, |t| t.saturating_mul(4));
+    // Room for the count line at its longest, so cutting never needs to take a line back.
+    let reserve = 1 + omitted_line(deferred.len()).len();
     let mut text = String::new();
     for (i, s) in deferred.iter().enumerate() {
+        let line_len = 2
+            + s.name.len()
+            + if s.description.is_empty() {
+                0
+            } else {
+                2 + s.description.len()
+            };
+        let sep = usize::from(i > 0);
+        let rest = if i + 1 < deferred.len() { reserve } else { 0 };
+        if text.len() + sep + line_len + rest > budget {
+            if i > 0 {
+                text.push('\n');
+            }
+            text.push_str(&omitted_line(deferred.len() - i));
+            return text;
+        }
         if i > 0 {
             text.push('\n');
         }
@@ -82,4 +106,9 @@ pub(crate) fn deferred_list(deferred: &[Summary]) -> String {
         }
     }
     text
+}
+
+/// The line that ends a cut list of deferred tools.
+fn omitted_line(count: usize) -> String {
+    format!("- ... and {count} more (call discover_tools to find them)")
 }

@@ -14,11 +14,10 @@ pub use options::{ConversationOptions, Mode, SearchSide};
 use crate::discovery::{DiscoverRequest, Discoverer, parse_discover_tools_args};
 use crate::error::{Error, Result};
 use crate::exec::{ExecuteOptions, run_call};
-use crate::format::ApiFormat;
 use crate::limits::{kind_of, parse_json};
-use crate::provider::{self, Arguments, CallOutcome, ToolCall};
+use crate::provider::{self, Arguments, CallOutcome, SearchTool, ToolCall};
 use crate::registry::{CALL_DEFERRED, DISCOVER_TOOLS, Registry};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::sync::Mutex;
 
@@ -43,7 +42,9 @@ struct Loaded {
 
 impl Conversation {
     /// A conversation over `registry` (the state is shared, not copied).
+    /// Fails with INVALID_ARGUMENT on options no provider takes ([`ConversationOptions::check`]).
     pub fn new(registry: &Registry, mut options: ConversationOptions) -> Result<Conversation> {
+        options.check()?;
         let ranking = match options.discovery {
             Some(o) => o,
             None => registry.discovery_options()?.unwrap_or_default(),
@@ -192,28 +193,23 @@ impl Conversation {
             )));
         }
         let calls = provider.parse_calls(&value)?;
-        let searches = if format == ApiFormat::OpenAiResponses {
-            tool_search_calls(&value)?
-        } else {
-            Vec::new()
-        };
+        let searches = provider.parse_search_calls(&value)?;
         // Calls and searches run in the order the model made them, so tools load in that order.
-        let (mut results, mut outputs) = (Vec::with_capacity(calls.len()), Vec::new());
+        let (mut results, mut found) = (Vec::with_capacity(calls.len()), Vec::new());
         let mut next_search = searches.iter().peekable();
         for (i, call) in calls.iter().enumerate() {
-            while let Some((_, s)) = next_search.next_if(|(pos, _)| *pos < call_position(&value, i))
-            {
-                outputs.push(self.tool_search_output(s));
+            while let Some(s) = next_search.next_if(|s| s.calls_before <= i) {
+                found.push(self.search_tools(&s.arguments));
             }
             results.push(self.run(call)?);
         }
-        outputs.extend(next_search.map(|(_, s)| self.tool_search_output(s)));
+        found.extend(next_search.map(|s| self.search_tools(&s.arguments)));
         let mut messages = Vec::new();
         if options.include_assistant && !calls.is_empty() {
             messages.extend(provider.assistant_messages(&calls));
         }
         messages.extend(provider.result_messages(&calls, &results));
-        messages.extend(outputs);
+        messages.extend(provider.search_replies(&searches, found));
         Ok(crate::format::json_text(&Value::Array(messages)))
     }
 
@@ -265,7 +261,7 @@ impl Conversation {
             Err(e) => return CallOutcome::Failure(format!("discover_tools: {e}")),
         };
         let request = self.search_request(&asked);
-        if self.options.mode == Mode::Native && self.options.api_format == ApiFormat::Anthropic {
+        if self.answers_with_references() {
             let hits = match self.discoverer.discover(&query, &request) {
                 Ok(hits) => hits,
                 Err(e) => return CallOutcome::Failure(format!("discover_tools: {e}")),
@@ -313,23 +309,16 @@ impl Conversation {
         r
     }
 
-    /// The `tool_search_output` item that answers a client-executed `tool_search_call`: the found
-    /// tools' definitions, `defer_loading` kept.
-    fn tool_search_output(&self, search: &ToolSearch) -> Value {
-        let mut o = Map::new();
-        o.insert("type".into(), "tool_search_output".into());
-        o.insert("call_id".into(), search.call_id.clone().into());
-        o.insert("execution".into(), "client".into());
-        o.insert("status".into(), "completed".into());
-        o.insert(
-            "tools".into(),
-            Value::Array(self.search_tools(&search.arguments)),
-        );
-        Value::Object(o)
+    /// Whether `discover_tools` answers with references the provider expands: in native mode,
+    /// when it is the provider's own client-side search tool (Anthropic's custom tool search).
+    fn answers_with_references(&self) -> bool {
+        self.options.mode == Mode::Native
+            && render::search_tool(self.options.api_format, SearchSide::Client)
+                == Some(SearchTool::DiscoverTools)
     }
 
-    /// The definitions of the tools a `tool_search_call` finds (none on a bad query: the model
-    /// sees an empty result and may search again).
+    /// The definitions of the tools a provider's own search call finds, `defer_loading` kept (none
+    /// on a bad query: the model sees an empty result and may search again).
     fn search_tools(&self, arguments: &Arguments) -> Vec<Value> {
         let Ok(args) = arguments.to_object() else {
             return Vec::new();
@@ -352,57 +341,6 @@ impl Conversation {
         self.load(hits.iter().filter(|h| h.deferred).map(|h| h.name.as_str()));
         render::definitions(&self.registry, &self.options, &names).unwrap_or_default()
     }
-}
-
-/// A client-executed Responses `tool_search_call`.
-struct ToolSearch {
-    call_id: String,
-    arguments: Arguments,
-}
-
-/// The items of a Responses output list.
-fn response_items(value: &Value) -> &[Value] {
-    match value {
-        Value::Array(items) => items,
-        Value::Object(m) => m.get("output").and_then(Value::as_array).map_or(&[], |v| v),
-        _ => &[],
-    }
-}
-
-/// The `tool_search_call` items with their positions in the list.
-fn tool_search_calls(value: &Value) -> Result<Vec<(usize, ToolSearch)>> {
-    let mut out = Vec::new();
-    for (i, item) in response_items(value).iter().enumerate() {
-        if item.get("type").and_then(Value::as_str) != Some("tool_search_call") {
-            continue;
-        }
-        let call_id = item.get("call_id").and_then(Value::as_str).ok_or_else(|| {
-            Error::invalid(format!("calls[{i}].call_id: missing or not a string"))
-        })?;
-        let arguments = match item.get("arguments") {
-            Some(Value::String(t)) => Arguments::Text(t.clone()),
-            Some(v) => Arguments::Value(v.clone()),
-            None => Arguments::Value(Value::Object(Map::new())),
-        };
-        out.push((
-            i,
-            ToolSearch {
-                call_id: call_id.to_string(),
-                arguments,
-            },
-        ));
-    }
-    Ok(out)
-}
-
-/// The list position of the `n`th function call (other formats: positions do not interleave).
-fn call_position(value: &Value, n: usize) -> usize {
-    response_items(value)
-        .iter()
-        .enumerate()
-        .filter(|(_, item)| item.get("type").and_then(Value::as_str) == Some("function_call"))
-        .nth(n)
-        .map_or(usize::MAX, |(i, _)| i)
 }
 
 fn push_unique(names: &mut Vec<String>, name: &str) {

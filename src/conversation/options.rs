@@ -38,16 +38,7 @@ impl Mode {
     }
 }
 
-/// Where searches run in `native` mode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum SearchSide {
-    /// Our engine answers the model's searches (`discover_tools` for Anthropic, a client-executed
-    /// `tool_search` for Responses).
-    #[default]
-    Client,
-    /// The provider's hosted search tool; the library only lists the tools.
-    Server,
-}
+pub use crate::provider::SearchSide;
 
 /// Options of [`Conversation::new`](super::Conversation::new).
 #[derive(Debug, Clone, PartialEq)]
@@ -64,6 +55,10 @@ pub struct ConversationOptions {
     pub strict: bool,
     /// The size under which `auto` sends every tool (estimated tokens: bytes / 4).
     pub defer_threshold_tokens: usize,
+    /// Most tokens (bytes / 4) the list of deferred tools may take, wherever the mode writes it;
+    /// past it the list ends with how many were left out. `None`: [`Self::summary_budget`]'s
+    /// default for the mode.
+    pub summary_max_tokens: Option<usize>,
     /// How the conversation's searches rank (default: the registry's `discover_tools` options,
     /// else the default profile).
     pub discovery: Option<DiscoveryOptions>,
@@ -80,15 +75,31 @@ impl Default for ConversationOptions {
             loaded: Vec::new(),
             strict: false,
             defer_threshold_tokens: 10_000,
+            summary_max_tokens: None,
             discovery: None,
             request: DiscoverRequest::default(),
         }
     }
 }
 
+/// The default `summary_max_tokens` of `stable` and `auto`: about a hundred one-line summaries.
+pub const DEFAULT_SUMMARY_MAX_TOKENS: usize = 2_000;
+
 impl ConversationOptions {
+    /// The budget of the deferred list in effect: `summary_max_tokens` when given, else none in
+    /// `summaries` mode (the reference lists every deferred tool in `discover_tools`'
+    /// description) and `DEFAULT_SUMMARY_MAX_TOKENS` (2,000) in `stable` and `auto` (a list of
+    /// thousands of tools in every system prompt would cost what deferring saves).
+    pub fn summary_budget(&self) -> Option<usize> {
+        match (self.summary_max_tokens, self.mode) {
+            (Some(n), _) => Some(n),
+            (None, Mode::Summaries | Mode::Native) => None,
+            (None, Mode::Stable | Mode::Auto) => Some(DEFAULT_SUMMARY_MAX_TOKENS),
+        }
+    }
+
     /// Parses `{"api_format"?, "mode"?, "search"?, "loaded"?, "strict"?,
-    /// "defer_threshold_tokens"?, "discovery"?: {ranking options}, "top_k"?, "max_tokens"?,
+    /// "defer_threshold_tokens"?, "summary_max_tokens"?, "discovery"?: {ranking options}, "top_k"?, "max_tokens"?,
     /// "namespaces"?, "tags"?}`; `None`/`null` give the defaults.
     pub fn from_json(text: Option<&str>) -> Result<Self> {
         let mut o = Self::default();
@@ -137,6 +148,14 @@ impl ConversationOptions {
                         Error::invalid(format!("{here}: expected an integer >= 0, got {v}"))
                     })? as usize
                 }
+                "summary_max_tokens" => {
+                    o.summary_max_tokens = match v {
+                        Value::Null => None,
+                        _ => Some(v.as_u64().ok_or_else(|| {
+                            Error::invalid(format!("{here}: expected an integer >= 0, got {v}"))
+                        })? as usize),
+                    }
+                }
                 "discovery" => o.discovery = Some(DiscoveryOptions::from_value(v, &here)?),
                 "top_k" | "max_tokens" | "namespaces" | "tags" => {
                     request.insert(key.clone(), v.clone());
@@ -144,7 +163,8 @@ impl ConversationOptions {
                 _ => {
                     return Err(Error::invalid(format!(
                         "{here}: unknown option (expected api_format, mode, search, loaded, strict, \
-                         defer_threshold_tokens, discovery, top_k, max_tokens, namespaces or tags)"
+                         defer_threshold_tokens, summary_max_tokens, discovery, top_k, max_tokens, \
+                         namespaces or tags)"
                     )));
                 }
             }
@@ -152,18 +172,22 @@ impl ConversationOptions {
         o.request = DiscoverRequest::from_json(Some(&Value::Object(request).to_string()))?;
         o.request.api_format = o.api_format;
         o.request.strict = o.strict;
-        if o.mode == Mode::Native
-            && !matches!(
-                o.api_format,
-                ApiFormat::Anthropic | ApiFormat::OpenAiResponses
-            )
+        o.check()?;
+        Ok(o)
+    }
+
+    /// Refuses combinations no provider takes (also for options built in Rust, which
+    /// [`Conversation::new`](super::Conversation::new) checks): `native` mode for a provider
+    /// without native deferral, strict mode outside OpenAI.
+    pub fn check(&self) -> Result<()> {
+        if self.mode == Mode::Native
+            && super::render::search_tool(self.api_format, self.search).is_none()
         {
             return Err(Error::invalid(format!(
                 "options.mode: \"native\" needs api_format anthropic or openai-responses, not {}",
-                o.api_format.as_str()
+                self.api_format.as_str()
             )));
         }
-        crate::schema::check_strict(o.strict, o.api_format, "options.strict")?;
-        Ok(o)
+        crate::schema::check_strict(self.strict, self.api_format, "options.strict")
     }
 }

@@ -4,6 +4,7 @@ use super::{ConversationOptions, Mode, SearchSide};
 use crate::builtins::DiscoverTools;
 use crate::error::Result;
 use crate::format::{ApiFormat, into_string, write_schema_strict, write_str};
+use crate::provider::{SearchTool, provider, write_defer_loading};
 use crate::registry::{Builtin, CALL_DEFERRED, Registry, State, Summary};
 use serde_json::Value;
 
@@ -24,11 +25,14 @@ pub(super) fn shared_parts(
     registry: &Registry,
     options: &ConversationOptions,
 ) -> Result<std::sync::Arc<SharedParts>> {
-    let key = (options.api_format as u64)
-        | (options.mode as u64) << 4
-        | (options.strict as u64) << 8
-        | (options.search as u64) << 9
-        | (options.defer_threshold_tokens as u64) << 16;
+    let key = [
+        (options.api_format as u64)
+            | (options.mode as u64) << 4
+            | (options.strict as u64) << 8
+            | (options.search as u64) << 9,
+        options.defer_threshold_tokens as u64,
+        options.summary_budget().map_or(u64::MAX, |n| n as u64),
+    ];
     registry.derived(key, |state| build(state, options))
 }
 
@@ -80,12 +84,12 @@ fn listed(state: &State, options: &ConversationOptions, stable: bool) -> SharedP
         let description = if stable {
             b.base_description().to_string()
         } else {
-            b.description(&summaries)
+            b.description(&summaries, options.summary_budget())
         };
         state.write_builtin(&mut prefix, b, &description, format, strict);
     }
     let system_text = if stable && !summaries.is_empty() {
-        deferred_text(&summaries)
+        deferred_text(&summaries, options.summary_budget())
     } else {
         String::new()
     };
@@ -103,22 +107,25 @@ fn json_string(s: &str) -> String {
 }
 
 /// The system-prompt list of deferred tools (`stable` mode).
-fn deferred_text(summaries: &[Summary]) -> String {
+fn deferred_text(summaries: &[Summary], max_tokens: Option<usize>) -> String {
     format!(
         "Tools available on demand (call discover_tools for the full schema):\n{}",
-        crate::builtins::deferred_list(summaries)
+        crate::builtins::deferred_list(summaries, max_tokens)
     )
 }
 
-/// The parameters of the client-executed Responses `tool_search` tool.
-const TOOL_SEARCH_PARAMETERS: &str = r#"{"type":"object","properties":{"query":{"type":"string","description":"A tool's exact name, or a few keywords describing the capability you need."},"limit":{"type":"integer","description":"Most tools to load.","minimum":1}},"required":["query"]}"#;
+/// The search tool of `format`'s native deferred loading when searches run on `side` (`None`:
+/// the provider has none).
+pub(super) fn search_tool(format: ApiFormat, side: SearchSide) -> Option<SearchTool> {
+    provider(format).native_search_tool(side, DiscoverTools.base_description())
+}
 
 /// `native`: the search tool, then every enabled tool, deferred ones marked `defer_loading`.
 fn native(state: &State, options: &ConversationOptions) -> SharedParts {
     let (format, strict) = (options.api_format, options.strict);
     let mut prefix = Vec::new();
-    match (format, options.search) {
-        (ApiFormat::Anthropic, SearchSide::Client) => {
+    match search_tool(format, options.search) {
+        Some(SearchTool::DiscoverTools) => {
             let d = &DiscoverTools as &dyn Builtin;
             state.write_builtin(
                 &mut prefix,
@@ -128,21 +135,14 @@ fn native(state: &State, options: &ConversationOptions) -> SharedParts {
                 strict,
             );
         }
-        (ApiFormat::Anthropic, SearchSide::Server) => prefix.extend_from_slice(
-            br#"{"type":"tool_search_tool_bm25_20251119","name":"tool_search_tool_bm25"}"#,
-        ),
-        (_, SearchSide::Client) => {
-            prefix
-                .extend_from_slice(br#"{"type":"tool_search","execution":"client","description":"#);
-            write_str(&mut prefix, DiscoverTools.base_description());
-            prefix.extend_from_slice(b",\"parameters\":");
-            prefix.extend_from_slice(TOOL_SEARCH_PARAMETERS.as_bytes());
-            prefix.push(b'}');
-        }
-        (_, SearchSide::Server) => prefix.extend_from_slice(br#"{"type":"tool_search"}"#),
+        Some(SearchTool::Object(tool)) => prefix.extend_from_slice(tool.as_bytes()),
+        // Only options built by hand get here (parsed ones are refused): no search tool then.
+        None => {}
     }
     for tool in state.enabled_tools() {
-        prefix.push(b',');
+        if !prefix.is_empty() {
+            prefix.push(b',');
+        }
         write_native_tool(&mut prefix, tool, format, strict);
     }
     SharedParts {
@@ -156,8 +156,7 @@ fn native(state: &State, options: &ConversationOptions) -> SharedParts {
 fn write_native_tool(out: &mut Vec<u8>, tool: &crate::tool::Tool, format: ApiFormat, strict: bool) {
     write_schema_strict(out, tool, format, strict);
     if tool.metadata().defer {
-        out.pop();
-        out.extend_from_slice(b",\"defer_loading\":true}");
+        write_defer_loading(out);
     }
 }
 

@@ -39,9 +39,13 @@ unsafe fn conversation_ref<'a>(
 /// `options_json` may be NULL or `{"api_format"?: "openai-chat" (default) | "openai-responses" |
 /// "anthropic" | "gemini", "mode"?: "summaries" (default) | "stable" | "native" | "auto",
 /// "search"?: "client" (default) | "server", "loaded"?: [str] (restore a saved conversation),
-/// "strict"?: bool, "defer_threshold_tokens"?: int (auto mode, default 10000), "discovery"?:
-/// {ranking options as for tr_registry_enable_discovery}, "top_k"?, "max_tokens"?,
-/// "namespaces"?, "tags"?}` (the last four apply to every search). Modes:
+/// "strict"?: bool, "defer_threshold_tokens"?: int (auto mode, default 10000),
+/// "summary_max_tokens"?: int | null, "discovery"?: {ranking options as for
+/// tr_registry_enable_discovery}, "top_k"?, "max_tokens"?, "namespaces"?, "tags"?}` (the last
+/// four apply to every search). `summary_max_tokens` caps the list of deferred tools wherever the
+/// mode writes it (UTF-8 bytes / 4): whole lines in registration order, then `- ... and N more
+/// (call discover_tools to find them)`. Default: no cap in `summaries` (as the reference), 2000
+/// in `stable` and `auto`. Modes:
 /// - `summaries`: enabled non-deferred tools (registration order), `discover_tools` (and
 ///   `call_deferred` when the registry has it) with the deferred tools listed in its description,
 ///   then the loaded deferred tools;

@@ -59,7 +59,10 @@ pub unsafe extern "C" fn tr_discoverer_new(
 /// schema; unknown names are skipped, and filters and `top_k` do not apply. Otherwise the BM25F
 /// ranking, best first. `options_json` may be NULL or `{"top_k"?: int >= 1 (default 10),
 /// "api_format"?: str, "namespaces"?: [str], "tags"?: [str], "deferred"?: bool, "strict"?:
-/// bool}`. The filters choose the tools that may answer before ranking and `top_k`:
+/// bool, "max_tokens"?: int >= 1}`. `max_tokens` bounds the answer's size, estimated as its UTF-8
+/// bytes / 4 rounded up: hits keep their schemas while the answer fits, then come as name and
+/// first sentence of the description (no schema), then stop; the top hit is always returned (cut
+/// if need be), so a budget smaller than its summary is exceeded by that hit alone. The filters choose the tools that may answer before ranking and `top_k`:
 /// `namespaces`, registered under one of these namespaces; `tags`, carrying any of these tags
 /// (both compared ignoring ASCII case); `deferred`, only deferred (true) or only loaded (false)
 /// tools. Scores are the same as without a filter. An exact-name match that does not pass the

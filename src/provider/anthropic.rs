@@ -1,12 +1,15 @@
 //! Anthropic Messages: `tool_use` blocks in the assistant's `content`, answered by one user
-//! message of `tool_result` blocks (`is_error` on failures).
+//! message of `tool_result` blocks (`is_error` on failures). Native deferred loading: tools
+//! marked `defer_loading`, found by our `discover_tools` (answered with `tool_reference` blocks)
+//! or by the hosted BM25 tool search.
 //! <https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use>
 
 use super::{
-    Arguments, CallOutcome, Provider, ToolCall, first_object, items, object, objects, string_field,
+    ApiFormat, Arguments, CallOutcome, Provider, SearchSide, SearchTool, ToolCall, first_object,
+    items, object, objects, string_field, write_tool_fields,
 };
 use crate::error::Result;
-use crate::format::ApiFormat;
+use crate::schema::Cleaned;
 use serde_json::Value;
 
 /// Content block types of an assistant message, to tell its content list apart.
@@ -26,6 +29,24 @@ pub struct Anthropic;
 impl Provider for Anthropic {
     fn format(&self) -> ApiFormat {
         ApiFormat::Anthropic
+    }
+
+    /// `{"name", "description", "input_schema"}`
+    fn write_tool(&self, out: &mut Vec<u8>, name: &str, description: &str, cleaned: &Cleaned<'_>) {
+        out.push(b'{');
+        write_tool_fields(out, name, description, "input_schema", cleaned);
+        out.push(b'}');
+    }
+
+    /// Client side: `discover_tools` as a custom tool search; server side: the hosted BM25 search.
+    fn native_search_tool(&self, side: SearchSide, _description: &str) -> Option<SearchTool> {
+        Some(match side {
+            SearchSide::Client => SearchTool::DiscoverTools,
+            SearchSide::Server => SearchTool::Object(
+                r#"{"type":"tool_search_tool_bm25_20251119","name":"tool_search_tool_bm25"}"#
+                    .to_string(),
+            ),
+        })
     }
 
     fn detect(&self, calls: &Value) -> bool {

@@ -4,11 +4,12 @@
 //! <https://ai.google.dev/api/caching#FunctionResponse>
 
 use super::{
-    Arguments, CallOutcome, Provider, ToolCall, object, objects, opt_string_field, string_field,
+    ApiFormat, Arguments, CallOutcome, Provider, ToolCall, object, objects, opt_string_field,
+    string_field, write_tool_fields,
 };
 use crate::error::{Error, Result};
-use crate::format::ApiFormat;
 use crate::limits::kind_of;
+use crate::schema::{Cleaned, Form};
 use serde_json::{Map, Value};
 
 /// A `Content` `{"role": "model", "parts": [...]}`, its `parts`, or a whole
@@ -57,6 +58,18 @@ fn parts(calls: &Value) -> Result<(&[Value], String)> {
 impl Provider for Gemini {
     fn format(&self) -> ApiFormat {
         ApiFormat::Gemini
+    }
+
+    /// Gemini's OpenAPI subset, whatever `strict` says (strict mode is OpenAI's).
+    fn schema_form(&self, _strict: bool) -> Form {
+        Form::Gemini
+    }
+
+    /// `{"name", "description", "parameters"}`
+    fn write_tool(&self, out: &mut Vec<u8>, name: &str, description: &str, cleaned: &Cleaned<'_>) {
+        out.push(b'{');
+        write_tool_fields(out, name, description, "parameters", cleaned);
+        out.push(b'}');
     }
 
     fn detect(&self, calls: &Value) -> bool {

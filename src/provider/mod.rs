@@ -1,9 +1,11 @@
-//! Everything that differs between LLM providers about tool calls, one file per provider: how a
-//! tool call list is recognized and read, how the assistant turn is rebuilt, and how results are
-//! written back as the messages of the next turn.
+//! Everything that differs between LLM providers, one file per provider: how a tool is written
+//! in a request, which schema form it takes, how a tool call list is recognized and read, how the
+//! assistant turn is rebuilt, how results are written back as the messages of the next turn, and
+//! how the provider's native deferred loading searches and is answered.
 //!
-//! Adding a provider is adding a file with a [`Provider`] and listing it in [`PROVIDERS`].
-//! Shapes are the providers' documented ones (links in each file and in `tests/conformance/`).
+//! Adding a provider is adding a file with a [`Provider`], a name in [`ApiFormat`] and an entry in
+//! [`PROVIDERS`]. Shapes are the providers' documented ones (links in each file and in
+//! `tests/conformance/`).
 
 mod anthropic;
 mod gemini;
@@ -11,9 +13,55 @@ mod openai_chat;
 mod openai_responses;
 
 use crate::error::{Error, Result};
-use crate::format::ApiFormat;
+use crate::json::write_str;
 use crate::limits::kind_of;
+use crate::schema::{Cleaned, Form};
 use serde_json::{Map, Value};
+
+/// A provider's name, as the `api_format` options spell it; [`provider`] gives its [`Provider`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ApiFormat {
+    /// OpenAI Chat Completions: `{"type": "function", "function": {"name", "description",
+    /// "parameters"}}`.
+    #[default]
+    OpenAiChat,
+    /// OpenAI Responses: `{"type": "function", "name", "description", "parameters", "strict":
+    /// false}`.
+    OpenAiResponses,
+    /// Anthropic Messages: `{"name", "description", "input_schema"}`.
+    Anthropic,
+    /// Gemini: `{"name", "description", "parameters"}` with upper-case schema types.
+    Gemini,
+}
+
+impl ApiFormat {
+    /// Every format, in documentation order (the order of [`PROVIDERS`]).
+    pub const ALL: [ApiFormat; 4] = [
+        ApiFormat::OpenAiChat,
+        ApiFormat::OpenAiResponses,
+        ApiFormat::Anthropic,
+        ApiFormat::Gemini,
+    ];
+
+    /// Parses the format's name: `openai-chat`, `openai-responses`, `anthropic` or `gemini`.
+    pub fn parse(name: &str) -> Result<Self> {
+        Self::ALL.into_iter().find(|f| f.as_str() == name).ok_or_else(|| {
+            Error::invalid(format!(
+                "api_format: unknown format {name:?} (expected openai-chat, openai-responses, anthropic or gemini)"
+            ))
+        })
+    }
+
+    /// The format's name as it appears in JSON options.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApiFormat::OpenAiChat => "openai-chat",
+            ApiFormat::OpenAiResponses => "openai-responses",
+            ApiFormat::Anthropic => "anthropic",
+            ApiFormat::Gemini => "gemini",
+        }
+    }
+}
 
 /// One tool call as the model made it, in no provider's shape.
 #[derive(Debug, Clone, PartialEq)]
@@ -61,7 +109,7 @@ impl Arguments {
     pub fn as_text(&self) -> String {
         match self {
             Arguments::Text(t) => t.clone(),
-            Arguments::Value(v) => crate::format::json_text(v),
+            Arguments::Value(v) => crate::json::json_text(v),
         }
     }
 
@@ -105,10 +153,63 @@ impl CallOutcome {
     }
 }
 
-/// One provider's tool-call shapes.
+/// Where searches run in `native` mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SearchSide {
+    /// Our engine answers the model's searches (`discover_tools` for Anthropic, a client-executed
+    /// `tool_search` for Responses).
+    #[default]
+    Client,
+    /// The provider's hosted search tool; the library only lists the tools.
+    Server,
+}
+
+/// The tool that opens the tool list in native deferred loading.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SearchTool {
+    /// Our `discover_tools`, as an ordinary tool; it answers with [`CallOutcome::References`],
+    /// which the provider expands into the found tools' definitions.
+    DiscoverTools,
+    /// A tool object of the provider's own, as compact JSON text.
+    Object(String),
+}
+
+/// A search that the provider's own search tool asks this library to run (a Responses
+/// client-executed `tool_search_call`), answered by [`Provider::search_replies`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchCall {
+    /// The call id the answer echoes.
+    pub id: String,
+    /// The search's arguments (`query`, and `limit` or `top_k`).
+    pub arguments: Arguments,
+    /// How many of the list's tool calls come before it, so that calls and searches run in the
+    /// order the model made them.
+    pub calls_before: usize,
+}
+
+/// One provider's shapes: its tool definitions, tool calls and replies.
 pub trait Provider: Sync {
     /// Which format this is.
     fn format(&self) -> ApiFormat;
+
+    /// Whether the provider has OpenAI's strict mode (`"strict": true` tools, schemas in its
+    /// subset); options asking for it with another provider are refused ([`check_strict`]).
+    fn has_strict_mode(&self) -> bool {
+        false
+    }
+    /// The cleaned form of the parameters schemas this provider takes; `strict` asks for strict
+    /// mode, which only a provider that [has it](Self::has_strict_mode) honours.
+    fn schema_form(&self, strict: bool) -> Form {
+        if strict && self.has_strict_mode() {
+            Form::Strict
+        } else {
+            Form::Flattened
+        }
+    }
+    /// Appends one tool definition in this provider's shape; `cleaned` is the parameters schema in
+    /// this provider's [`schema_form`](Self::schema_form).
+    fn write_tool(&self, out: &mut Vec<u8>, name: &str, description: &str, cleaned: &Cleaned<'_>);
+
     /// Whether `calls` (a message, an item list or a content list) looks like this provider's.
     fn detect(&self, calls: &Value) -> bool;
     /// Reads the tool calls out of `calls`, in order; other content (text, reasoning) is skipped.
@@ -119,9 +220,29 @@ pub trait Provider: Sync {
     fn assistant_messages(&self, calls: &[ToolCall]) -> Vec<Value>;
     /// The messages that answer `calls` with `results` (same length, same order).
     fn result_messages(&self, calls: &[ToolCall], results: &[CallOutcome]) -> Vec<Value>;
+
+    /// Native deferred loading (`mode: "native"`): the search tool the tool list starts with when
+    /// searches run on `side`; `description` is `discover_tools`' own, for a provider tool this
+    /// library answers. `None`: the provider has no native deferred loading.
+    fn native_search_tool(&self, side: SearchSide, description: &str) -> Option<SearchTool> {
+        let _ = (side, description);
+        None
+    }
+    /// The provider's own search calls in `calls`, in order (see [`SearchCall`]). Most providers
+    /// have none: their searches are ordinary `discover_tools` calls.
+    fn parse_search_calls(&self, calls: &Value) -> Result<Vec<SearchCall>> {
+        let _ = calls;
+        Ok(Vec::new())
+    }
+    /// The messages that answer `searches` (from [`parse_search_calls`](Self::parse_search_calls)),
+    /// each with the definitions of the tools it found (`found`, same order).
+    fn search_replies(&self, searches: &[SearchCall], found: Vec<Vec<Value>>) -> Vec<Value> {
+        let _ = (searches, found);
+        Vec::new()
+    }
 }
 
-/// Every provider, in the order detection tries them.
+/// Every provider, in the order detection tries them (and of [`ApiFormat::ALL`]).
 pub const PROVIDERS: [&dyn Provider; 4] = [
     &openai_chat::OpenAiChat,
     &openai_responses::OpenAiResponses,
@@ -131,10 +252,24 @@ pub const PROVIDERS: [&dyn Provider; 4] = [
 
 /// The provider of a format.
 pub fn provider(format: ApiFormat) -> &'static dyn Provider {
-    PROVIDERS
-        .into_iter()
-        .find(|p| p.format() == format)
-        .expect("every format has a provider")
+    // PROVIDERS lists them in the enum's order (checked by a test).
+    PROVIDERS[format as usize]
+}
+
+/// Whether `format` has a strict mode (the OpenAI formats).
+pub fn has_strict_mode(format: ApiFormat) -> bool {
+    provider(format).has_strict_mode()
+}
+
+/// Refuses `"strict": true` with a format that has no strict mode; `path` names the option.
+pub fn check_strict(strict: bool, format: ApiFormat, path: &str) -> Result<()> {
+    if strict && !has_strict_mode(format) {
+        return Err(Error::invalid(format!(
+            "{path}.strict: strict mode is OpenAI's (openai-chat or openai-responses), not {}",
+            format.as_str()
+        )));
+    }
+    Ok(())
 }
 
 /// The provider whose shape `calls` has.
@@ -219,4 +354,80 @@ pub(crate) fn items<'a>(calls: &'a Value, key: &str, what: &str) -> Result<(&'a 
 /// Builds a JSON object from key/value pairs, in that order.
 pub(crate) fn object<const N: usize>(pairs: [(&str, Value); N]) -> Value {
     Value::Object(pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+}
+
+/// Appends `"name": ..., "description": ..., "<parameters_key>": {...}`, the fields every
+/// provider's tool object has (under its own key for the parameters schema).
+pub(crate) fn write_tool_fields(
+    out: &mut Vec<u8>,
+    name: &str,
+    description: &str,
+    parameters_key: &str,
+    cleaned: &Cleaned<'_>,
+) {
+    out.extend_from_slice(b"\"name\":");
+    write_str(out, name);
+    out.extend_from_slice(b",\"description\":");
+    write_str(out, description);
+    out.extend_from_slice(b",\"");
+    out.extend_from_slice(parameters_key.as_bytes());
+    out.extend_from_slice(b"\":");
+    out.extend_from_slice(cleaned.parameters.as_bytes());
+}
+
+/// Marks the tool object just written as deferred in native deferred loading:
+/// `"defer_loading": true` (Anthropic and OpenAI Responses spell it the same).
+pub(crate) fn write_defer_loading(out: &mut Vec<u8>) {
+    out.pop();
+    out.extend_from_slice(b",\"defer_loading\":true}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::write_schema_parts;
+
+    #[test]
+    fn every_format_has_its_provider_and_name() {
+        for (i, f) in ApiFormat::ALL.into_iter().enumerate() {
+            assert_eq!(PROVIDERS[i].format(), f);
+            assert_eq!(provider(f).format(), f);
+            assert_eq!(ApiFormat::parse(f.as_str()).unwrap(), f);
+        }
+        assert!(ApiFormat::parse("openai").is_err());
+    }
+
+    #[test]
+    fn every_format_is_valid_json_of_the_right_shape() {
+        let params = r#"{"type":"object","properties":{"a":{"type":"integer","enum":[1,2]}},"required":["a"]}"#;
+        let shape = |f: ApiFormat| {
+            let mut out = Vec::new();
+            write_schema_parts(&mut out, "add", "Add.", params, f);
+            serde_json::from_slice::<Value>(&out).unwrap()
+        };
+        let v = shape(ApiFormat::OpenAiChat);
+        assert_eq!(
+            v["function"]["parameters"]["properties"]["a"]["type"],
+            "integer"
+        );
+        assert_eq!(shape(ApiFormat::OpenAiResponses)["strict"], false);
+        assert_eq!(
+            shape(ApiFormat::Anthropic)["input_schema"]["required"][0],
+            "a"
+        );
+        let v = shape(ApiFormat::Gemini);
+        assert_eq!(v["parameters"]["type"], "OBJECT");
+        assert_eq!(v["parameters"]["properties"]["a"]["type"], "INTEGER");
+    }
+
+    #[test]
+    fn strict_needs_an_openai_format() {
+        assert!(check_strict(true, ApiFormat::OpenAiResponses, "options").is_ok());
+        assert!(check_strict(false, ApiFormat::Gemini, "options").is_ok());
+        let err = check_strict(true, ApiFormat::Anthropic, "options").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid argument: options.strict: strict mode is OpenAI's (openai-chat or openai-responses), not anthropic"
+        );
+    }
 }

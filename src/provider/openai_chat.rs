@@ -3,11 +3,12 @@
 //! <https://platform.openai.com/docs/api-reference/chat/create>
 
 use super::{
-    Arguments, CallOutcome, Provider, ToolCall, first_object, items, object, objects, string_field,
+    ApiFormat, Arguments, CallOutcome, Provider, ToolCall, first_object, items, object, objects,
+    string_field, write_tool_fields,
 };
 use crate::error::{Error, Result};
-use crate::format::ApiFormat;
 use crate::limits::kind_of;
+use crate::schema::Cleaned;
 use serde_json::Value;
 
 /// `{"role": "assistant", "tool_calls": [{"id", "type": "function", "function": {"name",
@@ -17,6 +18,20 @@ pub struct OpenAiChat;
 impl Provider for OpenAiChat {
     fn format(&self) -> ApiFormat {
         ApiFormat::OpenAiChat
+    }
+
+    fn has_strict_mode(&self) -> bool {
+        true
+    }
+
+    /// `{"type": "function", "function": {"name", "description", "parameters", "strict"?: true}}`
+    fn write_tool(&self, out: &mut Vec<u8>, name: &str, description: &str, cleaned: &Cleaned<'_>) {
+        out.extend_from_slice(b"{\"type\":\"function\",\"function\":{");
+        write_tool_fields(out, name, description, "parameters", cleaned);
+        if cleaned.strict {
+            out.extend_from_slice(b",\"strict\":true");
+        }
+        out.extend_from_slice(b"}}");
     }
 
     fn detect(&self, calls: &Value) -> bool {

@@ -16,8 +16,6 @@ pub mod flatten;
 pub mod gemini;
 pub mod strict;
 
-use crate::error::Error;
-use crate::format::ApiFormat;
 use once_cell::race::OnceBox;
 use serde_json::Value;
 use std::sync::OnceLock;
@@ -35,35 +33,14 @@ pub enum Form {
 }
 
 impl Form {
-    /// The form `format` uses; `strict` only matters for the OpenAI formats.
-    pub fn of(format: ApiFormat, strict: bool) -> Form {
-        match format {
-            ApiFormat::Gemini => Form::Gemini,
-            ApiFormat::OpenAiChat | ApiFormat::OpenAiResponses if strict => Form::Strict,
-            _ => Form::Flattened,
-        }
-    }
-
     fn bit(self) -> u8 {
         1 << self as u8
     }
 }
 
-/// Whether `format` has a strict mode (the OpenAI formats).
-pub fn has_strict_mode(format: ApiFormat) -> bool {
-    matches!(format, ApiFormat::OpenAiChat | ApiFormat::OpenAiResponses)
-}
-
-/// Refuses `"strict": true` with a format that has no strict mode; `path` names the option.
-pub fn check_strict(strict: bool, format: ApiFormat, path: &str) -> crate::Result<()> {
-    if strict && !has_strict_mode(format) {
-        return Err(Error::invalid(format!(
-            "{path}.strict: strict mode is OpenAI's (openai-chat or openai-responses), not {}",
-            format.as_str()
-        )));
-    }
-    Ok(())
-}
+// Which form each provider takes is its `Provider::schema_form`; the strict-mode checks live
+// there too and stay reachable here for existing callers.
+pub use crate::provider::{check_strict, has_strict_mode};
 
 /// A schema ready to be written: its parameters JSON, whether it is the strict form, and when
 /// strict mode was asked for but is impossible, why.
@@ -246,17 +223,6 @@ mod tests {
         assert_eq!(
             c.parameters,
             r#"{"type":"object","properties":{"a":{"type":"string"}},"required":["a"],"additionalProperties":false}"#
-        );
-    }
-
-    #[test]
-    fn strict_needs_an_openai_format() {
-        assert!(check_strict(true, ApiFormat::OpenAiResponses, "options").is_ok());
-        assert!(check_strict(false, ApiFormat::Gemini, "options").is_ok());
-        let err = check_strict(true, ApiFormat::Anthropic, "options").unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "invalid argument: options.strict: strict mode is OpenAI's (openai-chat or openai-responses), not anthropic"
         );
     }
 }

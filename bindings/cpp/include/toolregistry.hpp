@@ -119,19 +119,66 @@ struct DiscoverRequest {
     std::vector<std::string> tags;
     /// Only deferred (true) or only loaded (false) tools; empty: both.
     std::optional<bool> deferred;
+    /// Render the returned schemas in OpenAI strict mode (OpenAiChat and OpenAiResponses only,
+    /// else Status::InvalidArgument); a hit whose schema cannot be strict carries it non-strict,
+    /// with Hit::warning saying why.
+    bool strict = false;
+    /// Most tokens the answer may take (>= 1, else Status::InvalidArgument; empty: no cap),
+    /// estimated as the UTF-8 bytes of its JSON (Discoverer::discover_json_with) / 4, rounded up.
+    /// Hits keep their schemas while they fit, then come cut to name + one-line summary (no
+    /// Hit::schema, Hit::description the first sentence), then stop. The top hit is always
+    /// returned, cut if its schema alone is too big.
+    std::optional<std::size_t> max_tokens;
+};
+
+/// Which schemas Registry::strict_schemas returns: the options of schemas_json, typed.
+struct SchemaOptions {
+    /// Include deferred tools.
+    bool include_deferred = true;
+    /// Format of the schemas: OpenAiChat or OpenAiResponses (the others have no strict mode).
+    ApiFormat api_format = ApiFormat::OpenAiChat;
+    /// Keep only tools with any of these tags; empty: any.
+    std::vector<std::string> tags;
+    /// Leave out tools with any of these tags.
+    std::vector<std::string> exclude_tags;
+    /// Exactly these tools, in this order, disabled ones included (the filters above are then
+    /// ignored); Status::NotFound naming the first unknown name.
+    std::optional<std::vector<std::string>> names;
+};
+
+/// A tool OpenAI strict mode could not apply to (its schema is sent non-strict), and why.
+struct SchemaWarning {
+    std::string name;
+    /// What in the schema is in the way, e.g. `settings: an object without "properties" takes
+    /// arbitrary keys`.
+    std::string reason;
+};
+
+/// Registry::strict_schemas' answer: every selected tool's schema, strict where it can be.
+struct StrictSchemas {
+    /// Each schema as compact JSON, in schemas_json's order: strict ones carry "strict": true,
+    /// those named in `warnings` are non-strict.
+    std::vector<std::string> tools;
+    /// The tools whose schemas cannot be strict without changing their meaning, in tool order.
+    std::vector<SchemaWarning> warnings;
 };
 
 /// One discover answer entry.
 struct Hit {
     std::string name;
+    /// The tool's description, or only its first sentence when DiscoverRequest::max_tokens cut the
+    /// hit to name + summary.
     std::string description;
     double score = 0.0;
     /// The tool's namespace ("github" for "github-list_issues"), if it has one.
     std::optional<std::string> namespace_name;
     bool deferred = false;
     /// The tool's schema as compact JSON in the requested format: present for an exact-name match
-    /// and for deferred tools.
+    /// and for deferred tools, unless DiscoverRequest::max_tokens cut the hit to name + summary.
     std::optional<std::string> schema;
+    /// Why `schema` is not strict, when DiscoverRequest::strict asked for strict mode and this
+    /// tool's schema cannot have it.
+    std::optional<std::string> warning;
 };
 
 /// One line of the deferred tools' summary (for a system prompt).
@@ -336,6 +383,31 @@ private:
     list("namespaces", r.namespaces);
     list("tags", r.tags);
     if (r.deferred) out += *r.deferred ? ",\"deferred\":true" : ",\"deferred\":false";
+    if (r.strict) out += ",\"strict\":true";
+    if (r.max_tokens) out += ",\"max_tokens\":" + std::to_string(*r.max_tokens);
+    out += '}';
+    return out;
+}
+
+/// `items` as a JSON array of strings.
+[[nodiscard]] inline std::string json_strings(const std::vector<std::string>& items, const char* what) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (i > 0) out += ',';
+        out += json_quote(c_string(items[i], what));
+    }
+    out += ']';
+    return out;
+}
+
+/// SchemaOptions as the C ABI's schema options JSON, in strict mode.
+[[nodiscard]] inline std::string strict_schema_options(const SchemaOptions& o) {
+    std::string out = "{\"strict\":true,\"include_deferred\":";
+    out += o.include_deferred ? "true" : "false";
+    out += ",\"api_format\":" + json_quote(to_string(o.api_format));
+    if (!o.tags.empty()) out += ",\"tags\":" + json_strings(o.tags, "tags");
+    if (!o.exclude_tags.empty()) out += ",\"exclude_tags\":" + json_strings(o.exclude_tags, "exclude_tags");
+    if (o.names) out += ",\"names\":" + json_strings(*o.names, "names");
     out += '}';
     return out;
 }
@@ -568,9 +640,26 @@ private:
         hit.namespace_name = optional_string(item, "namespace");
         hit.deferred = member(item, "deferred", JsonValue::Kind::Bool).boolean;
         if (const JsonValue* schema = item.find("schema")) hit.schema = std::string(schema->raw);
+        hit.warning = optional_string(item, "warning");
         hits.push_back(std::move(hit));
     }
     return hits;
+}
+
+/// tr_registry_get_schemas' strict answer: `{"tools": [...], "warnings": [{"name", "reason"}]}`.
+[[nodiscard]] inline StrictSchemas parse_strict_schemas(std::string_view json) {
+    JsonValue doc = JsonParser(json).parse();
+    StrictSchemas out;
+    const JsonValue& tools = member(doc, "tools", JsonValue::Kind::Array);
+    out.tools.reserve(tools.items.size());
+    for (const JsonValue& tool : tools.items) out.tools.emplace_back(tool.raw);
+    for (const JsonValue& item : member(doc, "warnings", JsonValue::Kind::Array).items) {
+        SchemaWarning w;
+        w.name = member(item, "name", JsonValue::Kind::String).string;
+        w.reason = member(item, "reason", JsonValue::Kind::String).string;
+        out.warnings.push_back(std::move(w));
+    }
+    return out;
 }
 
 [[nodiscard]] inline std::vector<Summary> parse_summaries(std::string_view json) {
@@ -744,13 +833,22 @@ public:
     }
 
     /// The enabled tools' schemas as a JSON array, sorted by name. `options_json`: empty or
-    /// `{"include_deferred"?, "api_format"?, "tags"?, "exclude_tags"?, "names"?}` (with names:
-    /// exactly those tools, see schemas_json_for).
+    /// `{"include_deferred"?, "api_format"?, "tags"?, "exclude_tags"?, "names"?, "strict"?}` (with
+    /// names: exactly those tools, see schemas_json_for; with `"strict": true` the answer is
+    /// `{"tools": [...], "warnings": [...]}`, see strict_schemas).
     [[nodiscard]] std::string schemas_json(std::string_view options_json = {}) const {
         detail::OptionalCString options(options_json, "options_json");
         return detail::call_with_output([&](char** out, char** err) {
             return tr_registry_get_schemas(handle_.get(), options.get(), out, err);
         });
+    }
+
+    /// The schemas `options` selects, in OpenAI strict mode: every schema that can be strict is
+    /// (closed objects, every property required, optional ones nullable, "strict": true); the
+    /// others are returned non-strict and named in `warnings`, never left out.
+    /// Status::InvalidArgument for ApiFormat::Anthropic or Gemini (no strict mode there).
+    [[nodiscard]] StrictSchemas strict_schemas(const SchemaOptions& options = {}) const {
+        return detail::parse_strict_schemas(schemas_json(detail::strict_schema_options(options)));
     }
 
     /// The enabled deferred tools' one-line summaries as JSON, in registration order.
@@ -947,14 +1045,21 @@ public:
         return detail::parse_hits(discover_json(query, detail::discover_options(top_k, format)));
     }
 
-    /// discover() with filters (namespaces, tags, deferred); a query `select:a,b,c` returns those
-    /// tools by exact name, in that order, with their schemas.
+    /// discover() with filters (namespaces, tags, deferred), strict mode and a token budget
+    /// (max_tokens); a query `select:a,b,c` returns those tools by exact name, in that order, with
+    /// their schemas.
     [[nodiscard]] std::vector<Hit> discover_with(std::string_view query, const DiscoverRequest& request) const {
-        return detail::parse_hits(discover_json(query, detail::discover_options(request)));
+        return detail::parse_hits(discover_json_with(query, request));
+    }
+
+    /// discover_with() as the library's raw JSON: `[{"name", "description", "score", "namespace",
+    /// "deferred", "schema"?, "warning"?}]`. Its size is what DiscoverRequest::max_tokens counts.
+    [[nodiscard]] std::string discover_json_with(std::string_view query, const DiscoverRequest& request) const {
+        return discover_json(query, detail::discover_options(request));
     }
 
     /// discover() as raw JSON; `options_json`: empty or `{"top_k"?, "api_format"?, "namespaces"?,
-    /// "tags"?, "deferred"?}`.
+    /// "tags"?, "deferred"?, "strict"?, "max_tokens"?}`.
     [[nodiscard]] std::string discover_json(std::string_view query, std::string_view options_json = {}) const {
         std::string q = detail::c_string(query, "query");
         detail::OptionalCString options(options_json, "options_json");

@@ -65,6 +65,11 @@ namespace ToolRegistry
         /// <summary>The auto mode's threshold in tokens (UTF-8 bytes / 4; null: 10000).</summary>
         public int? DeferThresholdTokens { get; set; }
 
+        /// <summary>Caps the list of deferred tools (UTF-8 bytes / 4) wherever the mode writes it,
+        /// ending it with "- ... and N more" (null: none in summaries mode, as the reference; 2000
+        /// in stable and auto).</summary>
+        public int? SummaryMaxTokens { get; set; }
+
         /// <summary>Ranking options of the conversation's searches (null: the registry's).</summary>
         public DiscoveryOptions Discovery { get; set; }
 
@@ -90,6 +95,7 @@ namespace ToolRegistry
                 .Add("loaded", Loaded)
                 .Add("strict", Strict)
                 .Add("defer_threshold_tokens", DeferThresholdTokens)
+                .Add("summary_max_tokens", SummaryMaxTokens)
                 .AddRaw("discovery", Discovery == null ? null : Discovery.ToJson())
                 .Add("top_k", TopK)
                 .Add("max_tokens", MaxTokens)

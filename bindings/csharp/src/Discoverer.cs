@@ -59,6 +59,16 @@ namespace ToolRegistry
         /// </summary>
         public IReadOnlyList<DiscoverResult> Discover(string query, DiscoverRequest request)
         {
+            return DiscoverResult.ParseList(DiscoverJson(query, request));
+        }
+
+        /// <summary>
+        /// Like <see cref="Discover(string, DiscoverRequest)"/>, as raw JSON: [{"name", "description",
+        /// "score", "namespace", "deferred", "schema"?, "warning"?}]. Its size is what
+        /// <see cref="DiscoverRequest.MaxTokens"/> counts.
+        /// </summary>
+        public string DiscoverJson(string query, DiscoverRequest request)
+        {
             var q = Utf8.EncodeRequired(query, "query");
             var r = request ?? new DiscoverRequest();
             var o = Utf8.Encode(new JsonObjectWriter()
@@ -67,14 +77,16 @@ namespace ToolRegistry
                 .Add("namespaces", r.Namespaces)
                 .Add("tags", r.Tags)
                 .Add("deferred", r.Deferred)
+                .Add("strict", r.Strict)
+                .Add("max_tokens", r.MaxTokens)
                 .ToString(), "options");
             IntPtr json, err;
             var status = Native.tr_discoverer_discover(Handle, q, o, out json, out err);
             Native.Check(status, err);
-            return DiscoverResult.ParseList(Utf8.Take(json));
+            return Utf8.Take(json);
         }
 
-        /// <summary>Like <see cref="Discover(string, int, string)"/>, as raw JSON: [{"name", "description", "score", "namespace", "deferred", "schema"?}].</summary>
+        /// <summary>Like <see cref="Discover(string, int, string)"/>, as raw JSON: [{"name", "description", "score", "namespace", "deferred", "schema"?, "warning"?}].</summary>
         public string DiscoverJson(string query, int topK = 10, string apiFormat = null)
         {
             var q = Utf8.EncodeRequired(query, "query");

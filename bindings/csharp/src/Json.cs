@@ -234,6 +234,32 @@ namespace ToolRegistry
             }
         }
 
+        /// <summary>The raw text of each element of a top-level JSON array.</summary>
+        internal static List<string> RawElements(string json)
+        {
+            var result = new List<string>();
+            int i = SkipSpace(json, 0);
+            Expect(json, i, '[');
+            i = SkipSpace(json, i + 1);
+            if (json[i] == ']')
+            {
+                return result;
+            }
+            while (true)
+            {
+                int end = SkipValue(json, i);
+                result.Add(json.Substring(i, end - i));
+                i = SkipSpace(json, end);
+                if (json[i] == ',')
+                {
+                    i = SkipSpace(json, i + 1);
+                    continue;
+                }
+                Expect(json, i, ']');
+                return result;
+            }
+        }
+
         private static int SkipSpace(string s, int i)
         {
             while (i < s.Length && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))

@@ -90,6 +90,23 @@ namespace ToolRegistry
 
         /// <summary>Only deferred (true) or only loaded (false) tools; null: both.</summary>
         public bool? Deferred { get; set; }
+
+        /// <summary>
+        /// Render the returned schemas in OpenAI strict mode (openai-chat and openai-responses only;
+        /// another format is an <see cref="InvalidInputException"/>). A hit whose schema cannot be
+        /// strict carries it non-strict, with <see cref="DiscoverResult.Warning"/> saying why.
+        /// </summary>
+        public bool? Strict { get; set; }
+
+        /// <summary>
+        /// Most tokens the answer may take (at least 1; null: no cap), estimated as the UTF-8 bytes
+        /// of its JSON (<see cref="Discoverer.DiscoverJson(string, DiscoverRequest)"/>) / 4, rounded
+        /// up. Hits keep their schemas while they fit, then come cut to name + one-line summary
+        /// (<see cref="DiscoverResult.SchemaJson"/> null, <see cref="DiscoverResult.Description"/>
+        /// the first sentence), then stop. The top hit is always returned, cut if its schema alone
+        /// is too big.
+        /// </summary>
+        public int? MaxTokens { get; set; }
     }
 
     /// <summary>Which schemas <see cref="Registry.GetSchemasJson(SchemaOptions)"/> returns, and in which format.</summary>
@@ -113,6 +130,15 @@ namespace ToolRegistry
         /// </summary>
         public IEnumerable<string> Names { get; set; }
 
+        /// <summary>
+        /// OpenAI strict mode (openai-chat and openai-responses only; another format is an
+        /// <see cref="InvalidInputException"/>): every object closed and listing all its properties
+        /// as required, optional ones nullable, the tool marked "strict": true. The answer is then
+        /// <c>{"tools": [...], "warnings": [{"name", "reason"}]}</c>, which
+        /// <see cref="Registry.GetStrictSchemas(SchemaOptions)"/> reads for you.
+        /// </summary>
+        public bool? Strict { get; set; }
+
         /// <summary>The options as the JSON object the C ABI takes.</summary>
         public string ToJson()
         {
@@ -122,6 +148,7 @@ namespace ToolRegistry
                 .Add("tags", Tags)
                 .Add("exclude_tags", ExcludeTags)
                 .Add("names", Names)
+                .Add("strict", Strict)
                 .ToString();
         }
     }

@@ -119,7 +119,11 @@ namespace ToolRegistry
             Native.Check(status, err);
         }
 
-        /// <summary>The schemas of the enabled tools, sorted by name, as a JSON array.</summary>
+        /// <summary>
+        /// The schemas of the enabled tools, sorted by name, as a JSON array; with
+        /// <see cref="SchemaOptions.Strict"/>, the object <c>{"tools": [...], "warnings": [...]}</c>
+        /// (see <see cref="GetStrictSchemas(SchemaOptions)"/>).
+        /// </summary>
         /// <param name="options">Filters and API format; null for all tools as openai-chat.</param>
         public string GetSchemasJson(SchemaOptions options = null)
         {

@@ -27,12 +27,18 @@ namespace ToolRegistry
         [DataMember(Name = "deferred")]
         private bool deferred;
 
+        [DataMember(Name = "warning")]
+        private string warning;
+
         private string schemaJson;
 
         /// <summary>The registered name (namespace-qualified, e.g. "github-list_issues").</summary>
         public string Name { get { return name; } }
 
-        /// <summary>The tool's full description.</summary>
+        /// <summary>
+        /// The tool's full description, or only its first sentence when <see cref="DiscoverRequest.MaxTokens"/>
+        /// cut this hit to name + summary.
+        /// </summary>
         public string Description { get { return description; } }
 
         /// <summary>BM25F score; 1.0 for an exact-name match.</summary>
@@ -46,9 +52,16 @@ namespace ToolRegistry
 
         /// <summary>
         /// The tool's schema in the requested API format as raw JSON text, or null. Present for an exact
-        /// match and for deferred tools, so the model can call a tool it has just found.
+        /// match and for deferred tools, so the model can call a tool it has just found; null for a
+        /// hit <see cref="DiscoverRequest.MaxTokens"/> cut to name + summary.
         /// </summary>
         public string SchemaJson { get { return schemaJson; } }
+
+        /// <summary>
+        /// Why <see cref="SchemaJson"/> is not strict, when <see cref="DiscoverRequest.Strict"/> asked for
+        /// OpenAI strict mode and this tool's schema cannot have it; null otherwise.
+        /// </summary>
+        public string Warning { get { return warning; } }
 
         internal static List<DiscoverResult> ParseList(string json)
         {

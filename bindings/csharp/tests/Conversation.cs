@@ -82,12 +82,12 @@ namespace ToolRegistry.Tests
         {
             Eq("{}", new ConversationOptions().ToJson(), "no options");
             Eq("{\"api_format\":\"anthropic\",\"mode\":\"auto\",\"search\":\"server\",\"loaded\":[\"a\"],\"strict\":false," +
-               "\"defer_threshold_tokens\":0,\"discovery\":{\"profile\":\"reference\"},\"top_k\":3,\"max_tokens\":500," +
+               "\"defer_threshold_tokens\":0,\"summary_max_tokens\":0,\"discovery\":{\"profile\":\"reference\"},\"top_k\":3,\"max_tokens\":500," +
                "\"namespaces\":[\"gh\"],\"tags\":[\"net\"]}",
                new ConversationOptions
                {
                    ApiFormat = ApiFormat.Anthropic, Mode = ConversationMode.Auto, Search = ConversationSearch.Server,
-                   Loaded = new[] { "a" }, Strict = false, DeferThresholdTokens = 0,
+                   Loaded = new[] { "a" }, Strict = false, DeferThresholdTokens = 0, SummaryMaxTokens = 0,
                    Discovery = new DiscoveryOptions { Profile = DiscoveryProfile.Reference },
                    TopK = 3, MaxTokens = 500, Namespaces = new[] { "gh" }, Tags = new[] { "net" },
                }.ToJson(), "every option");
@@ -114,6 +114,12 @@ namespace ToolRegistry.Tests
                 True(after.Fingerprint != tools.Fingerprint, "the fingerprint changed with the bytes");
                 Eq(tools.SystemText, after.SystemText, "system text unchanged");
                 Eq(c.ToolsJson(), c.ToolsJson(), "no change, same bytes");
+                using (var cut = r.StartConversation(new ConversationOptions { Mode = ConversationMode.Stable, SummaryMaxTokens = 0 }))
+                {
+                    string text = cut.Tools().SystemText;
+                    True(text.EndsWith("\n- ... and 2 more (call discover_tools to find them)", StringComparison.Ordinal) && !text.Contains("send_email"),
+                        "summary_max_tokens 0 leaves only the count: " + text);
+                }
 
                 // Registering another deferred tool changes only the system text in stable mode.
                 r.Register(@"{""name"": ""book_flight"", ""description"": ""Book a flight."", ""metadata"": {""defer"": true}}");

@@ -81,6 +81,8 @@ namespace ToolRegistry.Tests
             string corpusDir = args.Length > 1 ? args[1] : Environment.GetEnvironmentVariable("TOOLREGISTRY_CONFORMANCE_DIR") ?? Path.Combine("tests", "conformance", "execute");
             // Conversations first: the execute tests end by leaving forgotten registries to the
             // finalizers, which would upset the exact counts of live functions here.
+            StrictTests();
+            BudgetTests();
             ConversationTests(Path.Combine(Path.GetDirectoryName(corpusDir.TrimEnd('/', '\\')), "conversation"));
             ExecuteTests(corpusDir);
 

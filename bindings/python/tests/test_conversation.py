@@ -95,6 +95,10 @@ def test_modes_and_typed_tools():
         with r.conversation(mode="stable") as c:
             t = c.tools()
             assert "send_email" in t.system_text and "get_weather" in t.system_text
+            with r.conversation(mode="stable", summary_max_tokens=0) as cut:
+                text = cut.tools().system_text
+                assert text.endswith("\n- ... and 2 more (call discover_tools to find them)")
+                assert "send_email" not in text
             before = t.fingerprint
             c.reveal("get_weather")
             after = c.tools()

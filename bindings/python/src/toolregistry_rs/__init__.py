@@ -21,7 +21,17 @@ from ._errors import Status, ToolRegistryError
 from ._host import ToolError
 from ._conversation import Conversation, ConversationTools
 from ._registry import Discoverer, Registry, status_name, version
-from ._types import APIFormat, ConversationMode, DiscoverResult, Explanation, Profile, SearchSide, Summary
+from ._types import (
+    APIFormat,
+    ConversationMode,
+    DiscoverResult,
+    Explanation,
+    Profile,
+    SchemaWarning,
+    SearchSide,
+    StrictSchemas,
+    Summary,
+)
 
 __all__ = [
     "APIFormat",
@@ -33,8 +43,10 @@ __all__ = [
     "Explanation",
     "Profile",
     "Registry",
+    "SchemaWarning",
     "SearchSide",
     "Status",
+    "StrictSchemas",
     "Summary",
     "ToolError",
     "ToolRegistryError",

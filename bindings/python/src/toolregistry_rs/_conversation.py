@@ -90,6 +90,8 @@ class Conversation(_Owner):
     - ``loaded``: names of deferred tools already loaded (restores a conversation saved with
       :meth:`loaded`).
     - ``strict`` (OpenAI strict schemas), ``defer_threshold_tokens`` (auto mode, default 10000),
+      ``summary_max_tokens`` (caps the deferred list, bytes / 4, ending it with ``- ... and N
+      more``; default none in ``summaries`` as the reference, 2000 in ``stable`` and ``auto``),
       ``discovery`` (ranking options as for :meth:`Registry.enable_discovery`), and ``top_k``,
       ``max_tokens``, ``namespaces``, ``tags`` applied to every search.
 
@@ -108,6 +110,7 @@ class Conversation(_Owner):
         loaded: Optional[Iterable[str]] = None,
         strict: Optional[bool] = None,
         defer_threshold_tokens: Optional[int] = None,
+        summary_max_tokens: Optional[int] = None,
         discovery: Optional[Mapping[str, Any]] = None,
         top_k: Optional[int] = None,
         max_tokens: Optional[int] = None,
@@ -125,6 +128,7 @@ class Conversation(_Owner):
             "loaded": None if loaded is None else _names("loaded", loaded),
             "strict": strict,
             "defer_threshold_tokens": defer_threshold_tokens,
+            "summary_max_tokens": summary_max_tokens,
             "discovery": None if discovery is None else dict(discovery),
             "top_k": top_k,
             "max_tokens": max_tokens,

@@ -23,7 +23,16 @@ from typing import (
 
 from . import _host, _native
 from ._errors import Status, ToolRegistryError
-from ._types import APIFormat, ConversationMode, DiscoverResult, Explanation, Profile, SearchSide, Summary
+from ._types import (
+    APIFormat,
+    ConversationMode,
+    DiscoverResult,
+    Explanation,
+    Profile,
+    SearchSide,
+    StrictSchemas,
+    Summary,
+)
 
 if TYPE_CHECKING:
     from ._conversation import Conversation
@@ -90,6 +99,13 @@ def _check(status: int, err: c_void_p) -> None:
         raise ToolRegistryError(status, message.decode("utf-8", "replace") if message else "")
     # The contract says err_out is untouched on success; free it anyway should that change.
     _native.take_string(err)
+
+
+def _names(names: Iterable[str]) -> List[str]:
+    """A list of tool names; one bare string is refused rather than read as its letters."""
+    if isinstance(names, (str, bytes)):
+        raise TypeError("names must be a sequence of tool names, not a single string")
+    return list(names)
 
 
 def _options(**fields: Any) -> Optional[bytes]:
@@ -409,21 +425,69 @@ class Registry(_Owner):
         api_format: Optional[APIFormat] = None,
         tags: Optional[Iterable[str]] = None,
         exclude_tags: Optional[Iterable[str]] = None,
+        names: Optional[Iterable[str]] = None,
+        strict: bool = False,
     ) -> List[Dict[str, Any]]:
         """The schemas of the enabled tools sorted by name, ready to send to a model.
 
         ``discover_tools`` is included when discovery is on. ``include_deferred=False`` leaves
         deferred tools out (the usual choice with discovery on); ``tags`` keeps tools with any of
-        these tags, ``exclude_tags`` drops tools with any. ``api_format`` is ``"openai-chat"``
-        (default), ``"openai-responses"``, ``"anthropic"`` or ``"gemini"``.
+        these tags, ``exclude_tags`` drops tools with any. ``names`` selects exactly these tools in
+        this order, disabled ones included, and ignores those filters (``NOT_FOUND`` naming the
+        first unknown name). ``api_format`` is ``"openai-chat"`` (default), ``"openai-responses"``,
+        ``"anthropic"`` or ``"gemini"``. ``strict=True`` gives the ``tools`` of
+        :meth:`get_strict_schemas` (where a tool that cannot be strict comes non-strict: that
+        method says which).
         """
-        options = _options(
+        if strict:
+            return self.get_strict_schemas(
+                include_deferred=include_deferred,
+                api_format=api_format,
+                tags=tags,
+                exclude_tags=exclude_tags,
+                names=names,
+            )["tools"]
+        options = self._schema_options(include_deferred, api_format, tags, exclude_tags, names, False)
+        return cast(List[Dict[str, Any]], json.loads(self._out(_lib.tr_registry_get_schemas, options)))
+
+    def get_strict_schemas(
+        self,
+        *,
+        include_deferred: bool = True,
+        api_format: Optional[APIFormat] = None,
+        tags: Optional[Iterable[str]] = None,
+        exclude_tags: Optional[Iterable[str]] = None,
+        names: Optional[Iterable[str]] = None,
+    ) -> StrictSchemas:
+        """:meth:`get_schemas` in OpenAI strict mode: ``{"tools": [...], "warnings": [{"name", "reason"}]}``.
+
+        Every schema that can be strict is (``"strict": true``, ``additionalProperties: false``,
+        every property required, optional ones nullable); a tool whose schema cannot be (an object
+        taking arbitrary keys, a value without a type, ...) is still in ``tools``, non-strict, and
+        named in ``warnings`` with the reason. With ``names``, both follow the order of
+        ``names``. Only ``"openai-chat"`` (default) and ``"openai-responses"`` have a strict mode;
+        another format raises ``INVALID_ARGUMENT``.
+        """
+        options = self._schema_options(include_deferred, api_format, tags, exclude_tags, names, True)
+        return cast(StrictSchemas, json.loads(self._out(_lib.tr_registry_get_schemas, options)))
+
+    @staticmethod
+    def _schema_options(
+        include_deferred: bool,
+        api_format: Optional[APIFormat],
+        tags: Optional[Iterable[str]],
+        exclude_tags: Optional[Iterable[str]],
+        names: Optional[Iterable[str]],
+        strict: bool,
+    ) -> Optional[bytes]:
+        return _options(
             include_deferred=bool(include_deferred),
             api_format=api_format,
             tags=None if tags is None else list(tags),
             exclude_tags=None if exclude_tags is None else list(exclude_tags),
+            names=None if names is None else _names(names),
+            strict=True if strict else None,
         )
-        return cast(List[Dict[str, Any]], json.loads(self._out(_lib.tr_registry_get_schemas, options)))
 
     def deferred_summaries(self) -> List[Summary]:
         """One line per enabled deferred tool, in registration order, for a system prompt."""
@@ -501,6 +565,7 @@ class Registry(_Owner):
         loaded: Optional[Iterable[str]] = None,
         strict: Optional[bool] = None,
         defer_threshold_tokens: Optional[int] = None,
+        summary_max_tokens: Optional[int] = None,
         discovery: Optional[Mapping[str, Any]] = None,
         top_k: Optional[int] = None,
         max_tokens: Optional[int] = None,
@@ -520,6 +585,7 @@ class Registry(_Owner):
             loaded=loaded,
             strict=strict,
             defer_threshold_tokens=defer_threshold_tokens,
+            summary_max_tokens=summary_max_tokens,
             discovery=discovery,
             top_k=top_k,
             max_tokens=max_tokens,
@@ -568,16 +634,24 @@ class Discoverer(_Owner):
         top_k: int = 10,
         *,
         api_format: Optional[APIFormat] = None,
+        strict: bool = False,
+        max_tokens: Optional[int] = None,
         options: Optional[Mapping[str, Any]] = None,
     ) -> bytes:
-        """:meth:`discover`'s answer as the library's JSON text (UTF-8), undecoded."""
+        """:meth:`discover`'s answer as the library's JSON text (UTF-8), undecoded. Its length is
+        what ``max_tokens`` counts (bytes / 4, rounded up)."""
         q = _text("query", query)
-        if options is None and api_format is None and type(top_k) is int and top_k >= 0:
+        plain = options is None and api_format is None and not strict and max_tokens is None
+        if plain and type(top_k) is int and top_k >= 0:
             opts = b'{"top_k":%d}' % top_k
         else:
             doc: Dict[str, Any] = {"top_k": top_k}
             if api_format is not None:
                 doc["api_format"] = api_format
+            if strict:
+                doc["strict"] = True
+            if max_tokens is not None:
+                doc["max_tokens"] = max_tokens
             doc.update(options or {})
             opts = _json("options", doc)
         h = self._handle.acquire("discoverer")
@@ -595,20 +669,31 @@ class Discoverer(_Owner):
         top_k: int = 10,
         *,
         api_format: Optional[APIFormat] = None,
+        strict: bool = False,
+        max_tokens: Optional[int] = None,
         options: Optional[Mapping[str, Any]] = None,
     ) -> List[DiscoverResult]:
         """Up to ``top_k`` tools for ``query``, best first.
 
         A query equal to an enabled tool's name (ignoring case, with ``-`` and ``/`` read as
         ``_``) returns that tool alone with score 1.0 and its schema; otherwise the BM25F
-        ranking. Deferred tools carry their schema (rendered in ``api_format``). ``options`` adds
-        further discover options, sent to the library as is.
+        ranking. Deferred tools carry their schema (rendered in ``api_format``). ``strict=True``
+        renders those schemas in OpenAI strict mode (OpenAI formats only, else ``INVALID_ARGUMENT``);
+        a hit whose schema cannot be strict carries it non-strict, with a ``warning`` saying why.
+        ``max_tokens`` caps the answer at that many tokens, counted as the UTF-8 bytes of its JSON
+        (:meth:`discover_json`) / 4, rounded up: hits keep their schemas while they fit, then come
+        cut to name + one-line summary (no ``schema``, ``description`` the first sentence), then
+        stop; the top hit is always returned, cut if its schema alone is too big. ``options`` adds
+        further discover options (the filters ``namespaces``, ``tags``, ``deferred``), sent to the
+        library as is.
 
-        Raises ToolRegistryError: ``INVALID_ARGUMENT`` for an empty or whitespace-only query or a
-        ``top_k`` below 1; ``TOO_LARGE`` for a query over 64 KiB. A query of more than 1,024
+        Raises ToolRegistryError: ``INVALID_ARGUMENT`` for an empty or whitespace-only query, a
+        ``top_k`` or ``max_tokens`` below 1; ``TOO_LARGE`` for a query over 64 KiB. A query of more than 1,024
         tokens is answered from its first 1,024.
         """
-        answer = self.discover_json(query, top_k, api_format=api_format, options=options)
+        answer = self.discover_json(
+            query, top_k, api_format=api_format, strict=strict, max_tokens=max_tokens, options=options
+        )
         return cast(List[DiscoverResult], json.loads(answer))
 
     def explain(self, query: Union[str, bytes], tool_name: str, top_k: int = 10) -> Explanation:

@@ -26,9 +26,28 @@ class _DiscoverResultBase(TypedDict):
 
 
 class DiscoverResult(_DiscoverResultBase, total=False):
-    """One discovery hit. ``schema`` is present for an exact-name match and for deferred tools."""
+    """One discovery hit. ``schema`` is present for an exact-name match and for deferred tools;
+    ``warning``, when strict mode was asked for and that schema cannot be strict, says why. A hit
+    that ``max_tokens`` cut to name + summary has no ``schema`` and only the first sentence of the
+    description."""
 
     schema: Dict[str, Any]
+    warning: str
+
+
+class SchemaWarning(TypedDict):
+    """A tool strict mode could not apply to (its schema is sent non-strict), and why."""
+
+    name: str
+    reason: str
+
+
+class StrictSchemas(TypedDict):
+    """``Registry.get_schemas(strict=True)``: every tool's schema, strict where it can be, and
+    the tools whose schemas are not."""
+
+    tools: List[Dict[str, Any]]
+    warnings: List[SchemaWarning]
 
 
 class Summary(TypedDict):
