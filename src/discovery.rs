@@ -569,28 +569,9 @@ impl Discoverer {
         discover_json(&state, &self.options, query, request)
     }
 
-    /// Explains how `query` ranks the tool `tool_name` with this discoverer's options and
-    /// `request.top_k`: the analyzed query tokens and the filter's verdicts, the tool's score
-    /// taken apart per token and field, its rank, or why it is not in the answer. An unknown tool
-    /// is NOT_FOUND; query and `top_k` are checked as for [`discover`](Self::discover).
-    pub fn explain(
-        &self,
-        query: &str,
-        tool_name: &str,
-        request: &DiscoverRequest,
-    ) -> Result<crate::explain::Explanation> {
-        let state = self.shared.read()?;
-        crate::explain::explain(&state, &self.options, query, tool_name, request)
-    }
-
-    /// [`explain`](Self::explain), as JSON text.
-    pub fn explain_json(
-        &self,
-        query: &str,
-        tool_name: &str,
-        request: &DiscoverRequest,
-    ) -> Result<String> {
-        Ok(self.explain(query, tool_name, request)?.to_json())
+    /// The registry state, read-locked, for the searches of this discoverer (and its explain).
+    pub(crate) fn read(&self) -> Result<std::sync::RwLockReadGuard<'_, State>> {
+        self.shared.read()
     }
 
     /// Rebuilds the shared index from the registry. Never needed (upkeep is incremental) and

@@ -6,8 +6,8 @@
 //! fix a description or a search hint.
 
 use crate::discovery::{
-    DiscoverRequest, DiscoveryOptions, Dropped, Profile, QueryToken, rank_query, score_floor,
-    validate_query,
+    DiscoverRequest, Discoverer, DiscoveryOptions, Dropped, Profile, QueryToken, rank_query,
+    score_floor, validate_query,
 };
 use crate::error::{Error, Result};
 use crate::index::{Bm25Params, DocId, Index};
@@ -229,6 +229,34 @@ impl Explanation {
                 "terms": terms,
             },
         })
+    }
+}
+
+// Explaining is a view of a discoverer's search, kept beside the explanation it builds (the
+// discoverer itself knows nothing of it).
+impl Discoverer {
+    /// Explains how `query` ranks the tool `tool_name` with this discoverer's options and
+    /// `request.top_k`: the analyzed query tokens and the filter's verdicts, the tool's score
+    /// taken apart per token and field, its rank, or why it is not in the answer. An unknown tool
+    /// is NOT_FOUND; query and `top_k` are checked as for [`discover`](Self::discover).
+    pub fn explain(
+        &self,
+        query: &str,
+        tool_name: &str,
+        request: &DiscoverRequest,
+    ) -> Result<Explanation> {
+        let state = self.read()?;
+        explain(&state, self.options(), query, tool_name, request)
+    }
+
+    /// [`explain`](Self::explain), as JSON text.
+    pub fn explain_json(
+        &self,
+        query: &str,
+        tool_name: &str,
+        request: &DiscoverRequest,
+    ) -> Result<String> {
+        Ok(self.explain(query, tool_name, request)?.to_json())
     }
 }
 
