@@ -14,7 +14,7 @@ use crate::index::{Bm25Params, Index};
 use crate::limits::{
     MAX_QUERY_BYTES, MAX_QUERY_TOKENS, MAX_RANKING_PARAMETER, kind_of, parse_json,
 };
-use crate::registry::{Shared, State};
+use crate::registry::{Registry, Shared, State};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
@@ -529,6 +529,34 @@ fn write_hit_head(
     } else {
         b",\"deferred\":false"
     });
+}
+
+// Searching a registry is discovery's business; the registry only keeps the options.
+impl Registry {
+    /// Discovers with the options given to [`enable_discovery`](Registry::enable_discovery).
+    pub fn discover(&self, query: &str, request: &DiscoverRequest) -> Result<Vec<Hit>> {
+        let state = self.shared().read()?;
+        discover(&state, &enabled(&state)?, query, request)
+    }
+
+    /// Discovers and answers in JSON with the options given to discovery (what `discover_tools`
+    /// runs).
+    pub fn discover_json(&self, query: &str, request: &DiscoverRequest) -> Result<String> {
+        let state = self.shared().read()?;
+        discover_json(&state, &enabled(&state)?, query, request)
+    }
+
+    /// A standalone discoverer with its own options that follows this registry's changes.
+    pub fn discoverer(&self, options: DiscoveryOptions) -> Discoverer {
+        Discoverer::new(Arc::clone(self.shared()), options)
+    }
+}
+
+/// The options `discover_tools` runs with, or NOT_FOUND when discovery is off.
+fn enabled(state: &State) -> Result<DiscoveryOptions> {
+    state.discovery().ok_or_else(|| {
+        Error::not_found("discover_tools: discovery is not enabled on this registry")
+    })
 }
 
 /// A search handle with its own options over a registry's live state.

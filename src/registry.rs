@@ -5,7 +5,7 @@
 //! failed call changes nothing. Discovers share the read lock and run in parallel.
 
 use crate::analyzer::{EnhancedAnalysis, enhanced_document, reference_document, reference_tokens};
-use crate::discovery::{self, DiscoverRequest, Discoverer, DiscoveryOptions, Hit};
+use crate::discovery::DiscoveryOptions;
 use crate::error::{Error, Result};
 use crate::format::{
     ApiFormat, into_string, write_cached_schema_parts, write_opt_str, write_schema_strict,
@@ -172,6 +172,11 @@ fn poisoned() -> Error {
 pub use crate::tool::normalize_name;
 
 impl State {
+    /// The ranking options `discover_tools` runs with, when discovery is enabled.
+    pub(crate) fn discovery(&self) -> Option<DiscoveryOptions> {
+        self.discovery
+    }
+
     /// The reference index, if built.
     pub(crate) fn index(&self) -> Option<&Index<5>> {
         self.index.as_ref()
@@ -1055,16 +1060,6 @@ impl Registry {
             .map_err(|message| Error::invalid(format!("{name}: {message}")))
     }
 
-    /// Discovers and answers in JSON with the options given to discovery (what `discover_tools`
-    /// runs).
-    pub fn discover_json(&self, query: &str, request: &DiscoverRequest) -> Result<String> {
-        let state = self.shared.read()?;
-        let options = state.discovery.ok_or_else(|| {
-            Error::not_found("discover_tools: discovery is not enabled on this registry")
-        })?;
-        discovery::discover_json(&state, &options, query, request)
-    }
-
     /// What running a call of `name` needs, read under the lock and used after it is released.
     pub fn call_target(&self, name: &str) -> Result<CallTarget> {
         let state = self.shared.read()?;
@@ -1171,15 +1166,6 @@ impl Registry {
         Ok(into_string(out))
     }
 
-    /// Discovers with the options given to [`enable_discovery`](Self::enable_discovery).
-    pub fn discover(&self, query: &str, request: &DiscoverRequest) -> Result<Vec<Hit>> {
-        let state = self.shared.read()?;
-        let options = state.discovery.ok_or_else(|| {
-            Error::not_found("discover_tools: discovery is not enabled on this registry")
-        })?;
-        discovery::discover(&state, &options, query, request)
-    }
-
     /// A value derived from the state, shared by every caller with the same `key` until the
     /// registry changes; `build` runs under the read lock only when the cached one is stale.
     pub(crate) fn derived<T: std::any::Any + Send + Sync>(
@@ -1216,6 +1202,11 @@ impl Registry {
         Ok(self.shared.read()?.discovery)
     }
 
+    /// The state shared by every handle on this registry (for the discoverers that follow it).
+    pub(crate) fn shared(&self) -> &Arc<Shared> {
+        &self.shared
+    }
+
     /// Reads the registry state under the read lock (for modules that render from it).
     pub(crate) fn with_state<R>(&self, f: impl FnOnce(&State) -> R) -> Result<R> {
         Ok(f(&*self.shared.read()?))
@@ -1232,11 +1223,6 @@ impl Registry {
         Registry {
             shared: Arc::clone(&self.shared),
         }
-    }
-
-    /// A standalone discoverer with its own options that follows this registry's changes.
-    pub fn discoverer(&self, options: DiscoveryOptions) -> Discoverer {
-        Discoverer::new(Arc::clone(&self.shared), options)
     }
 
     /// A registered tool by name (disabled ones too).
@@ -1422,7 +1408,7 @@ pub struct ToolStatus {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::discovery::hits_to_json;
+    use crate::discovery::{DiscoverRequest, hits_to_json};
 
     #[test]
     fn first_sentence_rules() {
