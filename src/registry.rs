@@ -5,7 +5,7 @@
 //! failed call changes nothing. Discovers share the read lock and run in parallel.
 
 use crate::analyzer::{EnhancedAnalysis, enhanced_document, reference_document, reference_tokens};
-use crate::discovery::DiscoveryOptions;
+use crate::discovery::options::{DiscoveryOptions, Profile};
 use crate::error::{Error, Result};
 use crate::format::{
     ApiFormat, into_string, write_cached_schema_parts, write_opt_str, write_schema_strict,
@@ -193,10 +193,10 @@ impl State {
 
     /// Builds the index `profile` ranks with if it does not exist yet (once; from then on every
     /// change keeps it in step).
-    pub(crate) fn ensure_index(&mut self, profile: crate::discovery::Profile) {
+    pub(crate) fn ensure_index(&mut self, profile: Profile) {
         match profile {
-            crate::discovery::Profile::Reference => self.ensure_reference(),
-            crate::discovery::Profile::Enhanced => self.ensure_enhanced(),
+            Profile::Reference => self.ensure_reference(),
+            Profile::Enhanced => self.ensure_enhanced(),
         }
     }
 
@@ -1034,7 +1034,7 @@ impl Registry {
     }
 
     /// Runs a built-in tool: `discover_tools` takes `{"query", "top_k"?, "api_format"?,
-    /// "namespace"?, "tags"?}` and answers like [`Discoverer::discover_json`]; `call_deferred` runs
+    /// "namespace"?, "tags"?}` and answers like [`Discoverer::discover_json`](crate::Discoverer::discover_json); `call_deferred` runs
     /// a deferred tool. Calls of registered tools go through `crate::exec` (`tr_registry_execute`).
     pub fn call_json(&self, name: &str, args_json: &str) -> Result<String> {
         let builtin = {
