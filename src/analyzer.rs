@@ -558,6 +558,16 @@ pub fn tokenize_enhanced(text: &str, cfg: &EnhancedAnalysis) -> Vec<String> {
         runs.push((&text[s..], new_chunk));
     }
     let stem = |t: String| -> String { if cfg.stem { stem_word(t) } else { t } };
+    // Whole identifiers are mostly one tool's own (`getuserprofile`): stemmed without the cache,
+    // which they would fill with words never seen again (8.7 MB at 100,000 tools, for the life of
+    // the thread) while evicting the vocabulary that does repeat.
+    let stem_rare = |t: String| -> String {
+        if cfg.stem {
+            STEMMER.stem(&t).into_owned()
+        } else {
+            t
+        }
+    };
     let mut tokens = Vec::with_capacity(runs.len() + 4);
     // Tokens splitting added in the current whitespace-separated chunk (see SPLIT_BUDGET_PER_CHUNK).
     let mut extra = 0;
@@ -585,7 +595,7 @@ pub fn tokenize_enhanced(text: &str, cfg: &EnhancedAnalysis) -> Vec<String> {
                 }
                 // Stemmed like every other token: a query's tokens are all stemmed, so an unstemmed
                 // `getusers` here never met the query `getUsers` (stemmed `getus`).
-                tokens.push(stem(lowercase(&run.replace('_', ""))));
+                tokens.push(stem_rare(lowercase(&run.replace('_', ""))));
                 continue;
             }
             if let Some(p) = parts.first() {
@@ -743,6 +753,19 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn whole_identifiers_stay_out_of_the_stem_cache() {
+        STEMS.with(|c| c.borrow_mut().clear());
+        let tokens = tokenize_enhanced("fetchWidgetInventories now", &EnhancedAnalysis::default());
+        // The whole identifier is stemmed (like the query side) but not cached; its parts are.
+        assert!(tokens.contains(&STEMMER.stem("fetchwidgetinventories").into_owned()));
+        STEMS.with(|c| {
+            let c = c.borrow();
+            assert!(c.contains_key("inventories") && c.contains_key("now"));
+            assert!(!c.contains_key("fetchwidgetinventories"));
+        });
+    }
 
     #[test]
     fn lowercases_word_runs_and_keeps_underscores() {
