@@ -1,0 +1,183 @@
+//! Index upkeep: each profile's index built on first use and kept in step with every change
+//! (a tool indexed when registered or enabled, unindexed when removed or disabled).
+
+use super::*;
+
+impl State {
+    /// The reference index, if built.
+    pub(crate) fn index(&self) -> Option<&Index<5>> {
+        self.index.as_ref()
+    }
+
+    /// Number of indexed (enabled) tools, from whichever index is built (0 when none is).
+    pub(crate) fn indexed_count(&self) -> usize {
+        match (&self.index, &self.enhanced) {
+            (Some(index), _) => index.doc_count(),
+            (None, Some(e)) => e.index.doc_count(),
+            (None, None) => 0,
+        }
+    }
+
+    /// Builds the index `profile` ranks with if it does not exist yet (once; from then on every
+    /// change keeps it in step).
+    pub(crate) fn ensure_index(&mut self, profile: Profile) {
+        match profile {
+            Profile::Reference => self.ensure_reference(),
+            Profile::Enhanced => self.ensure_enhanced(),
+        }
+    }
+
+    /// Builds the reference index if it does not exist yet.
+    pub(crate) fn ensure_reference(&mut self) {
+        if self.index.is_none() {
+            let mut index = Index::new();
+            index.start_bulk();
+            for (id, slot) in self.live_slots() {
+                if self.is_enabled(id, slot) {
+                    index.add(id, &reference_tokens(&slot.tool));
+                }
+            }
+            index.shrink_to_fit();
+            self.index = Some(index);
+        }
+    }
+
+    /// The enhanced index and its analysis, if built.
+    pub(crate) fn enhanced(&self) -> Option<(&EnhancedAnalysis, &Index<6>)> {
+        self.enhanced.as_ref().map(|e| (&e.analysis, &e.index))
+    }
+
+    /// Builds the enhanced index if it does not exist yet.
+    pub(crate) fn ensure_enhanced(&mut self) {
+        if self.enhanced.is_none() {
+            self.build_enhanced(EnhancedAnalysis::default());
+        }
+    }
+
+    pub(super) fn build_enhanced(&mut self, analysis: EnhancedAnalysis) {
+        let mut index = Index::new();
+        index.start_bulk();
+        for (id, slot) in self.live_slots() {
+            if self.is_enabled(id, slot) {
+                index.add(id, &enhanced_document(&slot.tool, &analysis));
+            }
+        }
+        index.shrink_to_fit();
+        self.enhanced = Some(EnhancedIndex { analysis, index });
+    }
+
+    /// Whether `slot` is live and currently indexed (it is, exactly when it is enabled).
+    pub(crate) fn is_indexed(&self, slot: DocId) -> bool {
+        self.enabled_at(slot)
+    }
+
+    /// Brings the index in line with the slot's current enabled state and fields.
+    pub(super) fn index_slot(&mut self, id: DocId) {
+        let Some(slot) = self.slots[id as usize].as_ref() else {
+            return;
+        };
+        if self.is_enabled(id, slot) {
+            if let Some(index) = self.index.as_mut() {
+                index.add(id, &reference_tokens(&slot.tool));
+            }
+            let enhanced = self
+                .enhanced
+                .as_ref()
+                .map(|e| enhanced_document(&slot.tool, &e.analysis));
+            if let (Some(e), Some(doc)) = (self.enhanced.as_mut(), enhanced) {
+                e.index.add(id, &doc);
+            }
+        }
+    }
+
+    pub(super) fn unindex_slot(&mut self, id: DocId) {
+        let Some(slot) = self.slots[id as usize].as_ref() else {
+            return;
+        };
+        if let Some(index) = self.index.as_mut() {
+            if index.contains(id) {
+                index.remove(id, &reference_tokens(&slot.tool));
+            }
+        }
+        let enhanced = self
+            .enhanced
+            .as_ref()
+            .filter(|e| e.index.contains(id))
+            .map(|e| enhanced_document(&slot.tool, &e.analysis));
+        if let (Some(e), Some(doc)) = (self.enhanced.as_mut(), enhanced) {
+            e.index.remove(id, &doc);
+        }
+    }
+
+    pub(crate) fn rebuild_index(&mut self) {
+        let enhanced = self.enhanced.take().map(|e| e.analysis);
+        if self.index.take().is_some() {
+            self.ensure_reference();
+        }
+        if let Some(analysis) = enhanced {
+            self.build_enhanced(analysis);
+        }
+    }
+}
+
+impl Registry {
+    /// Whether the incrementally kept indexes (the reference one, and the enhanced one once
+    /// built) equal ones rebuilt from scratch. For tests and diagnostics; costs a full rebuild.
+    pub fn verify_index(&self) -> Result<bool> {
+        let state = self.shared.read()?;
+        let mut fresh = Index::<5>::new();
+        let mut fresh_enhanced = Index::<6>::new();
+        for (id, slot) in state.live_slots() {
+            if state.is_enabled(id, slot) {
+                if state.index.is_some() {
+                    fresh.add(id, &reference_document(&slot.tool));
+                }
+                if let Some(e) = &state.enhanced {
+                    fresh_enhanced.add(id, &enhanced_document(&slot.tool, &e.analysis));
+                }
+            }
+        }
+        let enhanced_ok = state
+            .enhanced
+            .as_ref()
+            .is_none_or(|e| fresh_enhanced.canonical() == e.index.canonical());
+        let reference_ok = state
+            .index
+            .as_ref()
+            .is_none_or(|index| fresh.canonical() == index.canonical());
+        Ok(enhanced_ok && reference_ok)
+    }
+
+    /// Sizes of the built indexes, as JSON, for the memory benchmark (`bench_mem`): per profile,
+    /// terms, postings, blocks, encoded posting bytes and bytes allocated for postings.
+    #[doc(hidden)]
+    pub fn index_stats_json(&self) -> Result<String> {
+        let state = self.shared.read()?;
+        let one = |(t, p, b, u, h): (usize, usize, usize, usize, usize)| {
+            format!(
+                r#"{{"terms":{t},"postings":{p},"blocks":{b},"posting_bytes":{u},"posting_bytes_held":{h}}}"#
+            )
+        };
+        let reference = state
+            .index
+            .as_ref()
+            .map_or("null".into(), |i| one(i.stats()));
+        let enhanced = state
+            .enhanced
+            .as_ref()
+            .map_or("null".into(), |e| one(e.index.stats()));
+        Ok(format!(
+            r#"{{"reference":{reference},"enhanced":{enhanced}}}"#
+        ))
+    }
+
+    /// Whether the reference index has been built (by a reference discoverer or `discover_tools`).
+    pub fn has_reference_index(&self) -> Result<bool> {
+        Ok(self.shared.read()?.index.is_some())
+    }
+
+    /// Whether the enhanced index has been built (by an enhanced discoverer or `discover_tools`).
+    pub fn has_enhanced_index(&self) -> Result<bool> {
+        Ok(self.shared.read()?.enhanced.is_some())
+    }
+}
