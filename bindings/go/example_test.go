@@ -51,7 +51,7 @@ func Example() {
 	fmt.Println(errors.Is(err, toolregistry.ErrNotFound))
 	// Output:
 	// deferred: send_email: Send an email to a recipient.
-	// send_email 1.847 schema=true
+	// send_email 1.499 schema=true
 	// true
 }
 
