@@ -243,9 +243,6 @@ pub struct EnhancedAnalysis {
     pub param_docs: bool,
     /// Drop English function words ("can", "you", "the", ...) from queries.
     pub stopwords: bool,
-    /// Normalize each field's term frequency by that field's length (the standard BM25F; see
-    /// [`crate::index::Bm25Params::per_field`]) instead of by the weighted document length.
-    pub per_field_norm: bool,
     /// Saturate repeated query terms like document terms (see
     /// [`crate::index::Bm25Params::saturate_query`]).
     pub query_saturation: bool,
@@ -259,7 +256,6 @@ impl Default for EnhancedAnalysis {
             stem: true,
             param_docs: true,
             stopwords: true,
-            per_field_norm: true,
             query_saturation: true,
         }
     }

@@ -284,7 +284,6 @@ impl DiscoveryOptions {
             k1: self.k1,
             b: self.b,
             delta: self.delta,
-            per_field: false,
             saturate_query: false,
         }
     }
@@ -296,7 +295,6 @@ impl DiscoveryOptions {
             k1: self.k1,
             b: self.b,
             delta: self.delta,
-            per_field: analysis.per_field_norm,
             saturate_query: analysis.query_saturation,
         }
     }

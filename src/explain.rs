@@ -387,7 +387,7 @@ fn contributions<const F: usize>(
     let Some(lengths) = index.doc_lengths(doc) else {
         return Vec::new();
     };
-    let scales = index.field_scales(&lengths, params);
+    let avgdl = index.weighted_avgdl(&params.weights);
     let mut out = Vec::new();
     for token in tokens {
         let Some(posting) = index.posting(token, doc) else {
@@ -395,7 +395,7 @@ fn contributions<const F: usize>(
         };
         let df = index.doc_freq(token);
         let idf = index.idf(df);
-        let tf_norm = index.tf_norm(&posting, &lengths, params);
+        let tf_norm = index.tf_norm(&posting, &lengths, params, avgdl);
         let query_weight = params.query_weight(tokens.iter().filter(|t| *t == token).count());
         let score = if params.saturate_query {
             // In the order the search multiplies, so the parts add up to its score.
@@ -409,18 +409,11 @@ fn contributions<const F: usize>(
             .zip(posting.tf)
             .map(|(w, tf)| w * f64::from(tf))
             .sum();
-        // Shares of the weighted frequency as scored: with per-field normalization, each field's
-        // occurrences count by its normalized weight.
-        let scored_tf: f64 = scales
-            .iter()
-            .zip(posting.tf)
-            .map(|(s, tf)| s * f64::from(tf))
-            .sum();
         let field_list = (0..F)
             .filter(|&f| posting.tf[f] > 0)
             .map(|f| {
-                let share = if scored_tf > 0.0 {
-                    scales[f] * f64::from(posting.tf[f]) / scored_tf
+                let share = if weighted_tf > 0.0 {
+                    params.weights[f] * f64::from(posting.tf[f]) / weighted_tf
                 } else {
                     0.0
                 };

@@ -84,7 +84,7 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         rankings: Option<std::path::PathBuf>,
         /// Turn enhanced analysis and scoring changes off, for ablation: comma-separated of nfkc,
-        /// split, stem, param_docs, stopwords, per_field_norm, query_saturation.
+        /// split, stem, param_docs, stopwords, query_saturation.
         #[arg(long, value_name = "LIST", hide = true)]
         ablate: Option<String>,
     },
@@ -329,11 +329,10 @@ fn parse_ablation(list: &str) -> Result<EnhancedAnalysis, String> {
             "stem" => a.stem = false,
             "param_docs" => a.param_docs = false,
             "stopwords" => a.stopwords = false,
-            "per_field_norm" => a.per_field_norm = false,
             "query_saturation" => a.query_saturation = false,
             other => {
                 return Err(format!(
-                    "--ablate: unknown change {other:?} (expected nfkc, split, stem, param_docs, stopwords, per_field_norm or query_saturation)"
+                    "--ablate: unknown change {other:?} (expected nfkc, split, stem, param_docs, stopwords or query_saturation)"
                 ));
             }
         }

@@ -23,29 +23,6 @@ fn without(change: impl FnOnce(&mut EnhancedAnalysis)) -> EnhancedAnalysis {
     a
 }
 
-/// Per-field length normalization (BM25F): a tool with long parameter documentation keeps the full
-/// strength of a match in its short name. Normalized by the weighted length of the whole
-/// document instead, the long parameter text weakens the name match, and a tool that merely
-/// mentions the word in its description wins.
-#[test]
-fn long_parameter_docs_do_not_weaken_a_name_match() {
-    let tools = r#"[
-      {"name": "archive_tool", "description": "Stores files.", "parameters": {"type": "object", "properties": {
-        "path": {"type": "string", "description": "Absolute path of the directory whose files should be stored, relative paths are rejected"},
-        "level": {"type": "integer", "description": "How hard the packer works on each file, from one for fastest up to nine for smallest"},
-        "owner": {"type": "string", "description": "Account that owns the resulting bundle on the server once the upload completes"},
-        "notify": {"type": "boolean", "description": "Whether an email message goes out to the account owner when the job ends"}}}},
-      {"name": "data_store", "description": "Compress and archive data."},
-      {"name": "read_file", "description": "Reads a file from disk."},
-      {"name": "send_mail", "description": "Sends an email message."},
-      {"name": "list_jobs", "description": "Lists the running jobs."}
-    ]"#;
-    let on = ranked(tools, EnhancedAnalysis::default(), "archive");
-    assert_eq!(on[..2], ["archive_tool", "data_store"]);
-    let off = ranked(tools, without(|a| a.per_field_norm = false), "archive");
-    assert_eq!(off[..2], ["data_store", "archive_tool"]);
-}
-
 /// Query-term saturation: a word the query repeats counts `n * (k1 + 1) / (n + k1)` times, not
 /// `n` times, so saying "image" twice does not outweigh a rarer word said once.
 #[test]

@@ -39,8 +39,8 @@ struct TermEntry<const F: usize> {
     len: u32,
 }
 
-/// BM25F parameters: per-field weights, the BM25+ constants and two switches of the enhanced
-/// profile (both off for the reference).
+/// BM25F parameters: per-field weights, the BM25+ constants and the enhanced profile's
+/// query-term saturation (off for the reference).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Bm25Params<const F: usize> {
     /// Weight of each field, in the index's field order.
@@ -51,11 +51,6 @@ pub struct Bm25Params<const F: usize> {
     pub b: f64,
     /// BM25+ lower bound added to every matched term's normalized frequency.
     pub delta: f64,
-    /// Length normalization per field (the standard BM25F): each field's frequency is divided by
-    /// `1 - b + b * len / avg_len` of that field before weighting, and the weighted sum saturates
-    /// with plain `k1`. Off (the reference): one normalization by the weighted document length, so a
-    /// long parameter documentation also weakens a match in a short name.
-    pub per_field: bool,
     /// Query-term saturation (BM25's `k3`, here equal to `k1`): a term the query holds `n` times
     /// counts `n * (k1 + 1) / (n + k1)` times instead of `n`. Off (the reference): each occurrence
     /// adds in full.
@@ -73,23 +68,6 @@ impl<const F: usize> Bm25Params<F> {
             1.0
         }
     }
-}
-
-/// A document's part of the BM25F formula, the same for every term of the document: the weighted
-/// frequency is `Σ scale[f] * tf[f]` and the normalized frequency `wtf * (k1 + 1) / (wtf + k)`.
-#[derive(Debug, Clone, Copy)]
-pub struct DocNorm<const F: usize> {
-    scale: [f64; F],
-    k: f64,
-}
-
-/// The collection statistics length normalization needs, computed once per search.
-#[derive(Debug, Clone, Copy)]
-pub struct LengthStats<const F: usize> {
-    /// The weighted average document length (see [`Index::weighted_avgdl`]).
-    avgdl: f64,
-    /// The average length of each field (0 for a field empty everywhere).
-    avg: [f64; F],
 }
 
 /// A scored document.
@@ -397,20 +375,6 @@ impl<const F: usize> Index<F> {
         if avgdl == 0.0 { 1.0 } else { avgdl }
     }
 
-    /// The length statistics scoring with `p` needs.
-    pub fn length_stats(&self, p: &Bm25Params<F>) -> LengthStats<F> {
-        let mut avg = [0.0; F];
-        if self.doc_count > 0 {
-            for (a, total) in avg.iter_mut().zip(self.total_lengths) {
-                *a = total as f64 / self.doc_count as f64;
-            }
-        }
-        LengthStats {
-            avgdl: self.weighted_avgdl(&p.weights),
-            avg,
-        }
-    }
-
     /// BM25 inverse document frequency of a term found in `df` documents.
     pub fn idf(&self, df: usize) -> f64 {
         let n = self.doc_count as f64;
@@ -420,10 +384,8 @@ impl<const F: usize> Index<F> {
 
     /// Scores every document sharing a token with the query and returns them best first.
     ///
-    /// Each query token (duplicates included) adds `idf * (wtf*(k1+1) / (wtf + k1*(1-b+b*wdl/avgdl)) + delta)`;
-    /// with [`Bm25Params::per_field`] `wtf` sums per-field normalized frequencies and the
-    /// denominator is `wtf + k1`, and with [`Bm25Params::saturate_query`] each occurrence is
-    /// multiplied by [`Bm25Params::query_weight`].
+    /// Each query token (duplicates included) adds `idf * (wtf*(k1+1) / (wtf + k1*(1-b+b*wdl/avgdl)) + delta)`,
+    /// times [`Bm25Params::query_weight`] when [`Bm25Params::saturate_query`] is on.
     /// Equal scores keep the order in which scoring first reached the documents: query tokens in
     /// order, and for each token its postings in registration order. At most `top_k` are returned.
     pub fn search<S: AsRef<str>>(
@@ -456,7 +418,7 @@ impl<const F: usize> Index<F> {
         if self.doc_count == 0 || top_k == 0 {
             return Vec::new();
         }
-        let stats = self.length_stats(p);
+        let avgdl = self.weighted_avgdl(&p.weights);
         SCRATCH.with(|cell| {
             let mut s = cell.borrow_mut();
             let s = &mut *s;
@@ -472,13 +434,14 @@ impl<const F: usize> Index<F> {
                     .iter()
                     .filter(|t| t.as_ref() == token.as_ref())
                     .count();
+                // As the pruned search multiplies, so scores agree to the bit.
                 let weight = self.idf(entry.postings.len()) * p.query_weight(times);
                 for (doc, tf) in entry.postings.iter() {
                     let d = doc as usize;
                     let lengths = self.docs[d]
                         .as_ref()
                         .expect("postings point at indexed documents");
-                    let contribution = weight * tf_norm(tf, lengths, p, &stats);
+                    let contribution = weight * tf_norm(tf, lengths, p, avgdl);
                     if s.touch[d] == 0 {
                         s.touched.push(doc);
                         s.touch[d] = s.touched.len() as u32;
@@ -530,7 +493,7 @@ impl<const F: usize> Index<F> {
         top_k: usize,
     ) -> Vec<ScoredDoc> {
         const SLACK: f64 = 1.0 + 1e-9;
-        let stats = self.length_stats(p);
+        let avgdl = self.weighted_avgdl(&p.weights);
         // Distinct terms; `order` lists them per query token (duplicates count again).
         struct Term<'a, const F: usize> {
             entry: &'a TermEntry<F>,
@@ -566,7 +529,7 @@ impl<const F: usize> Index<F> {
                 .postings
                 .blocks()
                 .iter()
-                .map(|b| block_bound(b, p, &stats))
+                .map(|b| block_bound(b, p, avgdl))
                 .fold(0.0, f64::max);
             t.bound = t.times * t.idf * best_block * SLACK;
         }
@@ -605,7 +568,7 @@ impl<const F: usize> Index<F> {
                 let lead_term = &terms[lead];
                 for block in lead_term.entry.postings.blocks() {
                     if let Some(kth) = kth(&best) {
-                        let bound = lead_term.times * lead_term.idf * block_bound(block, p, &stats);
+                        let bound = lead_term.times * lead_term.idf * block_bound(block, p, avgdl);
                         if (bound + rest[j + 1]) * SLACK < kth {
                             continue;
                         }
@@ -620,7 +583,7 @@ impl<const F: usize> Index<F> {
                         let lengths = self.docs[d]
                             .as_ref()
                             .expect("postings point at indexed documents");
-                        let norm = doc_norm(lengths, p, &stats);
+                        let norm = length_norm(lengths, p, avgdl);
                         let mut score = 0.0;
                         let mut first = u32::MAX;
                         for (qpos, &t) in order.iter().enumerate() {
@@ -633,7 +596,7 @@ impl<const F: usize> Index<F> {
                                 terms[t].entry.postings.seek(&mut cursors[t], doc)
                             };
                             if let Some(tf) = found {
-                                score += terms[t].idf * tf_norm_with(tf, &norm, p);
+                                score += terms[t].idf * tf_norm_with(tf, norm, p);
                                 first = first.min(qpos as u32);
                             }
                         }
@@ -662,16 +625,15 @@ impl<const F: usize> Index<F> {
         })
     }
 
-    /// The BM25+ normalized term frequency of one posting in a document of field lengths `lengths`.
-    pub fn tf_norm(&self, posting: &Posting<F>, lengths: &[u32; F], p: &Bm25Params<F>) -> f64 {
-        tf_norm(posting.tf, lengths, p, &self.length_stats(p))
-    }
-
-    /// What one occurrence in each field of a document of field lengths `lengths` adds to the
-    /// weighted frequency: the field weights, divided by each field's length normalization when
-    /// [`Bm25Params::per_field`] is on.
-    pub fn field_scales(&self, lengths: &[u32; F], p: &Bm25Params<F>) -> [f64; F] {
-        doc_norm(lengths, p, &self.length_stats(p)).scale
+    /// The BM25+ normalized term frequency of one posting.
+    pub fn tf_norm(
+        &self,
+        posting: &Posting<F>,
+        lengths: &[u32; F],
+        p: &Bm25Params<F>,
+        avgdl: f64,
+    ) -> f64 {
+        tf_norm(posting.tf, lengths, p, avgdl)
     }
 
     /// A canonical, order-independent view of the index, for checking that incremental upkeep
@@ -718,61 +680,36 @@ pub struct CanonicalIndex<const F: usize> {
 
 /// The BM25+ normalized term frequency of a document's frequencies `tf`.
 #[inline]
-fn tf_norm<const F: usize>(
-    tf: [u32; F],
-    lengths: &[u32; F],
-    p: &Bm25Params<F>,
-    stats: &LengthStats<F>,
-) -> f64 {
-    tf_norm_with(tf, &doc_norm(lengths, p, stats), p)
+fn tf_norm<const F: usize>(tf: [u32; F], lengths: &[u32; F], p: &Bm25Params<F>, avgdl: f64) -> f64 {
+    tf_norm_with(tf, length_norm(lengths, p, avgdl), p)
 }
 
-/// The document's part of the formula, the same for every term of the document, so a search
-/// computes it once per document.
-///
-/// Reference (`per_field` off): the field weights, and `k = k1 * (1 - b + b * wdl / avgdl)` with
-/// the weighted length `wdl` summed field by field in index order, as the reference does, so
-/// scores match to the last bit. BM25F (`per_field` on): each weight divided by its field's
-/// `1 - b + b * len / avg_len` (left as is for a field empty in this or every document), and `k = k1`.
+/// The document's part of the BM25 denominator, `k1 * (1 - b + b * wdl / avgdl)`: the same for
+/// every term of the document, so a search computes it once per document (the same operations in
+/// the same order, so the same bits).
 #[inline]
-fn doc_norm<const F: usize>(
-    lengths: &[u32; F],
-    p: &Bm25Params<F>,
-    stats: &LengthStats<F>,
-) -> DocNorm<F> {
-    if p.per_field {
-        let mut scale = p.weights;
-        for ((s, len), avg) in scale.iter_mut().zip(lengths).zip(stats.avg) {
-            // An empty field holds no term (and with b = 1 its normalization would be 0).
-            if avg > 0.0 && *len > 0 {
-                *s /= 1.0 - p.b + p.b * f64::from(*len) / avg;
-            }
-        }
-        return DocNorm { scale, k: p.k1 };
-    }
+fn length_norm<const F: usize>(lengths: &[u32; F], p: &Bm25Params<F>, avgdl: f64) -> f64 {
     let mut wdl = 0.0;
+    // Summed field by field in index order, as the reference does, so scores match to the last bit.
     for (w, len) in p.weights.iter().zip(lengths) {
         wdl += w * f64::from(*len);
     }
-    DocNorm {
-        scale: p.weights,
-        k: p.k1 * (1.0 - p.b + p.b * wdl / stats.avgdl),
-    }
+    p.k1 * (1.0 - p.b + p.b * wdl / avgdl)
 }
 
-/// [`tf_norm`] given the document's [`doc_norm`].
+/// [`tf_norm`] given the document's [`length_norm`].
 #[inline]
-fn tf_norm_with<const F: usize>(tf: [u32; F], norm: &DocNorm<F>, p: &Bm25Params<F>) -> f64 {
+fn tf_norm_with<const F: usize>(tf: [u32; F], norm: f64, p: &Bm25Params<F>) -> f64 {
     let mut wtf = 0.0;
-    for (s, tf) in norm.scale.iter().zip(tf) {
-        wtf += s * f64::from(tf);
+    for (w, tf) in p.weights.iter().zip(tf) {
+        wtf += w * f64::from(tf);
     }
     if wtf == 0.0 {
         // The term occurs only in zero-weight fields. The formula gives 0 here whenever it is
         // defined, but with k1 = 0 (or b = 1 and no weighted text) it would be 0/0 = NaN.
         return p.delta;
     }
-    (wtf * (p.k1 + 1.0)) / (wtf + norm.k) + p.delta
+    (wtf * (p.k1 + 1.0)) / (wtf + norm) + p.delta
 }
 
 /// The text of term `id`.
@@ -786,14 +723,9 @@ fn term_at<'a, const F: usize>(terms: &[TermEntry<F>], text: &'a str, id: u32) -
 /// of `block`, for any non-negative weights, k1, b and delta: the formula grows with the weighted
 /// frequency and falls with the weighted length, so the block's largest frequency and shortest
 /// length per field bound it. A frequency of 255 or more falls back to the saturation bound
-/// `k1 + 1 + delta`. Slack covers rounding. With per-field normalization each field's scale
-/// likewise falls with its length, so the shortest length per field bounds it.
+/// `k1 + 1 + delta`. Slack covers rounding.
 #[inline]
-fn block_bound<const F: usize>(
-    block: &postings::Block<F>,
-    p: &Bm25Params<F>,
-    stats: &LengthStats<F>,
-) -> f64 {
+fn block_bound<const F: usize>(block: &postings::Block<F>, p: &Bm25Params<F>, avgdl: f64) -> f64 {
     let unit = p.k1 + 1.0 + p.delta;
     let mut wtf = 0.0;
     let mut wdl = 0.0;
@@ -801,20 +733,10 @@ fn block_bound<const F: usize>(
         if block.max_tf[f] == u8::MAX {
             return unit * (1.0 + 1e-9);
         }
-        let mut scale = p.weights[f];
-        if p.per_field && stats.avg[f] > 0.0 {
-            // A document with the term in field f has at least one token there.
-            let len = f64::from(block.min_len[f].max(1));
-            scale /= 1.0 - p.b + p.b * len / stats.avg[f];
-        }
-        wtf += scale * f64::from(block.max_tf[f]);
+        wtf += p.weights[f] * f64::from(block.max_tf[f]);
         wdl += p.weights[f] * f64::from(block.min_len[f]);
     }
-    let norm = if p.per_field {
-        p.k1
-    } else {
-        p.k1 * (1.0 - p.b + p.b * wdl / stats.avgdl)
-    };
+    let norm = p.k1 * (1.0 - p.b + p.b * wdl / avgdl);
     let bound = if wtf == 0.0 {
         p.delta
     } else {
