@@ -413,26 +413,26 @@ pub fn parse_discover_tools_args(text: &str) -> Result<(String, DiscoverRequest)
     })?;
     let mut request = DiscoverRequest::default();
     let mut query = None;
+    // Each known key's path is a literal: no `format!` per argument on every discover.
     for (key, v) in obj {
-        let here = format!("arguments.{key}");
         match key.as_str() {
             "query" => match v {
                 Value::String(s) => query = Some(s.clone()),
                 other => {
                     return Err(Error::invalid(format!(
-                        "{here}: expected a string, got {}",
+                        "arguments.query: expected a string, got {}",
                         kind_of(other)
                     )));
                 }
             },
-            "top_k" => request.top_k = parse_top_k(v, &here)?,
-            "api_format" => request.api_format = parse_api_format(v, &here)?,
+            "top_k" => request.top_k = parse_top_k(v, "arguments.top_k")?,
+            "api_format" => request.api_format = parse_api_format(v, "arguments.api_format")?,
             // A model may well send one namespace or tag as a plain string.
-            "namespace" => request.namespaces = parse_string_or_strings(v, &here)?,
-            "tags" => request.tags = parse_string_or_strings(v, &here)?,
+            "namespace" => request.namespaces = parse_string_or_strings(v, "arguments.namespace")?,
+            "tags" => request.tags = parse_string_or_strings(v, "arguments.tags")?,
             _ => {
                 return Err(Error::invalid(format!(
-                    "{here}: unknown argument (discover_tools takes query, top_k, api_format, namespace and tags)"
+                    "arguments.{key}: unknown argument (discover_tools takes query, top_k, api_format, namespace and tags)"
                 )));
             }
         }
