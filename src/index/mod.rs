@@ -701,8 +701,11 @@ impl<const F: usize> Index<F> {
             s.touched.clear();
             rank(&mut scored, top_k);
             let hits = scored.iter().map(|&(h, _)| h).collect();
-            scored.clear();
-            s.scored = scored;
+            // Kept up to 64 KB: a query reaching most of a large catalog does not pin its list.
+            if scored.capacity() <= 4096 {
+                scored.clear();
+                s.scored = scored;
+            }
             hits
         })
     }
