@@ -6,54 +6,66 @@ pub fn write_str(out: &mut Vec<u8>, s: &str) {
     out.reserve(s.len() + 2);
     out.push(b'"');
     let bytes = s.as_bytes();
+    let n = bytes.len();
+    let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("eight bytes"));
     let mut start = 0;
     let mut i = 0;
-    while i < bytes.len() {
-        // Eight bytes at a time while none needs escaping (descriptions rarely do).
-        if let Some(chunk) = bytes.get(i..i + 8) {
-            let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
-            if !needs_escape(word) {
-                i += 8;
-                continue;
+    while i < n {
+        // Sixteen bytes a step while none needs escaping (descriptions rarely do).
+        while i + 16 <= n && escape_mask(word(i)) | escape_mask(word(i + 8)) == 0 {
+            i += 16;
+        }
+        // The next eight bytes from `i`; when fewer are left, the last eight of the string if
+        // those before `i` are clean (nothing escaped since `start`, so they flag nothing), else
+        // the rest padded with spaces.
+        let (base, mask) = if i + 8 <= n {
+            (i, escape_mask(word(i)))
+        } else if n >= 8 && start + 8 <= n {
+            (n - 8, escape_mask(word(n - 8)))
+        } else {
+            let mut padded = [b' '; 8];
+            padded[..n - i].copy_from_slice(&bytes[i..]);
+            (i, escape_mask(u64::from_le_bytes(padded)))
+        };
+        if mask == 0 {
+            i = (base + 8).min(n);
+            continue;
+        }
+        // The lowest flagged byte is the first one that needs escaping (see `escape_mask`).
+        i = base + (mask.trailing_zeros() / 8) as usize;
+        let b = bytes[i];
+        out.extend_from_slice(&bytes[start..i]);
+        match b {
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            _ => {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                out.extend_from_slice(b"\\u00");
+                out.push(HEX[usize::from(b >> 4)]);
+                out.push(HEX[usize::from(b & 0xf)]);
             }
         }
-        let b = bytes[i];
         i += 1;
-        let escape: &[u8] = match b {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            b'\t' => b"\\t",
-            0x00..=0x1f => b"",
-            _ => continue,
-        };
-        out.extend_from_slice(&bytes[start..i - 1]);
-        if escape.is_empty() {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
-            out.extend_from_slice(b"\\u00");
-            out.push(HEX[usize::from(b >> 4)]);
-            out.push(HEX[usize::from(b & 0xf)]);
-        } else {
-            out.extend_from_slice(escape);
-        }
         start = i;
     }
     out.extend_from_slice(&bytes[start..]);
     out.push(b'"');
 }
 
-/// Whether any byte of `word` is `"`, `\\` or a control character (below 0x20).
-fn needs_escape(word: u64) -> bool {
+/// The bytes of `word` (little-endian) that are `"`, `\\` or a control character (below 0x20):
+/// the high bit of each such byte is set. The classic has-zero / has-less tests flag a clean
+/// byte only above a flagged one (a borrow runs upwards), so the lowest set bit is exact.
+fn escape_mask(word: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
-    // Exact for "is there such a byte" (not for which): the classic has-zero/has-less tests.
     let has_zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
     let below_space = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
-    (has_zero(word ^ (ONES * u64::from(b'"')))
+    has_zero(word ^ (ONES * u64::from(b'"')))
         | has_zero(word ^ (ONES * u64::from(b'\\')))
-        | below_space)
-        != 0
+        | below_space
 }
 
 /// Appends an optional string, `null` when absent.
@@ -119,6 +131,18 @@ mod tests {
                     b as char,
                     "y".repeat(9 - pad)
                 ));
+            }
+        }
+        // Every length up to 40 with each kind of byte at each position (the sixteen- and
+        // eight-byte steps, the overlapping last word and the padded short string).
+        for len in 1..=40 {
+            for at in 0..len {
+                for special in ["\"", "\\", "\n", "\u{1}", "\u{1f}", "\u{7f}", "é", "中"] {
+                    let mut case = "a".repeat(at) + special + &"b".repeat(len - at - 1);
+                    cases.push(case.clone());
+                    case.push('\t');
+                    cases.push(case);
+                }
             }
         }
         for case in &cases {

@@ -24,6 +24,18 @@ pub const PREDEFINED_TAGS: [&str; 6] = [
 /// Lowercases and reads `/` and `-` as `_`: some MCP clients rewrite names that way, so name
 /// matching and "did you mean" compare names in this form.
 pub fn normalize_name(name: &str) -> String {
+    if name.is_ascii() {
+        // One pass and one allocation (the general form below makes two); the same text, as
+        // ASCII lower-casing is Unicode lower-casing on ASCII.
+        let mut out = String::with_capacity(name.len());
+        for c in name.chars() {
+            out.push(match c {
+                '/' | '-' => '_',
+                c => c.to_ascii_lowercase(),
+            });
+        }
+        return out;
+    }
     name.chars()
         .map(|c| if c == '/' || c == '-' { '_' } else { c })
         .collect::<String>()

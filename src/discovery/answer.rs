@@ -174,7 +174,16 @@ pub(crate) fn discover_json(
     let budget = request.max_tokens.map(|t| t.saturating_mul(4));
     let fits = |out: &Vec<u8>| budget.is_none_or(|b| out.len() < b);
     let mut compact = false;
-    let mut out = Vec::with_capacity(1024);
+    // Sized for the heads of the hits (name, description and ~100 bytes of keys and score), so
+    // the common answer without schemas is written without growing the buffer.
+    let heads: usize = hits
+        .iter()
+        .map(|h| {
+            let tool = state.tool_at(h.doc);
+            tool.name().len() + tool.description().len() + 112
+        })
+        .sum();
+    let mut out = Vec::with_capacity(heads + 2);
     out.push(b'[');
     for (i, h) in hits.iter().enumerate() {
         let start = out.len();

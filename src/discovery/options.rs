@@ -404,6 +404,14 @@ impl DiscoverRequest {
 /// The arguments of a `discover_tools` call: `{"query", "top_k"?, "api_format"?, "namespace"?:
 /// str | [str], "tags"?: [str] | str}`.
 pub fn parse_discover_tools_args(text: &str) -> Result<(String, DiscoverRequest)> {
+    match parse_plain_args(text) {
+        Some(plain) => Ok(plain),
+        None => parse_general_args(text),
+    }
+}
+
+/// [`parse_discover_tools_args`] through a `Value` tree: every form, and every error message.
+fn parse_general_args(text: &str) -> Result<(String, DiscoverRequest)> {
     let value = parse_json(text, "arguments")?;
     let obj = value.as_object().ok_or_else(|| {
         Error::invalid(format!(
@@ -413,32 +421,64 @@ pub fn parse_discover_tools_args(text: &str) -> Result<(String, DiscoverRequest)
     })?;
     let mut request = DiscoverRequest::default();
     let mut query = None;
+    // Each known key's path is a literal: no `format!` per argument on every discover.
     for (key, v) in obj {
-        let here = format!("arguments.{key}");
         match key.as_str() {
             "query" => match v {
                 Value::String(s) => query = Some(s.clone()),
                 other => {
                     return Err(Error::invalid(format!(
-                        "{here}: expected a string, got {}",
+                        "arguments.query: expected a string, got {}",
                         kind_of(other)
                     )));
                 }
             },
-            "top_k" => request.top_k = parse_top_k(v, &here)?,
-            "api_format" => request.api_format = parse_api_format(v, &here)?,
+            "top_k" => request.top_k = parse_top_k(v, "arguments.top_k")?,
+            "api_format" => request.api_format = parse_api_format(v, "arguments.api_format")?,
             // A model may well send one namespace or tag as a plain string.
-            "namespace" => request.namespaces = parse_string_or_strings(v, &here)?,
-            "tags" => request.tags = parse_string_or_strings(v, &here)?,
+            "namespace" => request.namespaces = parse_string_or_strings(v, "arguments.namespace")?,
+            "tags" => request.tags = parse_string_or_strings(v, "arguments.tags")?,
             _ => {
                 return Err(Error::invalid(format!(
-                    "{here}: unknown argument (discover_tools takes query, top_k, api_format, namespace and tags)"
+                    "arguments.{key}: unknown argument (discover_tools takes query, top_k, api_format, namespace and tags)"
                 )));
             }
         }
     }
     let query = query.ok_or_else(|| Error::invalid("arguments.query: missing"))?;
     Ok((query, request))
+}
+
+/// The common `{"query": "...", "top_k": N}` (`top_k` optional) read without a `Value` tree,
+/// as [`parse_discover_tools_args`] reads it; `None` for anything else (another key, a repeated
+/// key, `null`, a `top_k` below 1, text that is not an object, too large or not JSON), which
+/// the general path then reads and reports.
+fn parse_plain_args(text: &str) -> Option<(String, DiscoverRequest)> {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Plain<'a> {
+        #[serde(borrow)]
+        query: std::borrow::Cow<'a, str>,
+        // Absent: the default; `null` fails here (the general path reports it).
+        #[serde(default = "default_top_k")]
+        top_k: u64,
+    }
+    fn default_top_k() -> u64 {
+        DEFAULT_TOP_K as u64
+    }
+    // A derived struct also reads a JSON array; only an object is this form.
+    if text.len() > crate::limits::MAX_INPUT_BYTES || !text.trim_start().starts_with('{') {
+        return None;
+    }
+    let plain: Plain = serde_json::from_str(text).ok()?;
+    if plain.top_k < 1 {
+        return None;
+    }
+    let request = DiscoverRequest {
+        top_k: usize::try_from(plain.top_k).unwrap_or(usize::MAX),
+        ..DiscoverRequest::default()
+    };
+    Some((plain.query.into_owned(), request))
 }
 
 fn object_or_null<'a>(value: &'a Value, path: &str) -> Result<Option<&'a Map<String, Value>>> {
@@ -512,5 +552,53 @@ fn parse_api_format(v: &Value, path: &str) -> Result<ApiFormat> {
             ))
         }),
         other => Err(Error::invalid(format!("{path}: expected a string, got {}", kind_of(other)))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fast reading answers exactly like the general one wherever it answers, and leaves
+    /// every other form (and every error) to it.
+    #[test]
+    fn plain_arguments_read_like_the_general_path() {
+        let cases = [
+            (r#"{"query":"send email"}"#, true),
+            (r#"{"query":"send email","top_k":3}"#, true),
+            (r#" {"top_k":1,"query":"a \"quoted\" \u00e9 word"}"#, true),
+            (r#"{"query":"x","top_k":18446744073709551615}"#, true),
+            (r#"{"query":"x","top_k":0}"#, false),
+            (r#"{"query":"x","top_k":null}"#, false),
+            (r#"{"query":"x","top_k":2.0}"#, false),
+            (r#"{"query":"x","top_k":-1}"#, false),
+            (r#"{"query":null}"#, false),
+            (r#"{"query":"a","query":"b"}"#, false),
+            (r#"{"query":"x","api_format":"anthropic"}"#, false),
+            (r#"{"query":"x","namespace":"github"}"#, false),
+            (r#"{"query":"x","other":1}"#, false),
+            (r#"["x",3]"#, false),
+            (r#"{"top_k":3}"#, false),
+            (r#"{"query":"x"} trailing"#, false),
+            (r#"{"query":"\ud800"}"#, false),
+            ("", false),
+        ];
+        for (text, plain) in cases {
+            let fast = parse_plain_args(text);
+            assert_eq!(fast.is_some(), plain, "{text}");
+            let general = parse_general_args(text);
+            if let Some((query, request)) = fast {
+                let (q, r) = general.expect(text);
+                assert_eq!((query, request.top_k), (q, r.top_k), "{text}");
+                assert_eq!(request.api_format, r.api_format);
+                assert!(r.namespaces.is_empty() && r.tags.is_empty());
+            }
+            // Whatever the fast path declines, the public entry answers like the general path.
+            assert_eq!(
+                format!("{:?}", parse_discover_tools_args(text)),
+                format!("{:?}", parse_general_args(text)),
+                "{text}"
+            );
+        }
     }
 }

@@ -136,6 +136,9 @@ struct Scratch {
     /// One bit per document slot: reached by the pruned search (it needs no score table; 12.5 KB
     /// at 100,000 tools where `scores` and `touch` take 1.2 MB).
     seen: Vec<u64>,
+    /// The pruned search's scored documents with their tie keys, kept (cleared) between queries
+    /// so a discover does not grow a fresh vector from empty every time.
+    scored: Vec<(ScoredDoc, u64)>,
 }
 
 thread_local! {
@@ -630,7 +633,7 @@ impl<const F: usize> Index<F> {
                 s.seen.resize(words, 0);
             }
             // (doc, score, first query token containing it) of every document scored.
-            let mut scored: Vec<(ScoredDoc, u64)> = Vec::new();
+            let mut scored = std::mem::take(&mut s.scored);
             // The best `top_k` scores so far, as bits (scores are >= 0, so bits order like values).
             let mut best: std::collections::BinaryHeap<std::cmp::Reverse<u64>> =
                 std::collections::BinaryHeap::with_capacity(top_k.min(self.doc_count) + 1);
@@ -697,7 +700,13 @@ impl<const F: usize> Index<F> {
             }
             s.touched.clear();
             rank(&mut scored, top_k);
-            scored.into_iter().map(|(h, _)| h).collect()
+            let hits = scored.iter().map(|&(h, _)| h).collect();
+            // Kept up to 64 KB: a query reaching most of a large catalog does not pin its list.
+            if scored.capacity() <= 4096 {
+                scored.clear();
+                s.scored = scored;
+            }
+            hits
         })
     }
 

@@ -287,3 +287,24 @@ fn fast_path_leaves_deep_schemas_to_the_value_path() {
     );
     assert!(fast::parse(&shallow).is_some());
 }
+
+#[test]
+fn ascii_names_normalize_like_the_general_form() {
+    let general = |name: &str| {
+        name.chars()
+            .map(|c| if c == '/' || c == '-' { '_' } else { c })
+            .collect::<String>()
+            .to_lowercase()
+    };
+    let mut names: Vec<String> = vec![
+        String::new(),
+        "GitHub-Create/Issue_42".into(),
+        "a-b/c_D".into(),
+    ];
+    names.extend((0u8..0x80).map(|b| format!("x{}Y", b as char)));
+    for name in &names {
+        assert_eq!(normalize_name(name), general(name), "{name:?}");
+    }
+    // Non-ASCII names take the general form.
+    assert_eq!(normalize_name("Ärger-İ"), general("Ärger-İ"));
+}
