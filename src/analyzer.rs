@@ -657,25 +657,8 @@ pub fn enhanced_query_tokens_within(
 /// The texts of the parameter descriptions and string enum values of a tool's top-level
 /// properties.
 pub fn param_docs(parameters_json: &str) -> Vec<String> {
-    if let Some(docs) = params::param_docs_borrowed(parameters_json) {
-        return docs;
-    }
-    let Ok(schema) = serde_json::from_str::<serde_json::Value>(parameters_json) else {
-        return Vec::new();
-    };
-    let Some(props) = schema.get("properties").and_then(|p| p.as_object()) else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    for prop in props.values() {
-        if let Some(d) = prop.get("description").and_then(|d| d.as_str()) {
-            out.push(d.to_string());
-        }
-        if let Some(values) = prop.get("enum").and_then(|e| e.as_array()) {
-            out.extend(values.iter().filter_map(|v| v.as_str()).map(str::to_string));
-        }
-    }
-    out
+    params::param_docs_borrowed(parameters_json)
+        .unwrap_or_else(|| params::param_docs_tree(parameters_json))
 }
 
 /// The enhanced profile's document for a tool (see [`ENHANCED_FIELDS`]).

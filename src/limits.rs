@@ -50,6 +50,22 @@ pub fn parse_json(text: &str, what: &str) -> Result<Value> {
     serde_json::from_str(text).map_err(|e| Error::InvalidJson(format!("{what}: {e}")))
 }
 
+/// An options object: `null` is `None` (the defaults); anything but an object is INVALID_ARGUMENT
+/// naming `path`.
+pub fn object_or_null<'a>(
+    value: &'a Value,
+    path: &str,
+) -> Result<Option<&'a serde_json::Map<String, Value>>> {
+    match value {
+        Value::Null => Ok(None),
+        Value::Object(m) => Ok(Some(m)),
+        other => Err(Error::invalid(format!(
+            "{path}: expected an object, got {}",
+            kind_of(other)
+        ))),
+    }
+}
+
 /// Refuses text over [`MAX_INPUT_BYTES`].
 pub fn check_input_size(text: &str, what: &str) -> Result<()> {
     if text.len() > MAX_INPUT_BYTES {

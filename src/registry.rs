@@ -12,12 +12,11 @@ use crate::format::{
     write_str,
 };
 use crate::index::{DocId, Index};
-use crate::limits::{check_tool_text, kind_of, parse_json, string_list};
+use crate::limits::{check_tool_text, kind_of, object_or_null, parse_json, string_list};
 use crate::schema::{SameForms, SchemaCache};
 use crate::suggest::suggest_names;
 use crate::tool::{MetadataUpdate, Tool, dedup_tags};
 use crate::validate::ArgsValidator;
-use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
@@ -73,6 +72,7 @@ mod upkeep;
 pub use calls::{CallTarget, ToolStatus, ToolTarget};
 use names::Names;
 pub use schemas::SchemaOptions;
+pub(crate) use schemas::write_builtin_schema;
 use slots::{DisabledBits, Extras};
 pub use summaries::{Summary, first_sentence};
 
@@ -406,15 +406,8 @@ impl Registry {
             return Ok(registry);
         };
         let value = parse_json(text, "registry options")?;
-        let obj = match &value {
-            Value::Null => return Ok(registry),
-            Value::Object(m) => m,
-            other => {
-                return Err(Error::invalid(format!(
-                    "options: expected an object, got {}",
-                    kind_of(other)
-                )));
-            }
+        let Some(obj) = object_or_null(&value, "options")? else {
+            return Ok(registry);
         };
         for (key, v) in obj {
             match key.as_str() {

@@ -56,15 +56,7 @@ func (d *Discoverer) Discover(query string, topK int) ([]Result, error) {
 
 // DiscoverFormat is Discover with the result schemas rendered in format.
 func (d *Discoverer) DiscoverFormat(query string, topK int, format APIFormat) ([]Result, error) {
-	out, err := d.discoverJSON(query, topK, format)
-	if err != nil {
-		return nil, err
-	}
-	var results []Result
-	if err := json.Unmarshal(out, &results); err != nil {
-		return nil, fmt.Errorf("toolregistry: decoding results: %w", err)
-	}
-	return results, nil
+	return decodeResultsOf(d.discoverJSON(query, topK, format))
 }
 
 // DiscoverWith is Discover with every per-call option: filters that choose the tools before
@@ -72,7 +64,11 @@ func (d *Discoverer) DiscoverFormat(query string, topK int, format APIFormat) ([
 // budget (MaxTokens). A query "select:a,b,c" returns those tools by exact name, in that order,
 // with their schemas.
 func (d *Discoverer) DiscoverWith(query string, req DiscoverRequest) ([]Result, error) {
-	out, err := d.DiscoverJSON(query, req)
+	return decodeResultsOf(d.DiscoverJSON(query, req))
+}
+
+// decodeResults decodes a discover answer, passing on the call's error.
+func decodeResultsOf(out []byte, err error) ([]Result, error) {
 	if err != nil {
 		return nil, err
 	}

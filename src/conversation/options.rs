@@ -3,7 +3,7 @@
 use crate::discovery::{DiscoverRequest, DiscoveryOptions};
 use crate::error::{Error, Result};
 use crate::format::ApiFormat;
-use crate::limits::{kind_of, parse_json, string_list};
+use crate::limits::{kind_of, object_or_null, parse_json, string_list};
 use serde_json::Value;
 
 /// Which tools a conversation sends, and where the deferred tools are listed.
@@ -105,15 +105,8 @@ impl ConversationOptions {
         let mut o = Self::default();
         let Some(text) = text else { return Ok(o) };
         let value = parse_json(text, "conversation options")?;
-        let obj = match &value {
-            Value::Null => return Ok(o),
-            Value::Object(m) => m,
-            other => {
-                return Err(Error::invalid(format!(
-                    "options: expected an object, got {}",
-                    kind_of(other)
-                )));
-            }
+        let Some(obj) = object_or_null(&value, "options")? else {
+            return Ok(o);
         };
         let mut request = serde_json::Map::new();
         for (key, v) in obj {

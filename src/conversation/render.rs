@@ -5,7 +5,7 @@ use crate::builtins::DiscoverTools;
 use crate::error::Result;
 use crate::format::{ApiFormat, into_string, write_schema_strict, write_str};
 use crate::provider::{SearchTool, provider, write_defer_loading};
-use crate::registry::{Builtin, CALL_DEFERRED, Registry, State, Summary};
+use crate::registry::{Builtin, CALL_DEFERRED, Registry, State, Summary, write_builtin_schema};
 use serde_json::Value;
 
 /// The part of the tool list that is the same for every conversation with these options.
@@ -86,7 +86,7 @@ fn listed(state: &State, options: &ConversationOptions, stable: bool) -> SharedP
         } else {
             b.description(&summaries, options.summary_budget())
         };
-        state.write_builtin(&mut prefix, b, &description, format, strict);
+        write_builtin_schema(&mut prefix, b, &description, format, strict);
     }
     let system_text = if stable && !summaries.is_empty() {
         deferred_text(&summaries, options.summary_budget())
@@ -127,7 +127,7 @@ fn native(state: &State, options: &ConversationOptions) -> SharedParts {
     match search_tool(format, options.search) {
         Some(SearchTool::DiscoverTools) => {
             let d = &DiscoverTools as &dyn Builtin;
-            state.write_builtin(
+            write_builtin_schema(
                 &mut prefix,
                 d,
                 DiscoverTools.base_description(),

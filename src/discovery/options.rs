@@ -6,8 +6,8 @@ use crate::analyzer::{ENHANCED_FIELDS, EnhancedAnalysis, REFERENCE_FIELDS};
 use crate::error::{Error, Result};
 use crate::format::ApiFormat;
 use crate::index::Bm25Params;
-use crate::limits::{MAX_RANKING_PARAMETER, kind_of, parse_json};
-use serde_json::{Map, Value};
+use crate::limits::{MAX_RANKING_PARAMETER, kind_of, object_or_null, parse_json};
+use serde_json::Value;
 
 /// Default relative score floor: hits below this fraction of the best are dropped.
 pub const DEFAULT_MIN_SCORE_RATIO: f64 = 0.3;
@@ -479,17 +479,6 @@ fn parse_plain_args(text: &str) -> Option<(String, DiscoverRequest)> {
         ..DiscoverRequest::default()
     };
     Some((plain.query.into_owned(), request))
-}
-
-fn object_or_null<'a>(value: &'a Value, path: &str) -> Result<Option<&'a Map<String, Value>>> {
-    match value {
-        Value::Null => Ok(None),
-        Value::Object(m) => Ok(Some(m)),
-        other => Err(Error::invalid(format!(
-            "{path}: expected an object, got {}",
-            kind_of(other)
-        ))),
-    }
 }
 
 fn number_in(v: &Value, path: &str, min: f64, max: f64) -> Result<f64> {

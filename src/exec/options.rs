@@ -2,7 +2,7 @@
 
 use crate::error::{Error, Result};
 use crate::format::ApiFormat;
-use crate::limits::{kind_of, parse_json};
+use crate::limits::{kind_of, object_or_null, parse_json};
 use serde_json::Value;
 
 /// Most calls of one batch that may run at once (threads the library starts).
@@ -42,15 +42,8 @@ impl ExecuteOptions {
     /// Parses the options object; `path` locates it in messages.
     pub fn from_value(value: &Value, path: &str) -> Result<Self> {
         let mut o = Self::default();
-        let obj = match value {
-            Value::Null => return Ok(o),
-            Value::Object(m) => m,
-            other => {
-                return Err(Error::invalid(format!(
-                    "{path}: expected an object, got {}",
-                    kind_of(other)
-                )));
-            }
+        let Some(obj) = object_or_null(value, path)? else {
+            return Ok(o);
         };
         for (key, v) in obj {
             let here = format!("{path}.{key}");

@@ -4,20 +4,7 @@
 use super::*;
 
 impl State {
-    /// Writes a built-in's schema; see [`write_builtin_schema`].
-    pub(crate) fn write_builtin(
-        &self,
-        out: &mut Vec<u8>,
-        builtin: &dyn Builtin,
-        description: &str,
-        format: ApiFormat,
-        strict: bool,
-    ) -> Option<&'static str> {
-        write_builtin_schema(out, builtin, description, format, strict)
-    }
-
-    /// The schemas of exactly these tools (disabled ones and built-ins too), in this order.
-    /// The schemas `names` asks for, in that order (disabled tools too).
+    /// The schemas `names` asks for, in that order (disabled tools and built-ins too).
     pub(super) fn named_entries(&self, names: &[String]) -> Result<Vec<SchemaEntry<'_>>> {
         names
             .iter()
@@ -167,15 +154,8 @@ impl SchemaOptions {
         let mut o = Self::default();
         let Some(text) = text else { return Ok(o) };
         let value = parse_json(text, "schema options")?;
-        let obj = match &value {
-            Value::Null => return Ok(o),
-            Value::Object(m) => m,
-            other => {
-                return Err(Error::invalid(format!(
-                    "options: expected an object, got {}",
-                    kind_of(other)
-                )));
-            }
+        let Some(obj) = object_or_null(&value, "options")? else {
+            return Ok(o);
         };
         for (key, v) in obj {
             let here = format!("options.{key}");
@@ -229,7 +209,7 @@ impl SchemaEntry<'_> {
 
 /// Writes a built-in's schema (cleaned like any other, cached per built-in); returns the
 /// strict-mode warning, if any.
-pub(super) fn write_builtin_schema(
+pub(crate) fn write_builtin_schema(
     out: &mut Vec<u8>,
     builtin: &dyn Builtin,
     description: &str,
