@@ -460,7 +460,8 @@ tr_status tr_discoverer_discover(const struct tr_discoverer *d, const char *quer
  * indexed), `no_query_tokens` (the filter left nothing to score), `no_common_token`,
  * `below_top_k` (`rank` says where it is) and `below_score_floor` (compare `score` with
  * `score_floor`). A term's `score` is `idf × query_weight × tf_norm`; `query_weight` is 1 unless the
- * token repeats in the query (enhanced profile: `n` times counts `n·(k1+1)/(n+k1)`). A field's
+ * token repeats in the query (enhanced profile: each of its `n` occurrences, one term each,
+ * weighs `(k1+1)/(n+k1)`, together `n·(k1+1)/(n+k1)`). A field's
  * `score` is the token's score times that field's share of the term frequency as scored (by weight,
  * and in the enhanced profile also by the field's own length normalization). When the query has more than `TR_MAX_QUERY_TOKENS` analyzed tokens
  * (`analyzed_token_count`), `tokens` lists the first that many, the ones used, and `truncated` is

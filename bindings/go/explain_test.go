@@ -60,7 +60,7 @@ func TestExplainRanked(t *testing.T) {
 		for _, f := range term.Fields {
 			fields += f.Score
 		}
-		if !closeEnough(term.Score, fields) || !closeEnough(term.Score, term.IDF*term.TFNorm) {
+		if !closeEnough(term.Score, fields) || !closeEnough(term.Score, term.IDF*term.TFNorm) || term.QueryWeight != 1 {
 			t.Errorf("term %q does not add up: %+v", term.Token, term)
 		}
 		total += term.Score

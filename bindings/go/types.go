@@ -323,7 +323,10 @@ type TermContribution struct {
 	WeightedTF float64 `json:"weighted_tf"`
 	// TFNorm is the BM25+ normalized frequency, delta included.
 	TFNorm float64 `json:"tf_norm"`
-	// Score is IDF times TFNorm.
+	// QueryWeight is 1 unless the token repeats in the query: in the enhanced profile each of its
+	// n occurrences (one term each) weighs (k1+1)/(n+k1), together n·(k1+1)/(n+k1).
+	QueryWeight float64 `json:"query_weight"`
+	// Score is IDF times QueryWeight times TFNorm.
 	Score  float64             `json:"score"`
 	Fields []FieldContribution `json:"fields"`
 }

@@ -179,6 +179,7 @@ namespace ToolRegistry
         [DataMember(Name = "idf")] private double idf;
         [DataMember(Name = "weighted_tf")] private double weightedTf;
         [DataMember(Name = "tf_norm")] private double tfNorm;
+        [DataMember(Name = "query_weight")] private double queryWeight;
         [DataMember(Name = "score")] private double score;
         [DataMember(Name = "fields")] private FieldContribution[] fields;
 
@@ -197,7 +198,11 @@ namespace ToolRegistry
         /// <summary>The BM25(+) normalized frequency, delta included.</summary>
         public double TfNorm { get { return tfNorm; } }
 
-        /// <summary>Idf times TfNorm: what this token adds to the score.</summary>
+        /// <summary>1 unless the token repeats in the query: in the enhanced profile each of its n
+        /// occurrences (one term each) weighs (k1+1)/(n+k1), together n·(k1+1)/(n+k1).</summary>
+        public double QueryWeight { get { return queryWeight; } }
+
+        /// <summary>Idf times QueryWeight times TfNorm: what this token adds to the score.</summary>
         public double Score { get { return score; } }
 
         /// <summary>The fields the token occurs in.</summary>

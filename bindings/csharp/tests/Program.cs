@@ -475,7 +475,8 @@ namespace ToolRegistry.Tests
                 Close(tool.Score.Value, tool.Terms.Sum(t => t.Score), "terms add up to the score");
                 foreach (var term in tool.Terms)
                 {
-                    Close(term.Score, term.Idf * term.TfNorm, "term score = idf * tf_norm for " + term.Token);
+                    Close(term.Score, term.Idf * term.QueryWeight * term.TfNorm, "term score = idf * query_weight * tf_norm for " + term.Token);
+                    Eq(1.0, term.QueryWeight, "a token given once weighs 1: " + term.Token);
                     Close(term.WeightedTf, term.Fields.Sum(f => f.Weight * f.Tf), "weighted tf of " + term.Token);
                     Close(term.Score, term.Fields.Sum(f => f.Score), "fields add up for " + term.Token);
                 }

@@ -157,6 +157,22 @@ def test_explain(discoverer):
     assert e["tool"]["score"] == discoverer.discover("send an email")[0]["score"]
     assert discoverer.explain("send_email", "send_email")["tool"]["outcome"] == "exact_match"
     assert discoverer.explain("email", "read_file")["tool"]["outcome"] == "no_common_token"
+    for term in e["tool"]["terms"]:
+        assert term["query_weight"] == 1.0
+        assert abs(term["score"] - term["idf"] * term["query_weight"] * term["tf_norm"]) < 1e-9
+
+
+def test_explain_weighs_a_repeated_query_word_less_in_enhanced():
+    with tr.Registry() as r:
+        r.register({"name": "send_email", "description": "Send an email message."})
+        with r.discoverer(profile="enhanced") as d:
+            terms = d.explain("email email send", "send_email")["tool"]["terms"]
+    k1 = 1.5
+    email = [t["query_weight"] for t in terms if t["token"] == "email"]
+    assert len(email) == 2 and all(abs(w - (k1 + 1) / (2 + k1)) < 1e-9 for w in email)
+    assert [t["query_weight"] for t in terms if t["token"] == "send"] == [1.0]
+    for t in terms:
+        assert abs(t["score"] - t["idf"] * t["query_weight"] * t["tf_norm"]) < 1e-9
 
 
 def test_context_managers_close():

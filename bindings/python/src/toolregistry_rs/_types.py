@@ -80,6 +80,9 @@ class TermContribution(TypedDict):
     idf: float
     weighted_tf: float
     tf_norm: float
+    #: 1 unless the token repeats in the query (enhanced profile: each of its n occurrences, one
+    #: term each, weighs (k1+1)/(n+k1), together n·(k1+1)/(n+k1)).
+    query_weight: float
     score: float
     fields: List[FieldContribution]
 
