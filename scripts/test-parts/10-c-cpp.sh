@@ -4,18 +4,10 @@
 # add_subdirectory consumer tests. Installs the system tools it needs when they are missing.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source scripts/lib/setup.sh
 
-packages=()
-command -v cmake >/dev/null 2>&1 || packages+=(cmake)
-command -v gcc >/dev/null 2>&1 || packages+=(gcc libc6-dev)
-command -v g++ >/dev/null 2>&1 || packages+=(g++)
-command -v make >/dev/null 2>&1 || packages+=(make)
-command -v valgrind >/dev/null 2>&1 || packages+=(valgrind)
-command -v pkg-config >/dev/null 2>&1 || packages+=(pkg-config)
-command -v readelf >/dev/null 2>&1 || packages+=(binutils)
-[ -f /usr/include/gtest/gtest.h ] || packages+=(libgtest-dev)
-if [ ${#packages[@]} -gt 0 ]; then
-  apt-get update && apt-get install -y "${packages[@]}"
-fi
+need_commands cmake:cmake gcc:gcc gcc:libc6-dev g++:g++ make:make valgrind:valgrind \
+  pkg-config:pkg-config readelf:binutils
+[ -f /usr/include/gtest/gtest.h ] || apt_install libgtest-dev
 
 cmake -S . -B build/cmake && cmake --build build/cmake -j2 && ctest --test-dir build/cmake --output-on-failure

@@ -3,15 +3,12 @@
 # library built here (bindings/go links target/release/libtoolregistry.a, no library path needed).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source scripts/lib/setup.sh
 
-if ! command -v go >/dev/null 2>&1; then
-  # The binding needs Go >= 1.24 (runtime.AddCleanup). This machine kind ships it in /usr/local/go
-  # (scripts/test.sh puts it on PATH); Debian's golang-go is recent enough only from trixie on.
-  apt-get update && apt-get install -y golang-go
-fi
-if ! command -v gcc >/dev/null 2>&1; then
-  apt-get update && apt-get install -y gcc libc6-dev
-fi
+# The binding needs Go >= 1.24 (runtime.AddCleanup). This machine kind ships it in /usr/local/go
+# (scripts/test.sh puts it on PATH); elsewhere it comes from the Go module proxy.
+ensure_go 24
+need_commands gcc:gcc gcc:libc6-dev
 
 cargo build --release --lib --locked
 

@@ -3,20 +3,12 @@
 # console test program with mono. Installs Mono from Debian packages when it is missing.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source scripts/lib/setup.sh
 
 # Mono: the compiler, the runtime, and System.Runtime.Serialization (DataContractJsonSerializer).
-packages=()
-command -v mcs >/dev/null 2>&1 || packages+=(mono-mcs)
-command -v mono >/dev/null 2>&1 || packages+=(mono-runtime)
+need_commands mcs:mono-mcs mono:mono-runtime
 if ! ls /usr/lib/mono/4.5/System.Runtime.Serialization.dll >/dev/null 2>&1; then
-  packages+=(libmono-system-runtime-serialization4.0-cil)
-fi
-if [ ${#packages[@]} -gt 0 ]; then
-  echo "installing ${packages[*]}"
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
+  apt_install libmono-system-runtime-serialization4.0-cil
 fi
 mono --version | head -n 1
 

@@ -6,13 +6,14 @@
 # $target/python-venv for the cross-language part.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source scripts/lib/setup.sh
 target="${CARGO_TARGET_DIR:-target}"
 venv="$target/python-venv"
 python="${PYTHON:-python3}"
 
 if ! command -v "$python" >/dev/null 2>&1 || ! "$python" -c "import venv, ensurepip" >/dev/null 2>&1; then
   # Debian splits venv and ensurepip out of python3.
-  apt-get update && apt-get install -y python3 python3-venv
+  apt_install python3 python3-venv
   python=python3
 fi
 

@@ -11,9 +11,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-if ! command -v valgrind >/dev/null 2>&1; then
-  apt-get update && apt-get install -y valgrind
-fi
+source scripts/lib/setup.sh
+need_commands valgrind:valgrind
 
 VALGRIND=(valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite,indirect
           --error-exitcode=99 --fair-sched=yes --suppressions=scripts/valgrind-rust-std.supp)

@@ -3,6 +3,8 @@
 # Runs after the Go, C# and Python parts, which installed and built what this needs.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source scripts/lib/setup.sh
+ensure_go 24
 target="${CARGO_TARGET_DIR:-target}"
 mkdir -p "$target/cross"
 cargo build --release --locked

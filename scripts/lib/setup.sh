@@ -1,0 +1,50 @@
+# Sourced by the test parts: installs what a fresh machine lacks, from Debian packages and the Go
+# module proxy (the registries CI can reach), as root or through sudo.
+
+# apt_install PACKAGE...: installs the packages, quietly, without recommends.
+apt_install() {
+  [ $# -gt 0 ] || return 0
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "installing $*"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
+# need_commands CMD:PACKAGE...: installs the package of every command that is missing.
+need_commands() {
+  local pair packages=()
+  for pair in "$@"; do
+    command -v "${pair%%:*}" >/dev/null 2>&1 || packages+=("${pair#*:}")
+  done
+  apt_install "${packages[@]}"
+}
+
+# ensure_go MIN_MINOR: puts a Go >= 1.MIN_MINOR on PATH. The machine's own Go when it is recent
+# enough; otherwise the official toolchain from the Go module proxy, kept in target/go-toolchain
+# (Debian's golang-go is too old before trixie, and go.dev downloads may be unreachable).
+ensure_go() {
+  local min="$1" have=""
+  if command -v go >/dev/null 2>&1; then
+    have=$(go env GOVERSION 2>/dev/null | sed -n 's/^go1\.\([0-9]*\).*/\1/p')
+  fi
+  if [ -n "$have" ] && [ "$have" -ge "$min" ]; then
+    return 0
+  fi
+  local version="1.$min.0" target="${CARGO_TARGET_DIR:-target}"
+  [[ "$target" = /* ]] || target="$PWD/$target"
+  local dir="$target/go-toolchain"
+  if [ ! -x "$dir/go/bin/go" ]; then
+    need_commands curl:curl unzip:unzip
+    local zip="$dir.zip"
+    mkdir -p "$dir"
+    echo "fetching Go $version from proxy.golang.org"
+    curl -fsSL -o "$zip" \
+      "https://proxy.golang.org/golang.org/toolchain/@v/v0.0.1-go$version.linux-amd64.zip"
+    # The module zip holds the Go tree under golang.org/toolchain@v0.0.1-go$version.linux-amd64/.
+    rm -rf "$dir/unpacked" && unzip -q "$zip" -d "$dir/unpacked" && rm -f "$zip"
+    mv "$dir/unpacked"/golang.org/toolchain@*/ "$dir/go" && rm -rf "$dir/unpacked"
+    chmod +x "$dir/go/bin/"* "$dir/go/pkg/tool/"*/* 2>/dev/null || true
+  fi
+  export PATH="$dir/go/bin:$PATH" GOTOOLCHAIN=local
+}
