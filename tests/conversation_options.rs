@@ -201,3 +201,19 @@ fn options_built_in_rust_are_checked_like_parsed_ones() {
         );
     }
 }
+
+#[test]
+fn searches_answer_in_the_conversation_format_whatever_the_request_says() {
+    use toolregistry::{ApiFormat, ConversationOptions, ExecuteOptions};
+    let registry = deferred_registry(3);
+    let options = ConversationOptions {
+        api_format: ApiFormat::Anthropic,
+        ..ConversationOptions::default()
+    };
+    let c = Conversation::new(&registry, options).unwrap();
+    let calls = r#"{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"discover_tools","input":{"query":"tool_0001"}}]}"#;
+    let reply = c.execute_json(calls, &ExecuteOptions::default()).unwrap();
+    // The found tool's schema is an Anthropic tool (input_schema), not OpenAI chat's shape.
+    assert!(reply.contains(r#"\"input_schema\""#), "{reply}");
+    assert!(!reply.contains(r#"\"type\":\"function\""#), "{reply}");
+}

@@ -45,6 +45,9 @@ impl Conversation {
     /// Fails with INVALID_ARGUMENT on options no provider takes ([`ConversationOptions::check`]).
     pub fn new(registry: &Registry, mut options: ConversationOptions) -> Result<Conversation> {
         options.check()?;
+        // Searches answer in the conversation's own shape, whatever the request said.
+        options.request.api_format = options.api_format;
+        options.request.strict = options.strict;
         let ranking = match options.discovery {
             Some(o) => o,
             None => registry.discovery_options()?.unwrap_or_default(),

@@ -62,7 +62,8 @@ pub struct ConversationOptions {
     /// How the conversation's searches rank (default: the registry's `discover_tools` options,
     /// else the default profile).
     pub discovery: Option<DiscoveryOptions>,
-    /// Options of each search (`top_k`, filters, `max_tokens`).
+    /// Options of each search (`top_k`, filters, `max_tokens`); its `api_format` and `strict` are
+    /// the conversation's (set by [`Conversation::new`](super::Conversation::new)).
     pub request: DiscoverRequest,
 }
 
@@ -163,8 +164,6 @@ impl ConversationOptions {
             }
         }
         o.request = DiscoverRequest::from_json(Some(&Value::Object(request).to_string()))?;
-        o.request.api_format = o.api_format;
-        o.request.strict = o.strict;
         o.check()?;
         Ok(o)
     }
