@@ -414,6 +414,30 @@ fn is_stopword(token: &str) -> bool {
     ENGLISH_STOPWORDS.binary_search(&token).is_ok()
 }
 
+/// The English clitics of `text`, lowercased, in order: a run of one or two letters right after an
+/// apostrophe (`'` or `’`) that follows a letter or digit: the `s` of "men's", the `t` of "can't",
+/// the `ll` of "we'll". They are function-word fragments, but as tokens of their own they are
+/// one-letter words rare in tool text, so BM25 gives them a high IDF ("Who won the Men's
+/// Singles" matched whatever tool holds a lone `s`).
+fn english_clitics(text: &str) -> Vec<String> {
+    let mut clitics = Vec::new();
+    let mut prev: Option<char> = None;
+    for (i, c) in text.char_indices() {
+        if matches!(c, '\'' | '\u{2019}') && prev.is_some_and(char::is_alphanumeric) {
+            let rest = &text[i + c.len_utf8()..];
+            let run = rest
+                .find(|c: char| !is_word_char(c))
+                .map_or(rest, |end| &rest[..end]);
+            let letters = run.chars().count();
+            if (1..=2).contains(&letters) && run.chars().all(char::is_alphabetic) {
+                clitics.push(run.to_lowercase());
+            }
+        }
+        prev = Some(c);
+    }
+    clitics
+}
+
 static STEMMER: once_cell::sync::Lazy<rust_stemmers::Stemmer> = once_cell::sync::Lazy::new(|| {
     rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English)
 });
@@ -611,8 +635,8 @@ pub fn tokenize_enhanced(text: &str, cfg: &EnhancedAnalysis) -> Vec<String> {
     append_cjk_bigrams(text, tokens)
 }
 
-/// Query tokens for the enhanced profile, each with whether it is an English function word that
-/// the analysis drops (only when `cfg.stopwords` is on and the query has other words).
+/// Query tokens for the enhanced profile, each with whether it is an English function word or
+/// clitic that the analysis drops (only when `cfg.stopwords` is on and the query has other words).
 pub fn enhanced_query_tokens(query: &str, cfg: &EnhancedAnalysis) -> Vec<(String, bool)> {
     enhanced_query_tokens_within(query, cfg, usize::MAX).0
 }
@@ -632,9 +656,22 @@ pub fn enhanced_query_tokens_within(
     let mut raw = tokenize_enhanced(query, &no_stem);
     let total = raw.len();
     raw.truncate(limit);
+    // Clitics are met in text order, as the tokens are; a clitic's token is the next equal one
+    // (an equal standalone token before it would take its mark instead, which scores the same).
+    let mut clitics = if cfg.stopwords {
+        english_clitics(query).into_iter().peekable()
+    } else {
+        Vec::new().into_iter().peekable()
+    };
     let stop: Vec<bool> = raw
         .iter()
-        .map(|t| cfg.stopwords && is_stopword(t))
+        .map(|t| {
+            if clitics.peek() == Some(t) {
+                clitics.next();
+                return true;
+            }
+            cfg.stopwords && is_stopword(t)
+        })
         .collect();
     let all_stop = stop.iter().all(|&s| s);
     let tokens = raw
@@ -891,6 +928,28 @@ mod tests {
                 .iter()
                 .all(|(_, s)| !s)
         );
+    }
+
+    #[test]
+    fn clitics_are_function_words_of_queries() {
+        assert_eq!(
+            english_clitics("Men's, can\u{2019}t, we'll, O'Brien, 'quoted', rock 'n' roll, it's"),
+            ["s", "t", "ll", "s"]
+        );
+        let cfg = EnhancedAnalysis::default();
+        let q = enhanced_query_tokens("the Men's Singles, which s wins?", &cfg);
+        let dropped: Vec<&str> = q
+            .iter()
+            .filter(|(_, d)| *d)
+            .map(|(t, _)| t.as_str())
+            .collect();
+        // "the", "which", and one `s` (the clitic's count, not the standalone's too).
+        assert_eq!(dropped, ["the", "s", "which"]);
+        let off = EnhancedAnalysis {
+            stopwords: false,
+            ..cfg
+        };
+        assert!(enhanced_query_tokens("Men's", &off).iter().all(|(_, d)| !d));
     }
 
     #[test]

@@ -158,6 +158,39 @@ fn enhanced_finds_what_the_reference_misses() {
     );
 }
 
+/// Clitics ("men's", "can't") are function words of the query, and function words are searched
+/// after all when the other words match no tool (rather than answering nothing).
+#[test]
+fn clitics_are_dropped_and_function_words_return_when_nothing_else_matches() {
+    let r = Registry::new();
+    r.register_json(
+        r#"[
+      {"name": "singles_draw", "description": "Tennis singles draw of a tournament."},
+      {"name": "s_bucket", "description": "Lists an s bucket."},
+      {"name": "you_can_play", "description": "A game you can play."}
+    ]"#,
+    )
+    .unwrap();
+    let enhanced = r.discoverer(DiscoveryOptions::enhanced());
+    let req = DiscoverRequest::default();
+    // The clitic `s` no longer pulls up the tool that holds a lone `s`.
+    assert_eq!(
+        names(&enhanced.discover("the men's singles", &req).unwrap()),
+        ["singles_draw"]
+    );
+    let why = enhanced
+        .explain("the men's singles", "s_bucket", &req)
+        .unwrap();
+    assert!(why.tool.rank.is_none(), "{why:?}");
+    assert!(why.scored_tokens.iter().all(|t| t != "s"), "{why:?}");
+    // "zzyzx" is in no tool: the function words are all the query has, so they are searched.
+    assert_eq!(
+        names(&enhanced.discover("can you zzyzx", &req).unwrap()),
+        ["you_can_play"]
+    );
+    assert!(enhanced.discover("zzyzx", &req).unwrap().is_empty());
+}
+
 /// The default (enhanced) profile keeps the reference's contract, through the Rust API and
 /// `discover_tools`: an exact name first with score 1.0 and its schema, `top_k`, schemas for
 /// deferred tools only, and CJK queries answered.

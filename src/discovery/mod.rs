@@ -156,7 +156,7 @@ pub(crate) struct Ranking {
 
 /// Applies the query filter to analyzed tokens (`(token, is_stopword)`).
 ///
-/// Stopwords go first. Then, with two or more tokens left and `max_df_ratio` > 0, every token
+/// Stopwords go first, unless no other token occurs in any tool. Then, with two or more tokens left and `max_df_ratio` > 0, every token
 /// found in at least [`MIN_DF_FOR_FILTER`] tools and in at least that fraction of them is filler;
 /// if all are, the rarest one that occurs in some tool's name is kept (first in query order on
 /// ties), else nothing. `reanalyze` runs the kept tokens, joined by spaces, through the reference
@@ -182,6 +182,13 @@ fn plan_query<const F: usize>(
             }
         })
         .collect();
+    if plan.iter().all(|t| t.dropped.is_some() || t.df == 0) {
+        // The other words match no tool, so the function words are all the query has: as when a
+        // query is nothing but function words, they are searched rather than answering nothing.
+        for t in &mut plan {
+            t.dropped = None;
+        }
+    }
     let candidates: Vec<usize> = (0..plan.len())
         .filter(|&i| plan[i].dropped.is_none())
         .collect();
