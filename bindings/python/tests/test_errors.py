@@ -7,7 +7,7 @@ import pytest
 
 import toolregistry_rs as tr
 from toolregistry_rs import _native
-from toolregistry_rs._registry import _check
+from toolregistry_rs._handle import _check
 
 S = tr.Status
 

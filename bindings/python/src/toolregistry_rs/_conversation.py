@@ -12,14 +12,11 @@ from __future__ import annotations
 import json
 from ctypes import byref, c_void_p
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union, cast
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union, cast
 
 from . import _host, _native
-from ._registry import _check, _Handle, _json, _options, _Owner
+from ._handle import _check, _Handle, _json, _options, _Owner, _RegistryBase
 from ._types import APIFormat, ConversationMode, SearchSide
-
-if TYPE_CHECKING:
-    from ._registry import Registry
 
 _lib = _native.lib
 
@@ -101,7 +98,7 @@ class Conversation(_Owner):
 
     def __init__(
         self,
-        registry: "Registry",
+        registry: _RegistryBase,
         options: Union[Mapping[str, Any], str, bytes, None] = None,
         *,
         api_format: Optional[APIFormat] = None,
@@ -117,9 +114,7 @@ class Conversation(_Owner):
         namespaces: Optional[Iterable[str]] = None,
         tags: Optional[Iterable[str]] = None,
     ) -> None:
-        from ._registry import Registry
-
-        if not isinstance(registry, Registry):
+        if not isinstance(registry, _RegistryBase):
             raise TypeError(f"registry must be a toolregistry_rs.Registry, not {type(registry).__name__}")
         fields: Dict[str, Any] = {
             "api_format": api_format,
