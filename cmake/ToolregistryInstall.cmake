@@ -22,6 +22,8 @@ install(FILES
     "${PROJECT_SOURCE_DIR}/include/toolregistry.h"
     "${PROJECT_SOURCE_DIR}/bindings/cpp/include/toolregistry.hpp"
   DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/bindings/cpp/include/toolregistry"
+  DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}" FILES_MATCHING PATTERN "*.hpp")
 
 # Values substituted into the config file.
 set(TOOLREGISTRY_DEFAULT_STATIC ${TOOLREGISTRY_STATIC})
