@@ -210,6 +210,14 @@ impl Tool {
             }
             return Ok(tools);
         }
+        // One tool object (a host registering tools one by one): read straight from the text
+        // like an array's elements, without a `Value` tree, whenever nothing in it is unusual.
+        if text.starts_with('{') {
+            check_input_size(text, "tools")?;
+            if let Some(tool) = fast::parse(text) {
+                return Ok(vec![tool]);
+            }
+        }
         Tool::parse_value(&parse_json(text, "tools")?)
     }
 
