@@ -5,6 +5,7 @@
 use serde::Deserialize;
 use serde::de::{MapAccess, Visitor};
 use serde_json::value::RawValue;
+use std::borrow::Cow;
 
 #[derive(Deserialize)]
 struct Schema<'a> {
@@ -55,10 +56,11 @@ impl<'de: 'a, 'a> Deserialize<'de> for Properties<'a> {
     }
 }
 
-/// The parameters' descriptions and string enum values, as [`super::param_docs`] gives them, or
-/// `None` when this reader cannot tell (invalid JSON, escaped keys, repeated keys, a property
-/// object with a repeated field): the caller then reads the schema as a tree.
-pub(super) fn param_docs_borrowed(json: &str) -> Option<Vec<String>> {
+/// The parameters' descriptions and string enum values, as [`super::param_docs`] gives them
+/// (borrowed from `json` when they hold no escape), or `None` when this reader cannot tell
+/// (invalid JSON, escaped keys, repeated keys, a property object with a repeated field): the
+/// caller then reads the schema as a tree.
+pub(super) fn param_docs_borrowed(json: &str) -> Option<Vec<Cow<'_, str>>> {
     let schema: Schema = serde_json::from_str(json).ok()?;
     let Some(props) = schema.properties else {
         return Some(Vec::new());
@@ -71,7 +73,7 @@ pub(super) fn param_docs_borrowed(json: &str) -> Option<Vec<String>> {
     for prop in props?.into_iter().filter_map(|(_, p)| p) {
         if let Some(d) = prop.description {
             if d.get().starts_with('"') {
-                out.push(serde_json::from_str::<String>(d.get()).ok()?);
+                out.push(string(d)?);
             }
         }
         if let Some(values) = prop.values {
@@ -79,13 +81,23 @@ pub(super) fn param_docs_borrowed(json: &str) -> Option<Vec<String>> {
                 let values: Vec<&RawValue> = serde_json::from_str(values.get()).ok()?;
                 for v in values {
                     if v.get().starts_with('"') {
-                        out.push(serde_json::from_str::<String>(v.get()).ok()?);
+                        out.push(string(v)?);
                     }
                 }
             }
         }
     }
     Some(out)
+}
+
+/// A JSON string's text: borrowed unless it holds an escape.
+fn string(raw: &RawValue) -> Option<Cow<'_, str>> {
+    match serde_json::from_str::<&str>(raw.get()) {
+        Ok(s) => Some(Cow::Borrowed(s)),
+        Err(_) => serde_json::from_str::<String>(raw.get())
+            .ok()
+            .map(Cow::Owned),
+    }
 }
 
 /// The general reading through a `Value` tree: what [`param_docs_borrowed`] must agree with, and

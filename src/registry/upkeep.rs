@@ -34,7 +34,7 @@ impl State {
             index.start_bulk();
             for (id, slot) in self.live_slots() {
                 if self.is_enabled(id, slot) {
-                    index.add(id, &reference_tokens(&slot.tool));
+                    index.add_with(id, |d| reference_each(&slot.tool, &mut |f, t| d.push(f, t)));
                 }
             }
             index.shrink_to_fit();
@@ -59,7 +59,9 @@ impl State {
         index.start_bulk();
         for (id, slot) in self.live_slots() {
             if self.is_enabled(id, slot) {
-                index.add(id, &enhanced_document(&slot.tool, &analysis));
+                index.add_with(id, |d| {
+                    enhanced_each(&slot.tool, &analysis, &mut |f, t| d.push(f, t))
+                });
             }
         }
         index.shrink_to_fit();
@@ -78,14 +80,13 @@ impl State {
         };
         if self.is_enabled(id, slot) {
             if let Some(index) = self.index.as_mut() {
-                index.add(id, &reference_tokens(&slot.tool));
+                index.add_with(id, |d| reference_each(&slot.tool, &mut |f, t| d.push(f, t)));
             }
-            let enhanced = self
-                .enhanced
-                .as_ref()
-                .map(|e| enhanced_document(&slot.tool, &e.analysis));
-            if let (Some(e), Some(doc)) = (self.enhanced.as_mut(), enhanced) {
-                e.index.add(id, &doc);
+            if let Some(e) = self.enhanced.as_mut() {
+                let analysis = e.analysis;
+                e.index.add_with(id, |d| {
+                    enhanced_each(&slot.tool, &analysis, &mut |f, t| d.push(f, t))
+                });
             }
         }
     }
@@ -95,17 +96,13 @@ impl State {
             return;
         };
         if let Some(index) = self.index.as_mut() {
-            if index.contains(id) {
-                index.remove(id, &reference_tokens(&slot.tool));
-            }
+            index.remove_with(id, |push| reference_each(&slot.tool, &mut |_, t| push(t)));
         }
-        let enhanced = self
-            .enhanced
-            .as_ref()
-            .filter(|e| e.index.contains(id))
-            .map(|e| enhanced_document(&slot.tool, &e.analysis));
-        if let (Some(e), Some(doc)) = (self.enhanced.as_mut(), enhanced) {
-            e.index.remove(id, &doc);
+        if let Some(e) = self.enhanced.as_mut() {
+            let analysis = e.analysis;
+            e.index.remove_with(id, |push| {
+                enhanced_each(&slot.tool, &analysis, &mut |_, t| push(t))
+            });
         }
     }
 
