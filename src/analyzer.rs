@@ -661,7 +661,9 @@ pub fn enhanced_query_tokens_within(
 /// The texts of the parameter descriptions and string enum values of a tool's top-level
 /// properties.
 pub fn param_docs(parameters_json: &str) -> Vec<String> {
-    match params::param_docs_borrowed(parameters_json) {
+    match params::param_docs_scanned(parameters_json)
+        .or_else(|| params::param_docs_borrowed(parameters_json))
+    {
         Some(docs) => docs.into_iter().map(Cow::into_owned).collect(),
         None => params::param_docs_tree(parameters_json),
     }

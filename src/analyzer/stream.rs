@@ -109,7 +109,7 @@ pub fn enhanced_each(tool: &Tool, cfg: &EnhancedAnalysis, emit: &mut impl FnMut(
     text_each(&meta.search_hint, cfg, s, &mut |t| emit(4, t));
     if cfg.param_docs {
         let json = tool.parameters_json();
-        match params::param_docs_borrowed(json) {
+        match params::param_docs_scanned(json).or_else(|| params::param_docs_borrowed(json)) {
             Some(docs) => texts_each(&docs, cfg, s, &mut |t| emit(5, t)),
             None => texts_each(&params::param_docs_tree(json), cfg, s, &mut |t| emit(5, t)),
         }

@@ -80,14 +80,15 @@ impl<const F: usize> Index<F> {
         if self.contains(doc) {
             return false;
         }
+        let counts = std::mem::take(&mut self.doc_counts);
         let mut d = DocTokens {
             index: self,
             lens: [0; F],
-            counts: Vec::new(),
+            counts,
             keys: Vec::new(),
         };
         tokens(&mut d);
-        let (lens, counts) = d.finish();
+        let (lens, mut counts) = d.finish();
         let mut lengths = [0u32; F];
         for f in 0..F {
             lengths[f] = u32::try_from(lens[f]).unwrap_or(u32::MAX);
@@ -103,6 +104,10 @@ impl<const F: usize> Index<F> {
                 .insert(doc, &tf, &lengths_of);
         }
         self.doc_count += 1;
+        if self.bulk {
+            counts.clear();
+            self.doc_counts = counts;
+        }
         true
     }
 

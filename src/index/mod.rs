@@ -122,6 +122,9 @@ pub struct Index<const F: usize> {
     /// During a bulk build (see [`start_bulk`](Self::start_bulk)), by term id: 1 + the term's
     /// position in the document being added, 0 otherwise. Empty outside of one.
     in_doc: Vec<u32>,
+    /// During a bulk build, the term frequencies of the document being added (kept between
+    /// documents for its allocation). Empty outside of one.
+    doc_counts: Vec<(u32, [u32; F])>,
     bulk: bool,
 }
 
@@ -167,6 +170,7 @@ impl<const F: usize> Index<F> {
             total_lengths: [0; F],
             doc_count: 0,
             in_doc: Vec::new(),
+            doc_counts: Vec::new(),
             bulk: false,
         }
     }
@@ -267,6 +271,7 @@ impl<const F: usize> Index<F> {
     pub fn shrink_to_fit(&mut self) {
         self.bulk = false;
         self.in_doc = Vec::new();
+        self.doc_counts = Vec::new();
         for e in &mut self.terms {
             e.postings.shrink_to_fit();
         }
