@@ -234,7 +234,8 @@ mod tests {
     /// The full cleaning's answer.
     fn unchanged_by_cleaning(stored: &str) -> bool {
         let v: serde_json::Value = serde_json::from_str(stored).unwrap();
-        super::super::flatten::normalize_parameters(&v).to_string() == stored
+        let cleaned = super::super::flatten::normalize_parameters(&v).to_string();
+        cleaned.as_str() == stored
     }
 
     #[test]
