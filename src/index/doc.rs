@@ -81,11 +81,17 @@ impl<const F: usize> Index<F> {
             return false;
         }
         let counts = std::mem::take(&mut self.doc_counts);
+        // Room for a typical tool's tokens: no regrowth from empty for one added document.
+        let keys = if self.bulk {
+            Vec::new()
+        } else {
+            Vec::with_capacity(128)
+        };
         let mut d = DocTokens {
             index: self,
             lens: [0; F],
             counts,
-            keys: Vec::new(),
+            keys,
         };
         tokens(&mut d);
         let (lens, mut counts) = d.finish();
