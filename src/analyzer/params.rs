@@ -76,9 +76,9 @@ pub(super) fn param_docs_scanned(json: &str) -> Option<Vec<Cow<'_, str>>> {
         if b[at] != b'{' {
             return skip_value(b, at);
         }
-        let mut names: Vec<&str> = Vec::new();
+        let (mut names, mut many) = (Vec::new(), None);
         object(json, at, &mut |name, at| {
-            if names.contains(&name) {
+            if crate::tool::repeated(&mut many, &names, name) {
                 return None;
             }
             names.push(name);

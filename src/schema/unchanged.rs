@@ -94,11 +94,14 @@ fn scan(text: &str) -> Option<()> {
                 if !o.names {
                     if let (Some(props), Some(required)) = (&o.properties, &o.required) {
                         // `required` is pruned to the properties, and dropped when empty.
-                        if required.is_empty()
-                            || !required
-                                .iter()
-                                .all(|r| r.is_some_and(|name| props.contains(&name)))
-                        {
+                        // A set once there are many, so checking is never quadratic.
+                        let set: Option<std::collections::HashSet<&str>> =
+                            (props.len() > 32).then(|| props.iter().copied().collect());
+                        let known = |name: &str| match &set {
+                            Some(set) => set.contains(name),
+                            None => props.contains(&name),
+                        };
+                        if required.is_empty() || !required.iter().all(|r| r.is_some_and(known)) {
                             return None;
                         }
                     }
