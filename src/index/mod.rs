@@ -4,10 +4,12 @@
 //! lists stay sorted by slot, so walking a list visits tools in registration order: that is the
 //! order the reference breaks ties in, and it survives any sequence of incremental updates.
 
+mod bulk;
 mod doc;
 mod lengths;
 mod postings;
 
+pub use bulk::TokenSink;
 pub use doc::DocTokens;
 use hashbrown::HashTable;
 use lengths::DocLengths;

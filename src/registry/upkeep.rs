@@ -30,14 +30,9 @@ impl State {
     /// Builds the reference index if it does not exist yet.
     pub(crate) fn ensure_reference(&mut self) {
         if self.index.is_none() {
-            let mut index = Index::new();
-            index.start_bulk();
-            for (id, slot) in self.live_slots() {
-                if self.is_enabled(id, slot) {
-                    index.add_with(id, |d| reference_each(&slot.tool, &mut |f, t| d.push(f, t)));
-                }
-            }
-            index.shrink_to_fit();
+            let index = Index::build(self.enabled_slots(), self.live, |tool, sink| {
+                reference_each(tool, &mut |f, t| sink.token(f, t))
+            });
             self.index = Some(index);
         }
     }
@@ -55,17 +50,17 @@ impl State {
     }
 
     pub(super) fn build_enhanced(&mut self, analysis: EnhancedAnalysis) {
-        let mut index = Index::new();
-        index.start_bulk();
-        for (id, slot) in self.live_slots() {
-            if self.is_enabled(id, slot) {
-                index.add_with(id, |d| {
-                    enhanced_each(&slot.tool, &analysis, &mut |f, t| d.push(f, t))
-                });
-            }
-        }
-        index.shrink_to_fit();
+        let index = Index::build(self.enabled_slots(), self.live, |tool, sink| {
+            enhanced_each(tool, &analysis, &mut |f, t| sink.token(f, t))
+        });
         self.enhanced = Some(EnhancedIndex { analysis, index });
+    }
+
+    /// The enabled tools with their slots, in slot order.
+    fn enabled_slots(&self) -> impl Iterator<Item = (DocId, &Tool)> + Send {
+        self.live_slots()
+            .filter(|&(id, slot)| self.is_enabled(id, slot))
+            .map(|(id, slot)| (id, &slot.tool))
     }
 
     /// Whether `slot` is live and currently indexed (it is, exactly when it is enabled).
