@@ -4,6 +4,9 @@
 //! then the character bigrams of every CJK run that are not already tokens.
 
 mod params;
+mod stream;
+
+pub use stream::{enhanced_each, reference_each};
 
 use std::borrow::Cow;
 use unicode_general_category::{GeneralCategory, get_general_category};
@@ -185,36 +188,37 @@ fn owned<'a>(tokens: Vec<String>) -> Vec<Cow<'a, str>> {
     tokens.into_iter().map(Cow::Owned).collect()
 }
 
+/// Byte classes of ASCII text: 0 separator, 1 lowercase word byte (`\w`), 2 uppercase letter.
+const ASCII_CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = if c.is_ascii_uppercase() {
+            2
+        } else if c.is_ascii_alphanumeric() || c == b'_' {
+            1
+        } else {
+            0
+        };
+        b += 1;
+    }
+    t
+};
+
 /// The `\w` runs of ASCII `text`, lowercased (as [`push_word_runs`] does for ASCII text).
 fn push_ascii_runs<'a>(text: &'a str, out: &mut Vec<Cow<'a, str>>) {
-    // Byte classes: 0 separator, 1 lowercase word byte, 2 uppercase letter.
-    const CLASS: [u8; 256] = {
-        let mut t = [0u8; 256];
-        let mut b = 0;
-        while b < 256 {
-            let c = b as u8;
-            t[b] = if c.is_ascii_uppercase() {
-                2
-            } else if c.is_ascii_alphanumeric() || c == b'_' {
-                1
-            } else {
-                0
-            };
-            b += 1;
-        }
-        t
-    };
     let bytes = text.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
-        if CLASS[bytes[i] as usize] == 0 {
+        if ASCII_CLASS[bytes[i] as usize] == 0 {
             i += 1;
             continue;
         }
         let start = i;
         let mut upper = false;
         while i < bytes.len() {
-            let class = CLASS[bytes[i] as usize];
+            let class = ASCII_CLASS[bytes[i] as usize];
             if class == 0 {
                 break;
             }
@@ -694,8 +698,12 @@ pub fn enhanced_query_tokens_within(
 /// The texts of the parameter descriptions and string enum values of a tool's top-level
 /// properties.
 pub fn param_docs(parameters_json: &str) -> Vec<String> {
-    params::param_docs_borrowed(parameters_json)
-        .unwrap_or_else(|| params::param_docs_tree(parameters_json))
+    match params::param_docs_scanned(parameters_json)
+        .or_else(|| params::param_docs_borrowed(parameters_json))
+    {
+        Some(docs) => docs.into_iter().map(Cow::into_owned).collect(),
+        None => params::param_docs_tree(parameters_json),
+    }
 }
 
 /// The enhanced profile's document for a tool (see [`ENHANCED_FIELDS`]).

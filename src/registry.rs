@@ -4,7 +4,9 @@
 //! Every mutation validates its whole input first and then commits under the write lock, so a
 //! failed call changes nothing. Discovers share the read lock and run in parallel.
 
-use crate::analyzer::{EnhancedAnalysis, enhanced_document, reference_document, reference_tokens};
+use crate::analyzer::{
+    EnhancedAnalysis, enhanced_document, enhanced_each, reference_document, reference_each,
+};
 use crate::discovery::options::{DiscoveryOptions, Profile};
 use crate::error::{Error, Result};
 use crate::format::{

@@ -210,6 +210,18 @@ impl Tool {
             }
             return Ok(tools);
         }
+        // One tool object (a host registering tools one by one): read straight from the text
+        // like an array's elements, without a `Value` tree, whenever nothing in it is unusual.
+        if text.starts_with('{') {
+            check_input_size(text, "tools")?;
+            // The fast reader skips what it does not read without serde_json's nesting limit:
+            // deep text takes the tree's path, which refuses it as the error it is.
+            if fast::nested_within(text, 100) {
+                if let Some(tool) = fast::parse(text) {
+                    return Ok(vec![tool]);
+                }
+            }
+        }
         Tool::parse_value(&parse_json(text, "tools")?)
     }
 
@@ -595,3 +607,4 @@ pub(crate) fn dedup_tags(tags: Vec<String>) -> Vec<String> {
 mod tests;
 
 mod fast;
+pub(crate) use fast::repeated;

@@ -4,19 +4,18 @@
 //! lists stay sorted by slot, so walking a list visits tools in registration order: that is the
 //! order the reference breaks ties in, and it survives any sequence of incremental updates.
 
+mod bulk;
+mod doc;
 mod lengths;
 mod postings;
 
+pub use bulk::TokenSink;
+pub use doc::DocTokens;
 use hashbrown::HashTable;
 use lengths::DocLengths;
 use postings::{Cursor, PostingList};
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::hash::BuildHasher;
-
-/// foldhash instead of SipHash: term hashing was a fifth of a bulk build's instructions. It is
-/// seeded per process, so term names chosen by a third party still cannot be aimed at collisions.
-type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
 /// Identifies a document: the tool's registry slot.
 pub type DocId = u32;
@@ -110,6 +109,8 @@ pub struct Index<const F: usize> {
     /// arena for every term instead of a heap string and a map key per term (half the terms of
     /// a catalog occur in a single tool, so the dictionary weighs as much as their postings).
     term_ids: HashTable<u32>,
+    /// foldhash instead of SipHash: term hashing was a fifth of a bulk build's instructions. It is
+    /// seeded per process, so term names chosen by a third party still cannot be aimed at collisions.
     term_hasher: foldhash::fast::RandomState,
     term_text: String,
     /// Bytes of `term_text` whose term is gone; compacted when they are most of it.
@@ -123,6 +124,9 @@ pub struct Index<const F: usize> {
     /// During a bulk build (see [`start_bulk`](Self::start_bulk)), by term id: 1 + the term's
     /// position in the document being added, 0 otherwise. Empty outside of one.
     in_doc: Vec<u32>,
+    /// During a bulk build, the term frequencies of the document being added (kept between
+    /// documents for its allocation). Empty outside of one.
+    doc_counts: Vec<(u32, [u32; F])>,
     bulk: bool,
 }
 
@@ -168,6 +172,7 @@ impl<const F: usize> Index<F> {
             total_lengths: [0; F],
             doc_count: 0,
             in_doc: Vec::new(),
+            doc_counts: Vec::new(),
             bulk: false,
         }
     }
@@ -248,87 +253,13 @@ impl<const F: usize> Index<F> {
 
     /// Indexes `doc`. Adding a document that is already indexed is a logic error and is refused.
     pub fn add<S: AsRef<str>>(&mut self, doc: DocId, fields: &[Vec<S>; F]) -> bool {
-        if self.contains(doc) {
-            return false;
-        }
-        let mut lengths = [0u32; F];
-        for (f, tokens) in fields.iter().enumerate() {
-            lengths[f] = u32::try_from(tokens.len()).unwrap_or(u32::MAX);
-            self.total_lengths[f] += tokens.len() as u64;
-        }
-        let counts = if self.bulk {
-            self.counts_by_table(fields)
-        } else {
-            self.counts_by_sort(fields)
-        };
-        // The document's lengths first: its postings' blocks take their bounds from them.
-        self.docs.set(doc, Some(lengths));
-        let docs = &self.docs;
-        let lengths_of = |d: DocId| docs.of(d);
-        for &(id, tf) in &counts {
-            self.terms[id as usize]
-                .postings
-                .insert(doc, &tf, &lengths_of);
-        }
-        self.doc_count += 1;
-        true
-    }
-
-    /// Term frequencies of a document's fields by term id, through a table by term id
-    /// (`in_doc`, all zero between calls): the cheapest way when many documents are added, at
-    /// 4 bytes per term while the bulk build lasts.
-    fn counts_by_table<S: AsRef<str>>(&mut self, fields: &[Vec<S>; F]) -> Vec<(u32, [u32; F])> {
-        let tokens: usize = fields.iter().map(Vec::len).sum();
-        let mut counts: Vec<(u32, [u32; F])> = Vec::with_capacity(tokens);
-        for (f, field) in fields.iter().enumerate() {
-            for token in field {
-                let id = self.term_id_or_insert(token.as_ref()) as usize;
-                if self.in_doc.len() <= id {
-                    self.in_doc.resize(self.terms.len(), 0);
-                }
-                let at = match self.in_doc[id] {
-                    0 => {
-                        counts.push((id as u32, [0; F]));
-                        self.in_doc[id] = counts.len() as u32;
-                        counts.len() - 1
-                    }
-                    n => n as usize - 1,
-                };
-                counts[at].1[f] = counts[at].1[f].saturating_add(1);
-            }
-        }
-        for &(id, _) in &counts {
-            self.in_doc[id as usize] = 0;
-        }
-        counts
-    }
-
-    /// Term frequencies of a document's fields by term id, from its tokens' ids sorted: no
-    /// table sized by the dictionary, for one document added to a built index. (Lists are
-    /// independent, so the order they get their postings in does not matter.)
-    fn counts_by_sort<S: AsRef<str>>(&mut self, fields: &[Vec<S>; F]) -> Vec<(u32, [u32; F])> {
-        let tokens: usize = fields.iter().map(Vec::len).sum();
-        // Keys `term id << 8 | field` (at most 20 fields): one integer sort.
-        let mut ids: Vec<u64> = Vec::with_capacity(tokens);
-        for (f, field) in fields.iter().enumerate() {
-            for token in field {
-                ids.push(u64::from(self.term_id_or_insert(token.as_ref())) << 8 | f as u64);
-            }
-        }
-        ids.sort_unstable();
-        let mut counts: Vec<(u32, [u32; F])> = Vec::with_capacity(ids.len());
-        for key in ids {
-            let (id, f) = ((key >> 8) as u32, (key & 0xff) as usize);
-            match counts.last_mut() {
-                Some((last, tf)) if *last == id => tf[f] = tf[f].saturating_add(1),
-                _ => {
-                    let mut tf = [0; F];
-                    tf[f] = 1;
-                    counts.push((id, tf));
+        self.add_with(doc, |d| {
+            for (f, tokens) in fields.iter().enumerate() {
+                for token in tokens {
+                    d.push(f, token.as_ref());
                 }
             }
-        }
-        counts
+        })
     }
 
     /// Starts a bulk build: [`add`](Self::add) counts frequencies through a table by term id
@@ -342,6 +273,7 @@ impl<const F: usize> Index<F> {
     pub fn shrink_to_fit(&mut self) {
         self.bulk = false;
         self.in_doc = Vec::new();
+        self.doc_counts = Vec::new();
         for e in &mut self.terms {
             e.postings.shrink_to_fit();
         }
@@ -353,31 +285,13 @@ impl<const F: usize> Index<F> {
 
     /// Removes `doc`, given the same field tokens it was added with. Returns false if it was not indexed.
     pub fn remove<S: AsRef<str>>(&mut self, doc: DocId, fields: &[Vec<S>; F]) -> bool {
-        let Some(lengths) = self.doc_lengths(doc) else {
-            return false;
-        };
-        for (f, len) in lengths.iter().enumerate() {
-            self.total_lengths[f] -= u64::from(*len);
-        }
-        for (term, _) in term_frequencies(fields) {
-            let Some(id) = self.term_id(term) else {
-                continue;
-            };
-            let entry = &mut self.terms[id as usize];
-            entry.postings.remove(doc);
-            if entry.postings.is_empty() {
-                let hash = self.term_hasher.hash_one(term);
-                if let Ok(found) = self.term_ids.find_entry(hash, |&i| i == id) {
-                    found.remove();
+        self.remove_with(doc, |push| {
+            for tokens in fields {
+                for token in tokens {
+                    push(token.as_ref());
                 }
-                self.term_garbage += entry.len as usize;
-                self.terms[id as usize] = TermEntry::default();
-                self.free_term_ids.push(id);
             }
-        }
-        self.docs.set(doc, None);
-        self.doc_count -= 1;
-        true
+        })
     }
 
     fn term_id_or_insert(&mut self, term: &str) -> u32 {
@@ -876,25 +790,6 @@ fn rank<K: Ord>(hits: &mut Vec<(ScoredDoc, K)>, top_k: usize) {
         hits.truncate(top_k);
     }
     hits.sort_unstable_by(order);
-}
-
-/// Term frequency per field for every distinct term of a document, in first-seen order.
-fn term_frequencies<const F: usize, S: AsRef<str>>(fields: &[Vec<S>; F]) -> Vec<(&str, [u32; F])> {
-    let tokens: usize = fields.iter().map(Vec::len).sum();
-    let mut positions: FastMap<&str, usize> =
-        FastMap::with_capacity_and_hasher(tokens, Default::default());
-    let mut out: Vec<(&str, [u32; F])> = Vec::with_capacity(tokens);
-    for (f, tokens) in fields.iter().enumerate() {
-        for token in tokens {
-            let token = token.as_ref();
-            let at = *positions.entry(token).or_insert_with(|| {
-                out.push((token, [0; F]));
-                out.len() - 1
-            });
-            out[at].1[f] = out[at].1[f].saturating_add(1);
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -30,14 +30,9 @@ impl State {
     /// Builds the reference index if it does not exist yet.
     pub(crate) fn ensure_reference(&mut self) {
         if self.index.is_none() {
-            let mut index = Index::new();
-            index.start_bulk();
-            for (id, slot) in self.live_slots() {
-                if self.is_enabled(id, slot) {
-                    index.add(id, &reference_tokens(&slot.tool));
-                }
-            }
-            index.shrink_to_fit();
+            let index = Index::build(self.enabled_slots(), self.live, |tool, sink| {
+                reference_each(tool, &mut |f, t| sink.token(f, t))
+            });
             self.index = Some(index);
         }
     }
@@ -55,15 +50,17 @@ impl State {
     }
 
     pub(super) fn build_enhanced(&mut self, analysis: EnhancedAnalysis) {
-        let mut index = Index::new();
-        index.start_bulk();
-        for (id, slot) in self.live_slots() {
-            if self.is_enabled(id, slot) {
-                index.add(id, &enhanced_document(&slot.tool, &analysis));
-            }
-        }
-        index.shrink_to_fit();
+        let index = Index::build(self.enabled_slots(), self.live, |tool, sink| {
+            enhanced_each(tool, &analysis, &mut |f, t| sink.token(f, t))
+        });
         self.enhanced = Some(EnhancedIndex { analysis, index });
+    }
+
+    /// The enabled tools with their slots, in slot order.
+    fn enabled_slots(&self) -> impl Iterator<Item = (DocId, &Tool)> + Send {
+        self.live_slots()
+            .filter(|&(id, slot)| self.is_enabled(id, slot))
+            .map(|(id, slot)| (id, &slot.tool))
     }
 
     /// Whether `slot` is live and currently indexed (it is, exactly when it is enabled).
@@ -78,14 +75,13 @@ impl State {
         };
         if self.is_enabled(id, slot) {
             if let Some(index) = self.index.as_mut() {
-                index.add(id, &reference_tokens(&slot.tool));
+                index.add_with(id, |d| reference_each(&slot.tool, &mut |f, t| d.push(f, t)));
             }
-            let enhanced = self
-                .enhanced
-                .as_ref()
-                .map(|e| enhanced_document(&slot.tool, &e.analysis));
-            if let (Some(e), Some(doc)) = (self.enhanced.as_mut(), enhanced) {
-                e.index.add(id, &doc);
+            if let Some(e) = self.enhanced.as_mut() {
+                let analysis = e.analysis;
+                e.index.add_with(id, |d| {
+                    enhanced_each(&slot.tool, &analysis, &mut |f, t| d.push(f, t))
+                });
             }
         }
     }
@@ -95,17 +91,13 @@ impl State {
             return;
         };
         if let Some(index) = self.index.as_mut() {
-            if index.contains(id) {
-                index.remove(id, &reference_tokens(&slot.tool));
-            }
+            index.remove_with(id, |push| reference_each(&slot.tool, &mut |_, t| push(t)));
         }
-        let enhanced = self
-            .enhanced
-            .as_ref()
-            .filter(|e| e.index.contains(id))
-            .map(|e| enhanced_document(&slot.tool, &e.analysis));
-        if let (Some(e), Some(doc)) = (self.enhanced.as_mut(), enhanced) {
-            e.index.remove(id, &doc);
+        if let Some(e) = self.enhanced.as_mut() {
+            let analysis = e.analysis;
+            e.index.remove_with(id, |push| {
+                enhanced_each(&slot.tool, &analysis, &mut |_, t| push(t))
+            });
         }
     }
 

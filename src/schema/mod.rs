@@ -15,6 +15,7 @@
 pub mod flatten;
 pub mod gemini;
 pub mod strict;
+mod unchanged;
 
 use once_cell::race::OnceBox;
 use serde_json::Value;
@@ -108,6 +109,11 @@ impl SchemaCache {
         let cleaned = match known {
             Some(c) => c.as_deref(),
             None if same.0.load(Ordering::Relaxed) & form.bit() != 0 => Ok(stored),
+            // The common clean schema, told without building it (a tool's first appearance).
+            None if form == Form::Flattened && unchanged::flattened_is_unchanged(stored) => {
+                same.0.fetch_or(form.bit(), Ordering::Relaxed);
+                Ok(stored)
+            }
             None => match compute(stored, form) {
                 Ok(text) if *text == *stored => {
                     same.0.fetch_or(form.bit(), Ordering::Relaxed);

@@ -191,13 +191,15 @@ fn tool_of(outer: Def<'_>) -> Option<Tool> {
 /// number is an integer that fits 64 bits (no fraction, exponent or `-0`), and no object
 /// repeats a key (a `Value` keeps one of them).
 pub(super) fn canonical_schema(text: &str) -> Option<Vec<&str>> {
-    struct Frame {
+    struct Frame<'a> {
         object: bool,
         /// Position in `keys` where this object's keys start.
         keys_from: usize,
         expect_key: bool,
         /// This is the top-level `properties` object: its keys are the parameter names.
         properties: bool,
+        /// This object's keys, once it has many: the repeat check stays linear in its size.
+        many: Option<std::collections::HashSet<&'a str>>,
     }
     let b = text.as_bytes();
     let mut stack: Vec<Frame> = Vec::new();
@@ -221,6 +223,7 @@ pub(super) fn canonical_schema(text: &str) -> Option<Vec<&str>> {
                     keys_from: keys.len(),
                     expect_key: c == b'{',
                     properties: std::mem::take(&mut properties_next),
+                    many: None,
                 });
                 i += 1;
             }
@@ -261,7 +264,7 @@ pub(super) fn canonical_schema(text: &str) -> Option<Vec<&str>> {
                 let top = stack.last_mut()?;
                 if top.expect_key {
                     top.expect_key = false;
-                    if keys[top.keys_from..].contains(&string) {
+                    if repeated(&mut top.many, &keys[top.keys_from..], string) {
                         return None;
                     }
                     keys.push(string);
@@ -304,4 +307,58 @@ pub(super) fn canonical_schema(text: &str) -> Option<Vec<&str>> {
         }
     }
     Some(names)
+}
+
+/// Whether `key` is among an object's keys so far (`seen`; `many` holds them once there are
+/// many, so an object of thousands of keys is not checked in quadratic time).
+pub(crate) fn repeated<'a>(
+    many: &mut Option<std::collections::HashSet<&'a str>>,
+    seen: &[&'a str],
+    key: &'a str,
+) -> bool {
+    const FEW: usize = 32;
+    match many {
+        Some(set) => !set.insert(key),
+        None if seen.len() < FEW => seen.contains(&key),
+        None => {
+            let mut set: std::collections::HashSet<&str> = seen.iter().copied().collect();
+            let repeated = !set.insert(key);
+            *many = Some(set);
+            repeated
+        }
+    }
+}
+
+/// Whether arrays and objects in `text` (valid JSON or not) nest at most `limit` deep.
+pub(super) fn nested_within(text: &str, limit: usize) -> bool {
+    let b = text.as_bytes();
+    let (mut depth, mut i) = (0usize, 0);
+    while let Some(p) = b[i..]
+        .iter()
+        .position(|&c| matches!(c, b'"' | b'[' | b'{' | b']' | b'}'))
+    {
+        i += p;
+        match b[i] {
+            b'"' => loop {
+                i += 1;
+                let Some(p) = b[i..].iter().position(|&c| c == b'"' || c == b'\\') else {
+                    return true;
+                };
+                i += p;
+                if b[i] == b'"' {
+                    break;
+                }
+                i += 1; // the escaped byte
+            },
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > limit {
+                    return false;
+                }
+            }
+            _ => depth = depth.saturating_sub(1),
+        }
+        i += 1;
+    }
+    true
 }
