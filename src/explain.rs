@@ -323,7 +323,7 @@ pub(crate) fn explain(
     }
     // The full ranking: every indexed tool fits in a top_k of the index size.
     let everything = state.indexed_count().max(1);
-    let ranking = rank_query(state, options, query, everything)?;
+    let ranking = rank_query(state, options, query, everything, 0.0)?;
     out.tokens = ranking.plan.tokens;
     out.analyzed_token_count = ranking.plan.analyzed;
     out.scored_tokens = ranking.plan.scored;

@@ -260,12 +260,21 @@ fn answer(
     let mut scored = if request.has_filters() {
         // Rank every matching tool, keep the admitted ones, then cut: the filter comes first.
         let everything = state.indexed_count().max(1);
-        let mut all = rank_query(state, options, query, everything)?.hits;
+        // No floor here: it is taken over the admitted tools only.
+        let mut all = rank_query(state, options, query, everything, 0.0)?.hits;
         all.retain(|h| request.admits(state.tool_at(h.doc)));
         all.truncate(request.top_k);
         all
     } else {
-        rank_query(state, options, query, request.top_k)?.hits
+        // The floor below drops what the search may leave out with it.
+        rank_query(
+            state,
+            options,
+            query,
+            request.top_k,
+            options.min_score_ratio,
+        )?
+        .hits
     };
     scored.retain(|h| h.score > 0.0);
     if let Some(floor) = score_floor(options, scored.first().map(|h| h.score)) {

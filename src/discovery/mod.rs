@@ -237,6 +237,9 @@ fn plan_query<const F: usize>(
 /// Analyzes, filters and scores `query` in `options.profile`, keeping the best `top_k`
 /// (before the score floor and the zero-score cut).
 ///
+/// `floor_ratio` > 0 is for a caller that then applies the score floor of that ratio to these
+/// hits: documents below it may be left out (see [`Index::search_floored`]). 0 keeps them all.
+///
 /// Only the first [`MAX_QUERY_TOKENS`] analyzed tokens are used: a query within
 /// [`MAX_QUERY_BYTES`] always gets an answer (a pasted log or blob is not a reason to refuse the
 /// words around it), and scoring time stays bounded. `QueryPlan::analyzed` says when more were cut.
@@ -245,6 +248,7 @@ pub(crate) fn rank_query(
     options: &DiscoveryOptions,
     query: &str,
     top_k: usize,
+    floor_ratio: f64,
 ) -> Result<Ranking> {
     match options.profile {
         Profile::Reference => {
@@ -256,7 +260,8 @@ pub(crate) fn rank_query(
             let index = state.index().ok_or_else(|| {
                 Error::Internal("the reference index was not built for this registry".into())
             })?;
-            plan_and_search(index, options, (tokens, analyzed), true, &params, top_k)
+            let search = (&params, top_k, floor_ratio);
+            plan_and_search(index, options, (tokens, analyzed), true, search)
         }
         Profile::Enhanced => {
             let (analysis, index) = state.enhanced().ok_or_else(|| {
@@ -264,26 +269,26 @@ pub(crate) fn rank_query(
             })?;
             let tokens = enhanced_query_tokens_within(query, analysis, MAX_QUERY_TOKENS);
             let params = options.bm25_enhanced(analysis);
-            plan_and_search(index, options, tokens, false, &params, top_k)
+            plan_and_search(index, options, tokens, false, (&params, top_k, floor_ratio))
         }
     }
 }
 
 /// The steps both profiles share once the query is analyzed (and cut to the token limit): the
-/// filter, scoring. `tokens` carries the number of tokens before the cut.
+/// filter, scoring. `tokens` carries the number of tokens before the cut; `search` the
+/// parameters, `top_k` and the floor ratio of [`Index::search_floored`].
 fn plan_and_search<const F: usize>(
     index: &Index<F>,
     options: &DiscoveryOptions,
     (tokens, analyzed): (Vec<(String, bool)>, usize),
     reanalyze: bool,
-    params: &Bm25Params<F>,
-    top_k: usize,
+    (params, top_k, floor_ratio): (&Bm25Params<F>, usize, f64),
 ) -> Result<Ranking> {
     let plan = plan_query(index, options.max_df_ratio, tokens, analyzed, reanalyze);
     let hits = if plan.scored.is_empty() {
         Vec::new()
     } else {
-        index.search(&plan.scored, params, top_k)
+        index.search_floored(&plan.scored, params, top_k, floor_ratio)
     };
     Ok(Ranking { plan, hits })
 }

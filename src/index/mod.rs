@@ -8,12 +8,13 @@ mod bulk;
 mod doc;
 mod lengths;
 mod postings;
+mod pruned;
 
 pub use bulk::TokenSink;
 pub use doc::DocTokens;
 use hashbrown::HashTable;
 use lengths::DocLengths;
-use postings::{Cursor, PostingList};
+use postings::PostingList;
 use std::cell::RefCell;
 use std::hash::BuildHasher;
 
@@ -392,6 +393,20 @@ impl<const F: usize> Index<F> {
         p: &Bm25Params<F>,
         top_k: usize,
     ) -> Vec<ScoredDoc> {
+        self.search_floored(tokens, p, top_k, 0.0)
+    }
+
+    /// [`search`](Self::search) for an answer that keeps only the documents scoring at least
+    /// `floor_ratio` times the best score: documents below that floor may be missing (the search
+    /// prunes with the floor as well as with the k-th best score); every document at or above it
+    /// is there, with the same score and in the same order. `floor_ratio` 0 is `search`.
+    pub fn search_floored<S: AsRef<str>>(
+        &self,
+        tokens: &[S],
+        p: &Bm25Params<F>,
+        top_k: usize,
+        floor_ratio: f64,
+    ) -> Vec<ScoredDoc> {
         if self.doc_count == 0 || top_k == 0 {
             return Vec::new();
         }
@@ -402,7 +417,7 @@ impl<const F: usize> Index<F> {
         if entries.is_empty() {
             return Vec::new();
         }
-        self.search_pruned(&entries, p, top_k)
+        self.search_pruned(&entries, p, top_k, floor_ratio)
     }
 
     /// Scores every document reached by any query token, term at a time. The plain form of
@@ -464,163 +479,6 @@ impl<const F: usize> Index<F> {
             s.touched.clear();
             rank(&mut hits, top_k);
             hits.into_iter().map(|(h, _)| h).collect()
-        })
-    }
-
-    /// Top-k search that skips documents which cannot reach the top `top_k` (MaxScore over
-    /// blocks of postings with per-block bounds).
-    ///
-    /// A term's contribution to any document of a block is below the block's bound (from its
-    /// largest frequency and shortest length per field, see [`block_bound`]); a term's bound is
-    /// the largest of its blocks'. Terms are taken highest bound first as the lead; once `top_k`
-    /// documents are scored, a lead's block is skipped when its bound plus the bounds of the terms
-    /// after it is below the k-th best score, and the search stops when the bounds of the terms
-    /// left are. Every document reached is scored exactly, adding its contributions in
-    /// query-token order as the exhaustive search does, so scores agree to the bit, and ties are
-    /// ordered by the same first-touch key: the first query token containing the document, then
-    /// registration order. (A document of a skipped block that a later lead reaches is scored
-    /// without the skipped term: below its true score, itself below the k-th best, so it is
-    /// dropped like the others.)
-    fn search_pruned(
-        &self,
-        entries: &[&TermEntry<F>],
-        p: &Bm25Params<F>,
-        top_k: usize,
-    ) -> Vec<ScoredDoc> {
-        const SLACK: f64 = 1.0 + 1e-9;
-        let stats = self.length_stats(p);
-        // Distinct terms; `order` lists them per query token (duplicates count again).
-        struct Term<'a, const F: usize> {
-            entry: &'a TermEntry<F>,
-            /// The IDF times the query weight (see [`Bm25Params::query_weight`]).
-            idf: f64,
-            /// How often the query holds the term.
-            times: f64,
-            /// Bound of the term's total contribution to one document.
-            bound: f64,
-        }
-        let mut terms: Vec<Term<F>> = Vec::new();
-        let mut order: Vec<usize> = Vec::with_capacity(entries.len());
-        for e in entries {
-            let at = match terms.iter().position(|t| std::ptr::eq(t.entry, *e)) {
-                Some(at) => at,
-                None => {
-                    terms.push(Term {
-                        entry: e,
-                        idf: self.idf(e.postings.len()),
-                        times: 0.0,
-                        bound: 0.0,
-                    });
-                    terms.len() - 1
-                }
-            };
-            terms[at].times += 1.0;
-            order.push(at);
-        }
-        for t in &mut terms {
-            t.idf *= p.query_weight(t.times as usize);
-            let best_block = t
-                .entry
-                .postings
-                .blocks()
-                .iter()
-                .map(|b| block_bound(b, p, &stats))
-                .fold(0.0, f64::max);
-            t.bound = t.times * t.idf * best_block * SLACK;
-        }
-        let mut by_bound: Vec<usize> = (0..terms.len()).collect();
-        by_bound.sort_by(|&a, &b| terms[b].bound.total_cmp(&terms[a].bound));
-        let mut rank_of = vec![0; terms.len()];
-        for (j, &t) in by_bound.iter().enumerate() {
-            rank_of[t] = j;
-        }
-        // rest[j]: bound of a document found only in terms by_bound[j..].
-        let mut rest = vec![0.0; terms.len() + 1];
-        for j in (0..terms.len()).rev() {
-            rest[j] = (rest[j + 1] + terms[by_bound[j]].bound) * SLACK;
-        }
-        SCRATCH.with(|cell| {
-            let mut s = cell.borrow_mut();
-            let s = &mut *s;
-            let words = self.docs.len().div_ceil(64);
-            if s.seen.len() < words {
-                s.seen.resize(words, 0);
-            }
-            // (doc, score, first query token containing it) of every document scored.
-            let mut scored = std::mem::take(&mut s.scored);
-            // The best `top_k` scores so far, as bits (scores are >= 0, so bits order like values).
-            let mut best: std::collections::BinaryHeap<std::cmp::Reverse<u64>> =
-                std::collections::BinaryHeap::with_capacity(top_k.min(self.doc_count) + 1);
-            let kth = |best: &std::collections::BinaryHeap<std::cmp::Reverse<u64>>| {
-                (best.len() >= top_k).then(|| f64::from_bits(best.peek().expect("top_k >= 1").0))
-            };
-            let mut cursors = vec![Cursor::default(); terms.len()];
-            for (j, &lead) in by_bound.iter().enumerate() {
-                if kth(&best).is_some_and(|kth| rest[j] < kth) {
-                    break;
-                }
-                cursors.fill(Cursor::default());
-                let lead_term = &terms[lead];
-                for block in lead_term.entry.postings.blocks() {
-                    if let Some(kth) = kth(&best) {
-                        let bound = lead_term.times * lead_term.idf * block_bound(block, p, &stats);
-                        if (bound + rest[j + 1]) * SLACK < kth {
-                            continue;
-                        }
-                    }
-                    for (doc, lead_tf) in block.iter() {
-                        let (word, bit) = (doc as usize / 64, 1u64 << (doc % 64));
-                        if s.seen[word] & bit != 0 {
-                            continue;
-                        }
-                        s.seen[word] |= bit;
-                        s.touched.push(doc);
-                        let lengths = self.docs.of(doc);
-                        let norm = doc_norm(&lengths, p, &stats);
-                        let mut score = 0.0;
-                        let mut first = u32::MAX;
-                        for (qpos, &t) in order.iter().enumerate() {
-                            let found = if t == lead {
-                                Some(lead_tf)
-                            } else if rank_of[t] < j {
-                                // Every document of an earlier lead term is already scored.
-                                None
-                            } else {
-                                terms[t].entry.postings.seek(&mut cursors[t], doc)
-                            };
-                            if let Some(tf) = found {
-                                score += terms[t].idf * tf_norm_with(tf, &norm, p);
-                                first = first.min(qpos as u32);
-                            }
-                        }
-                        if let Some(kth) = kth(&best) {
-                            // Below the current k-th best: it cannot make the final top_k.
-                            if score < kth {
-                                continue;
-                            }
-                        }
-                        best.push(std::cmp::Reverse(score.to_bits()));
-                        if best.len() > top_k {
-                            best.pop();
-                        }
-                        // Tie key: first token, then registration order (postings are sorted by doc).
-                        let key = (u64::from(first) << 32) | u64::from(doc);
-                        scored.push((ScoredDoc { doc, score }, key));
-                    }
-                }
-            }
-            for &doc in &s.touched {
-                s.seen[doc as usize / 64] = 0;
-            }
-            s.touched.clear();
-            rank(&mut scored, top_k);
-            let hits = scored.iter().map(|&(h, _)| h).collect();
-            // Kept up to 64 KB: a query reaching most of a large catalog does not pin its list.
-            if scored.capacity() <= 4096 {
-                scored.clear();
-                s.scored = scored;
-            }
-            hits
         })
     }
 
@@ -701,9 +559,7 @@ fn doc_norm<const F: usize>(
         let mut scale = p.weights;
         for ((s, len), avg) in scale.iter_mut().zip(lengths).zip(stats.avg) {
             // An empty field holds no term (and with b = 1 its normalization would be 0).
-            if avg > 0.0 && *len > 0 {
-                *s /= 1.0 - p.b + p.b * f64::from(*len) / avg;
-            }
+            *s = field_scale(*s, *len, avg, p.b);
         }
         return DocNorm { scale, k: p.k1 };
     }
@@ -714,6 +570,19 @@ fn doc_norm<const F: usize>(
     DocNorm {
         scale: p.weights,
         k: p.k1 * (1.0 - p.b + p.b * wdl / stats.avgdl),
+    }
+}
+
+/// A field weight divided by the field's length normalization `1 - b + b * len / avg`, left as
+/// is for a field empty in this document or in every one (with b = 1 its normalization would be
+/// 0). The pruned search computes it lazily, field by field, through this same function, so
+/// scores agree to the bit.
+#[inline]
+fn field_scale(weight: f64, len: u32, avg: f64, b: f64) -> f64 {
+    if avg > 0.0 && len > 0 {
+        weight / (1.0 - b + b * f64::from(len) / avg)
+    } else {
+        weight
     }
 }
 

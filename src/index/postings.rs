@@ -237,14 +237,7 @@ fn skip(bytes: &[u8], at: &mut usize, prev: DocId) -> DocId {
     }
     let doc = prev + get_varint(bytes, at) as DocId;
     let header = get_varint(bytes, at);
-    if header & 1 == 0 {
-        for _ in 0..(header >> 1).count_ones() {
-            while bytes[*at] >= 0x80 {
-                *at += 1;
-            }
-            *at += 1;
-        }
-    }
+    skip_freqs(bytes, at, header);
     doc
 }
 
@@ -288,6 +281,118 @@ fn encode_common<const F: usize>(gap: DocId, tf: &[u32; F]) -> Option<[u8; 2]> {
         mask |= (t as u8) << f;
     }
     Some([gap as u8, (mask << 1) | 1])
+}
+
+/// One posting's frequencies as encoded, decoded only as the search reads them: the fields that
+/// hold the term (as a mask) and, unless every frequency is 1, where their varints start.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Freqs<'a> {
+    mask: u64,
+    ones: bool,
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Freqs<'_> {
+    /// Calls `f(field, frequency)` for each field holding the term, in field order.
+    #[inline(always)]
+    pub(super) fn for_each(self, mut f: impl FnMut(usize, u32)) {
+        let mut mask = self.mask;
+        let mut at = self.at;
+        while mask != 0 {
+            let field = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            let tf = if self.ones {
+                1
+            } else {
+                get_varint(self.bytes, &mut at) as u32
+            };
+            f(field, tf);
+        }
+    }
+
+    /// The frequencies of every field.
+    #[cfg(test)]
+    pub(super) fn to_array<const F: usize>(self) -> [u32; F] {
+        let mut tf = [0; F];
+        self.for_each(|f, t| tf[f] = t);
+        tf
+    }
+}
+
+/// Reads the posting at `*at` given the previous document, its frequencies left encoded:
+/// (document, frequencies).
+#[inline(always)]
+fn decode_lazy<'a>(bytes: &'a [u8], at: &mut usize, prev: DocId) -> (DocId, Freqs<'a>) {
+    // The common posting: a one-byte gap and a one-byte header.
+    if let Some(&[gap, header]) = bytes.get(*at..*at + 2) {
+        if gap < 0x80 && header < 0x80 {
+            *at += 2;
+            let freqs = Freqs {
+                mask: u64::from(header >> 1),
+                ones: header & 1 == 1,
+                bytes,
+                at: *at,
+            };
+            if header & 1 == 0 {
+                skip_freqs(bytes, at, u64::from(header));
+            }
+            return (prev + DocId::from(gap), freqs);
+        }
+    }
+    let doc = prev + get_varint(bytes, at) as DocId;
+    let header = get_varint(bytes, at);
+    let freqs = Freqs {
+        mask: header >> 1,
+        ones: header & 1 == 1,
+        bytes,
+        at: *at,
+    };
+    skip_freqs(bytes, at, header);
+    (doc, freqs)
+}
+
+/// Moves past the frequencies of a posting with header `header`.
+#[inline(always)]
+fn skip_freqs(bytes: &[u8], at: &mut usize, header: u64) {
+    if header & 1 == 0 {
+        // One varint per field in the mask (a bit loop: `count_ones` is no single instruction
+        // on the baseline x86-64 target).
+        let mut mask = header >> 1;
+        while mask != 0 {
+            mask &= mask - 1;
+            while bytes[*at] >= 0x80 {
+                *at += 1;
+            }
+            *at += 1;
+        }
+    }
+}
+
+/// Moves `*at` past the common postings (a one-byte gap and a one-byte header of frequencies
+/// all 1) that end before `doc`, four at a time (eight bytes read as one word), and returns the
+/// last document passed (`prev` if none).
+#[inline(always)]
+fn skip_common_before(bytes: &[u8], at: &mut usize, mut prev: DocId, doc: DocId) -> DocId {
+    // Per posting, little-endian: the gap byte's high bit clear; the header byte's high bit
+    // clear and low bit set.
+    const MASK: u64 = 0x8180_8180_8180_8180;
+    const COMMON: u64 = 0x0100_0100_0100_0100;
+    while let Some(word) = bytes.get(*at..*at + 8) {
+        let word = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+        if word & MASK != COMMON {
+            break;
+        }
+        // The four gaps (each below 128) summed into the top 16 bits.
+        let sum =
+            ((word & 0x00FF_00FF_00FF_00FF).wrapping_mul(0x0001_0001_0001_0001) >> 48) as DocId;
+        if prev + sum >= doc {
+            break;
+        }
+        prev += sum;
+        *at += 8;
+    }
+    prev
 }
 
 /// Encodes one posting into `out` (a stack buffer), returning the bytes written.
@@ -368,6 +473,16 @@ impl<const F: usize> Block<F> {
     /// The block's postings in order.
     pub(super) fn iter(&self) -> BlockIter<'_, F> {
         BlockIter {
+            bytes: self.bytes.as_slice(),
+            at: 0,
+            prev: self.first,
+        }
+    }
+
+    /// The block's postings in order, frequencies left encoded (what the search reads).
+    #[inline]
+    pub(super) fn postings(&self) -> LazyIter<'_> {
+        LazyIter {
             bytes: self.bytes.as_slice(),
             at: 0,
             prev: self.first,
@@ -474,6 +589,27 @@ impl<const F: usize> Iterator for BlockIter<'_, F> {
         let (doc, tf) = decode(self.bytes, &mut self.at, self.prev);
         self.prev = doc;
         Some((doc, tf))
+    }
+}
+
+/// Iterates one block's postings, frequencies left encoded.
+pub(super) struct LazyIter<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    prev: DocId,
+}
+
+impl<'a> Iterator for LazyIter<'a> {
+    type Item = (DocId, Freqs<'a>);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.at >= self.bytes.len() {
+            return None;
+        }
+        let (doc, freqs) = decode_lazy(self.bytes, &mut self.at, self.prev);
+        self.prev = doc;
+        Some((doc, freqs))
     }
 }
 
@@ -658,7 +794,7 @@ impl<const F: usize> PostingList<F> {
     /// Moves `c` to the first posting whose document is >= `doc` (without passing it); returns
     /// the frequencies when that document is `doc`. Galloping over blocks, then decoding forward within one.
     #[inline]
-    pub(super) fn seek(&self, c: &mut Cursor, doc: DocId) -> Option<[u32; F]> {
+    pub(super) fn seek(&self, c: &mut Cursor, doc: DocId) -> Option<Freqs<'_>> {
         let blocks = self.blocks();
         if c.block >= blocks.len() {
             return None;
@@ -685,6 +821,7 @@ impl<const F: usize> PostingList<F> {
         let mut at = c.at;
         let mut prev = if at == 0 { b.first } else { c.prev };
         loop {
+            prev = skip_common_before(bytes, &mut at, prev, doc);
             // `b.last >= doc`, so a posting >= doc lies ahead in this block.
             let start = at;
             let d = skip(bytes, &mut at, prev);
@@ -697,7 +834,7 @@ impl<const F: usize> PostingList<F> {
                     return None;
                 }
                 let mut from = start;
-                return Some(decode::<F>(bytes, &mut from, prev).1);
+                return Some(decode_lazy(bytes, &mut from, prev).1);
             }
             prev = d;
         }
@@ -775,7 +912,7 @@ mod tests {
                 .map(|i| model[i].1);
             assert_eq!(list.get(doc), want);
             if doc % 3 == 0 {
-                assert_eq!(list.seek(&mut c, doc), want, "{doc}");
+                assert_eq!(list.seek(&mut c, doc).map(Freqs::to_array), want, "{doc}");
             }
         }
         assert!(list.encoded_bytes() < model.len() * 6);

@@ -281,6 +281,22 @@ mod block_max_tests {
                         assert_eq!(ha.doc, hb.doc, "{tokens:?} top_k {top_k} {p:?}");
                         assert_eq!(ha.score.to_bits(), hb.score.to_bits());
                     }
+                    // With a score floor: the same hits at or above it.
+                    for ratio in [0.3, 0.75, 1.0] {
+                        let above = |hits: Vec<ScoredDoc>| -> Vec<(DocId, u64)> {
+                            let floor = hits.first().map_or(0.0, |h| h.score * ratio);
+                            hits.iter()
+                                .filter(|h| h.score >= floor)
+                                .map(|h| (h.doc, h.score.to_bits()))
+                                .collect()
+                        };
+                        let a = above(idx.search_floored(&tokens, p, top_k, ratio));
+                        assert_eq!(
+                            a,
+                            above(b.clone()),
+                            "{tokens:?} top_k {top_k} ratio {ratio}"
+                        );
+                    }
                 }
             }
         };
