@@ -160,7 +160,7 @@ impl<const F: usize> Index<F> {
     /// An empty index.
     pub fn new() -> Self {
         // A posting's encoding holds a field mask in a u64 and at most 5 bytes per field in a
-        // fixed buffer (`postings::ENCODED_MAX`).
+        // fixed buffer (`postings::codec::ENCODED_MAX`).
         const { assert!(F <= 20, "the index takes at most 20 fields") };
         Index {
             term_ids: HashTable::new(),
