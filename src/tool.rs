@@ -607,4 +607,5 @@ pub(crate) fn dedup_tags(tags: Vec<String>) -> Vec<String> {
 mod tests;
 
 mod fast;
+mod halves;
 pub(crate) use fast::repeated;

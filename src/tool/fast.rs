@@ -17,7 +17,7 @@ use std::borrow::Cow;
 const MAX_DEPTH: usize = 100;
 
 #[derive(Deserialize)]
-struct Def<'a> {
+pub(super) struct Def<'a> {
     #[serde(borrow, default)]
     name: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
@@ -71,6 +71,16 @@ fn object(text: &str) -> Option<Def<'_>> {
 /// An array of tools in one pass over the text, or `None` when any element needs the
 /// `Value` path (the caller then parses the array element by element).
 pub(super) fn parse_array(text: &str) -> Option<Vec<Tool>> {
+    if text.len() >= super::halves::MIN_BYTES {
+        if let Some(tools) = super::halves::parse(text) {
+            return Some(tools);
+        }
+    }
+    parse_array_on_one_thread(text)
+}
+
+/// [`parse_array`] without the two-thread path.
+pub(super) fn parse_array_on_one_thread(text: &str) -> Option<Vec<Tool>> {
     struct Tools;
     impl<'de> Visitor<'de> for Tools {
         type Value = Vec<Tool>;
@@ -96,7 +106,7 @@ pub(super) fn parse_array(text: &str) -> Option<Vec<Tool>> {
 }
 
 /// A [`Def`] read only from a JSON object (the derived form would also read an array).
-struct ObjectDef<'a>(Def<'a>);
+pub(super) struct ObjectDef<'a>(pub(super) Def<'a>);
 
 impl<'de> Deserialize<'de> for ObjectDef<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -121,7 +131,7 @@ pub(super) fn parse(text: &str) -> Option<Tool> {
     tool_of(object(text)?)
 }
 
-fn tool_of(outer: Def<'_>) -> Option<Tool> {
+pub(super) fn tool_of(outer: Def<'_>) -> Option<Tool> {
     let metadata = match outer.metadata.map(RawValue::get) {
         None | Some("null") => ToolMetadata::default(),
         Some(raw) if raw.starts_with('{') => {
