@@ -185,4 +185,47 @@ mod tests {
         let halves = parse(&text).expect("split");
         assert_eq!(Some(halves), one_thread(&text));
     }
+
+    /// Random edits of a valid array (structural bytes inserted, deleted or swapped): whatever
+    /// the halves accept, the one-thread path accepts with the same tools.
+    #[test]
+    fn mutated_arrays_never_disagree() {
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut next = |n: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % n as u64) as usize
+        };
+        let bytes = b"[]{}\",:\\ a0";
+        let (mut accepted, mut rejected) = (0, 0);
+        for round in 0..3000 {
+            let n = 2 + round % 7;
+            let items: Vec<String> = (0..n).map(|i| tool(i, "")).collect();
+            let mut text = format!("[{}]", items.join(",")).into_bytes();
+            for _ in 0..1 + next(3) {
+                // Up to and including the end, so text after the array is tried too.
+                let at = next(text.len() + 1);
+                match (next(3), at < text.len()) {
+                    (1, true) => {
+                        text.remove(at);
+                    }
+                    (2, true) => text[at] = bytes[next(bytes.len())],
+                    _ => text.insert(at, bytes[next(bytes.len())]),
+                }
+            }
+            let Ok(text) = String::from_utf8(text) else {
+                continue;
+            };
+            match parse(&text) {
+                Some(tools) => {
+                    accepted += 1;
+                    assert_eq!(Some(tools), one_thread(&text), "{text}");
+                }
+                None => rejected += 1,
+            }
+        }
+        // Both outcomes occur, so the check above is not vacuous.
+        assert!(accepted > 100 && rejected > 100, "{accepted} {rejected}");
+    }
 }
