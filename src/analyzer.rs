@@ -8,7 +8,9 @@ mod params;
 mod stream;
 
 pub use english::ENGLISH_STOPWORDS;
-use english::{STEM_CACHE_WORDS, STEMMER, STEMS, english_clitics, is_stopword, stem_word};
+#[cfg(test)]
+use english::STEMS;
+use english::{STEMMER, english_clitics, is_stopword, stem_word, with_stem};
 
 pub use stream::{enhanced_each, reference_each};
 

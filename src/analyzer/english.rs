@@ -175,28 +175,58 @@ thread_local! {
     pub(super) static STEMS: std::cell::RefCell<StemCache> = std::cell::RefCell::new(StemCache::default());
 }
 
-pub(super) type StemCache = std::collections::HashMap<String, String, foldhash::fast::RandomState>;
+/// A cached stem. Most stems are their word or a prefix of it ("forecasts" → "forecast"), kept
+/// as a length rather than a second string: each analyzing thread's cache is part of a build's
+/// peak memory.
+pub(super) enum Stem {
+    Prefix(u8),
+    Other(Box<str>),
+}
+
+pub(super) type StemCache = std::collections::HashMap<Box<str>, Stem, foldhash::fast::RandomState>;
 
 /// Most words kept in a thread's stem cache before it starts over.
 pub(super) const STEM_CACHE_WORDS: usize = 1 << 16;
 
-/// The Snowball English stem of a lowercased word.
-pub(super) fn stem_word(word: String) -> String {
+/// Calls `f` with the Snowball English stem of the lowercased `word`, through this thread's cache
+/// (`f` runs while the cache is borrowed: it must not stem).
+pub(super) fn with_stem<R>(word: &str, f: impl FnOnce(&str) -> R) -> R {
     STEMS.with(|cache| {
         let mut cache = cache.borrow_mut();
-        if let Some(stem) = cache.get(&word) {
-            // The word's own buffer takes the stem (not longer than the word in practice): a
-            // hit costs no allocation and no free.
-            let mut word = word;
-            word.clear();
-            word.push_str(stem);
-            return word;
+        if let Some(stem) = cache.get(word) {
+            return match stem {
+                Stem::Prefix(n) => f(&word[..usize::from(*n)]),
+                Stem::Other(stem) => f(stem),
+            };
         }
-        let stem = STEMMER.stem(&word).into_owned();
+        let stem = STEMMER.stem(word);
+        let result = f(&stem);
         if cache.len() >= STEM_CACHE_WORDS {
             cache.clear();
         }
-        cache.insert(word, stem.clone());
-        stem
+        let entry = match u8::try_from(stem.len()) {
+            Ok(n) if word.starts_with(&*stem) => Stem::Prefix(n),
+            _ => Stem::Other(stem.into()),
+        };
+        cache.insert(word.into(), entry);
+        result
     })
+}
+
+/// The Snowball English stem of a lowercased word.
+pub(super) fn stem_word(mut word: String) -> String {
+    // A stem that is a prefix of the word takes the word's own buffer: no allocation.
+    match with_stem(&word, |stem| {
+        if word.starts_with(stem) {
+            Ok(stem.len())
+        } else {
+            Err(stem.to_string())
+        }
+    }) {
+        Ok(n) => {
+            word.truncate(n);
+            word
+        }
+        Err(stem) => stem,
+    }
 }

@@ -6,8 +6,8 @@
 //! incremental-equals-rebuild checks, which rebuild through [`super::enhanced_document`]).
 
 use super::{
-    ASCII_CLASS, EnhancedAnalysis, SPLIT_BUDGET_PER_CHUNK, STEM_CACHE_WORDS, STEMMER, STEMS,
-    name_to_text, params, plain_word, tokenize, tokenize_enhanced,
+    ASCII_CLASS, EnhancedAnalysis, SPLIT_BUDGET_PER_CHUNK, STEMMER, name_to_text, params,
+    plain_word, tokenize, tokenize_enhanced, with_stem,
 };
 use crate::tool::Tool;
 
@@ -229,18 +229,7 @@ fn stemmed(word: &str, stem: bool, lower: &mut String, emit: &mut impl FnMut(&st
     if !stem {
         return emit(word);
     }
-    STEMS.with(|cache| {
-        let mut cache = cache.borrow_mut();
-        if let Some(stem) = cache.get(word) {
-            return emit(stem);
-        }
-        let stem = STEMMER.stem(word).into_owned();
-        if cache.len() >= STEM_CACHE_WORDS {
-            cache.clear();
-        }
-        emit(&stem);
-        cache.insert(word.to_string(), stem);
-    });
+    with_stem(word, emit);
 }
 
 /// [`super::split_identifier`] of an ASCII run, as byte ranges into `parts`.

@@ -1,10 +1,13 @@
-//! Building a whole index with the analysis on a second thread: documents are analyzed there in
-//! chunks (tokens copied into one buffer per chunk) while this thread turns the tokens of the
-//! chunk before into postings. Analysis is about half of an enhanced build, so on two cores the
-//! build takes about the time of its larger half. Small catalogs are built on one thread.
+//! Building a whole index on two threads: both analyze chunks of documents (tokens copied into one
+//! buffer per chunk), taken in turn, while this thread also turns the analyzed chunks into
+//! postings in document order, analyzing a chunk itself whenever the next one is not ready. The
+//! analysis is the larger part of an enhanced build, so the two threads share it rather than
+//! one doing all of it. Small catalogs are built on one thread.
 
 use super::{DocId, DocTokens, Index};
-use std::sync::mpsc::sync_channel;
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::sync::mpsc::{TryRecvError, sync_channel};
 
 /// Receives a document's tokens, field by field.
 pub trait TokenSink {
@@ -29,6 +32,31 @@ struct Chunk {
     docs: Vec<(DocId, u32)>,
 }
 
+impl Chunk {
+    fn clear(&mut self) {
+        self.text.clear();
+        self.tokens.clear();
+        self.docs.clear();
+    }
+}
+
+/// Adds an analyzed chunk's documents to `index`.
+fn add_chunk<const F: usize>(index: &mut Index<F>, chunk: &Chunk) {
+    let mut token: usize = 0;
+    for &(id, end) in &chunk.docs {
+        let mut at = token
+            .checked_sub(1)
+            .map_or(0, |t| chunk.tokens[t].1 as usize);
+        index.add_with(id, |d| {
+            for &(field, stop) in &chunk.tokens[token..end as usize] {
+                d.push(usize::from(field), &chunk.text[at..stop as usize]);
+                at = stop as usize;
+            }
+        });
+        token = end as usize;
+    }
+}
+
 impl TokenSink for Chunk {
     #[inline]
     fn token(&mut self, field: usize, token: &str) {
@@ -39,9 +67,8 @@ impl TokenSink for Chunk {
 
 /// Documents below which a build stays on one thread (a thread costs more than it saves).
 const PARALLEL_MIN_DOCS: usize = 2048;
-/// Documents per chunk, and the most text a chunk collects before it is handed over.
+/// Documents per chunk.
 const CHUNK_DOCS: usize = 64;
-const CHUNK_BYTES: usize = 1 << 16;
 
 impl<const F: usize> Index<F> {
     /// An index of `docs` (ids ascending), each analyzed by `analyze` into a [`TokenSink`];
@@ -63,46 +90,85 @@ impl<const F: usize> Index<F> {
             index.shrink_to_fit();
             return index;
         }
-        // Two chunks in flight at most: the memory of the hand-over stays a few hundred KB.
-        let (send, receive) = sync_channel::<Chunk>(1);
-        let (give_back, reuse) = sync_channel::<Chunk>(1);
-        let analyze = &analyze;
+        // Both threads analyze chunks of documents taken in turn from `docs`; this one also turns
+        // them into postings, in document order, and analyzes a chunk itself whenever the next one
+        // is not ready (analysis is the larger half of an enhanced build).
+        let docs = Mutex::new((0usize, docs));
+        // A chunk's documents are taken under the lock and analyzed outside it.
+        let take = |chunk: &mut Chunk, batch: &mut Vec<(DocId, &'a T)>| -> Option<usize> {
+            batch.clear();
+            let seq = {
+                let mut docs = docs.lock().unwrap_or_else(|e| e.into_inner());
+                let (seq, iter) = &mut *docs;
+                batch.extend(iter.by_ref().take(CHUNK_DOCS));
+                if batch.is_empty() {
+                    return None;
+                }
+                *seq += 1;
+                *seq - 1
+            };
+            for &(id, doc) in batch.iter() {
+                analyze(doc, chunk);
+                chunk.docs.push((id, chunk.tokens.len() as u32));
+            }
+            Some(seq)
+        };
+        // At most two analyzed chunks wait in the channel: the hand-over stays a few hundred KB.
+        let (send, receive) = sync_channel::<(usize, Chunk)>(2);
         std::thread::scope(|scope| {
+            let take = &take;
             scope.spawn(move || {
-                let mut chunk = Chunk::default();
-                for (id, doc) in docs {
-                    analyze(doc, &mut chunk);
-                    chunk.docs.push((id, chunk.tokens.len() as u32));
-                    if chunk.docs.len() >= CHUNK_DOCS || chunk.text.len() >= CHUNK_BYTES {
-                        let next = reuse.try_recv().unwrap_or_default();
-                        if send.send(std::mem::replace(&mut chunk, next)).is_err() {
-                            return;
-                        }
+                let mut batch = Vec::with_capacity(CHUNK_DOCS);
+                loop {
+                    let mut chunk = Chunk::default();
+                    let Some(seq) = take(&mut chunk, &mut batch) else {
+                        return;
+                    };
+                    if send.send((seq, chunk)).is_err() {
+                        return;
                     }
                 }
-                if !chunk.docs.is_empty() {
-                    let _ = send.send(chunk);
-                }
             });
-            for mut chunk in receive {
-                let mut token: usize = 0;
-                for &(id, end) in &chunk.docs {
-                    let mut at = token
-                        .checked_sub(1)
-                        .map_or(0, |t| chunk.tokens[t].1 as usize);
-                    index.add_with(id, |d| {
-                        for &(field, stop) in &chunk.tokens[token..end as usize] {
-                            d.push(usize::from(field), &chunk.text[at..stop as usize]);
-                            at = stop as usize;
-                        }
-                    });
-                    token = end as usize;
+            // Analyzed chunks not yet indexed, by sequence number; `next` is the one to index.
+            let mut ready: BTreeMap<usize, Chunk> = BTreeMap::new();
+            let (mut next, mut taking) = (0, true);
+            let mut spare = Chunk::default();
+            let mut batch = Vec::with_capacity(CHUNK_DOCS);
+            loop {
+                if let Some(chunk) = ready.remove(&next) {
+                    add_chunk(&mut index, &chunk);
+                    next += 1;
+                    spare = chunk;
+                    continue;
                 }
-                chunk.text.clear();
-                chunk.tokens.clear();
-                chunk.docs.clear();
-                let _ = give_back.try_send(chunk);
+                match receive.try_recv() {
+                    Ok((seq, chunk)) => {
+                        ready.insert(seq, chunk);
+                        continue;
+                    }
+                    Err(TryRecvError::Disconnected) if !taking => break,
+                    Err(_) => {}
+                }
+                if taking && ready.len() < 4 {
+                    spare.clear();
+                    let mut chunk = std::mem::take(&mut spare);
+                    match take(&mut chunk, &mut batch) {
+                        Some(seq) => {
+                            ready.insert(seq, chunk);
+                        }
+                        None => taking = false,
+                    }
+                    continue;
+                }
+                // The next chunk is the other thread's: wait for it.
+                match receive.recv() {
+                    Ok((seq, chunk)) => {
+                        ready.insert(seq, chunk);
+                    }
+                    Err(_) => break,
+                }
             }
+            debug_assert!(ready.is_empty());
         });
         index.shrink_to_fit();
         index
