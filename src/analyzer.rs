@@ -212,14 +212,17 @@ const ASCII_CLASS: [u8; 256] = {
     t
 };
 
-/// The `\w` runs of ASCII `text`, lowercased (as [`push_word_runs`] does for ASCII text).
-fn push_ascii_runs<'a>(text: &'a str, out: &mut Vec<Cow<'a, str>>) {
+/// The `\w` runs of ASCII `text`, each with whether it holds an upper-case letter (and so needs
+/// lowercasing).
+fn ascii_word_runs(text: &str) -> impl Iterator<Item = (&str, bool)> + '_ {
     let bytes = text.as_bytes();
     let mut i = 0;
-    while i < bytes.len() {
-        if ASCII_CLASS[bytes[i] as usize] == 0 {
+    std::iter::from_fn(move || {
+        while i < bytes.len() && ASCII_CLASS[bytes[i] as usize] == 0 {
             i += 1;
-            continue;
+        }
+        if i == bytes.len() {
+            return None;
         }
         let start = i;
         let mut upper = false;
@@ -231,7 +234,13 @@ fn push_ascii_runs<'a>(text: &'a str, out: &mut Vec<Cow<'a, str>>) {
             upper |= class == 2;
             i += 1;
         }
-        let run = &text[start..i];
+        Some((&text[start..i], upper))
+    })
+}
+
+/// The `\w` runs of ASCII `text`, lowercased (as [`push_word_runs`] does for ASCII text).
+fn push_ascii_runs<'a>(text: &'a str, out: &mut Vec<Cow<'a, str>>) {
+    for (run, upper) in ascii_word_runs(text) {
         out.push(if upper {
             Cow::Owned(run.to_ascii_lowercase())
         } else {

@@ -6,8 +6,8 @@
 //! incremental-equals-rebuild checks, which rebuild through [`super::enhanced_document`]).
 
 use super::{
-    ASCII_CLASS, EnhancedAnalysis, SPLIT_BUDGET_PER_CHUNK, STEMMER, name_to_text, params,
-    plain_word, tokenize, tokenize_enhanced, with_stem,
+    ASCII_CLASS, EnhancedAnalysis, SPLIT_BUDGET_PER_CHUNK, STEMMER, ascii_word_runs, name_to_text,
+    params, plain_word, tokenize, tokenize_enhanced, with_stem,
 };
 use crate::tool::Tool;
 
@@ -65,24 +65,7 @@ pub fn reference_each(tool: &Tool, emit: &mut impl FnMut(usize, &str)) {
 
 /// The `\w` runs of ASCII `text`, lowercased.
 fn ascii_runs(text: &str, buf: &mut String, emit: &mut impl FnMut(&str)) {
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        if ASCII_CLASS[bytes[i] as usize] == 0 {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        let mut upper = false;
-        while i < bytes.len() {
-            let class = ASCII_CLASS[bytes[i] as usize];
-            if class == 0 {
-                break;
-            }
-            upper |= class == 2;
-            i += 1;
-        }
-        let run = &text[start..i];
+    for (run, upper) in ascii_word_runs(text) {
         if upper {
             buf.clear();
             buf.push_str(run);
