@@ -113,9 +113,11 @@ impl<const F: usize> Index<F> {
             }
             Some(seq)
         };
-        // At most two analyzed chunks wait in the channel: the hand-over stays a few hundred KB.
-        let (send, receive) = sync_channel::<(usize, Chunk)>(2);
         std::thread::scope(|scope| {
+            // At most two analyzed chunks wait in the channel: the hand-over stays a few hundred
+            // KB. Both ends live inside the scope, so a panic on either thread drops its end and
+            // the other stops instead of waiting forever before the scope re-raises the panic.
+            let (send, receive) = sync_channel::<(usize, Chunk)>(2);
             let take = &take;
             scope.spawn(move || {
                 let mut batch = Vec::with_capacity(CHUNK_DOCS);
@@ -205,5 +207,30 @@ mod tests {
         }
         assert_eq!(built.canonical(), one_by_one.canonical());
         assert_eq!(built.doc_count(), docs.len());
+    }
+
+    /// A panic in the analysis, on whichever thread it happens, reaches the caller (the C ABI
+    /// turns it into an error) instead of leaving the other thread waiting on the hand-over.
+    #[test]
+    fn a_panicking_analysis_is_raised_not_hung() {
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let docs: Vec<(DocId, u32)> =
+                (0..4 * PARALLEL_MIN_DOCS as u32).map(|d| (d, d)).collect();
+            // Only the calling thread fails: the other one keeps analyzing and handing over.
+            let caller = std::thread::current().id();
+            let built = std::panic::catch_unwind(|| {
+                Index::<1>::build(docs.iter().map(|(d, t)| (*d, t)), docs.len(), |d, sink| {
+                    let fails = std::thread::current().id() == caller && *d >= 64;
+                    assert!(!fails, "analysis failed");
+                    sink.token(0, "word");
+                })
+            });
+            let _ = done.send(built.is_err());
+        });
+        let raised = finished
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("the build returned (no thread left waiting)");
+        assert!(raised, "the panic reached the caller");
     }
 }
