@@ -233,13 +233,9 @@ impl<const F: usize> Block<F> {
         }
     }
 
-    /// The block's postings in order.
-    pub(super) fn iter(&self) -> BlockIter<'_, F> {
-        BlockIter {
-            bytes: self.bytes.as_slice(),
-            at: 0,
-            prev: self.first,
-        }
+    /// The block's postings in order, frequencies decoded.
+    pub(super) fn iter(&self) -> impl Iterator<Item = (DocId, [u32; F])> + '_ {
+        self.postings().map(|(doc, tf)| (doc, tf.to_array()))
     }
 
     /// The block's postings in order, frequencies left encoded (what the search reads).
@@ -338,27 +334,6 @@ impl<const F: usize> Block<F> {
             self.name_count -= 1;
         }
         Some(tf)
-    }
-}
-
-/// Iterates one block's postings.
-pub(super) struct BlockIter<'a, const F: usize> {
-    bytes: &'a [u8],
-    at: usize,
-    prev: DocId,
-}
-
-impl<const F: usize> Iterator for BlockIter<'_, F> {
-    type Item = (DocId, [u32; F]);
-
-    #[inline]
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.at >= self.bytes.len() {
-            return None;
-        }
-        let (doc, tf) = decode(self.bytes, &mut self.at, self.prev);
-        self.prev = doc;
-        Some((doc, tf))
     }
 }
 

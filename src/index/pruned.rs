@@ -135,21 +135,18 @@ impl<const F: usize> Index<F> {
                 .fold(0.0, f64::max);
             t.bound = t.times * t.idf * best_block * SLACK;
         }
-        // Ranked highest bound first; `order` then refers to ranks.
-        let mut by_bound: Vec<usize> = (0..distinct.len()).collect();
-        by_bound.sort_by(|&a, &b| distinct[b].bound.total_cmp(&distinct[a].bound));
-        let mut rank_of = vec![0; distinct.len()];
-        for (j, &t) in by_bound.iter().enumerate() {
-            rank_of[t] = j;
+        // Ranked highest bound first (a stable sort: equal bounds keep query order); `order`
+        // then refers to ranks.
+        let mut ranked: Vec<(usize, Term<F>)> = distinct.into_iter().enumerate().collect();
+        ranked.sort_by(|a, b| b.1.bound.total_cmp(&a.1.bound));
+        let mut rank_of = vec![0; ranked.len()];
+        for (j, (t, _)) in ranked.iter().enumerate() {
+            rank_of[*t] = j;
         }
         for t in &mut order {
             *t = rank_of[*t];
         }
-        let mut slots: Vec<Option<Term<F>>> = distinct.into_iter().map(Some).collect();
-        let terms: Vec<Term<F>> = by_bound
-            .iter()
-            .map(|&t| slots[t].take().expect("each term once"))
-            .collect();
+        let terms: Vec<Term<F>> = ranked.into_iter().map(|(_, t)| t).collect();
         let n = terms.len();
         // rest[j]: bound of what terms j.. can add to a document.
         let mut rest = vec![0.0; n + 1];

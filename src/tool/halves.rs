@@ -23,17 +23,17 @@ const MAX_DEPTH: usize = 64;
 /// when the one-thread path must decide.
 pub(super) fn parse(text: &str) -> Option<Vec<Tool>> {
     let (open, mid) = middle(text)?;
-    let (mut tools, rest) = std::thread::scope(|s| {
+    let (earlier, later) = std::thread::scope(|s| {
         let later = s.spawn(|| elements(&text[mid + 1..], Some(b']')));
         let earlier = elements(&text[open + 1..mid], None);
         (earlier, later.join().ok().flatten())
     });
-    let (all, rest) = (tools.as_mut()?, rest?);
-    all.reserve_exact(rest.len());
-    all.extend(rest);
+    let (mut tools, rest) = (earlier?, later?);
+    tools.reserve_exact(rest.len());
+    tools.extend(rest);
     // Growth slack here would count toward the peak memory of the whole build.
-    all.shrink_to_fit();
-    tools
+    tools.shrink_to_fit();
+    Some(tools)
 }
 
 /// The byte offsets of the array's `[` and of its first top-level comma from the middle of the

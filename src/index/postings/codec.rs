@@ -120,7 +120,7 @@ impl Freqs<'_> {
     }
 
     /// The frequencies of every field.
-    #[cfg(test)]
+    #[inline]
     pub(in crate::index) fn to_array<const F: usize>(self) -> [u32; F] {
         let mut tf = [0; F];
         self.for_each(|f, t| tf[f] = t);
