@@ -597,12 +597,20 @@ fn tf_norm_with<const F: usize>(tf: [u32; F], norm: &DocNorm<F>, p: &Bm25Params<
     for (s, tf) in norm.scale.iter().zip(tf) {
         wtf += s * f64::from(tf);
     }
+    saturate(wtf, norm.k, p)
+}
+
+/// The BM25+ saturation of a weighted frequency `wtf` with the document's `k`: the one formula
+/// the exhaustive scorer, the pruned search and the block bounds share, so their scores agree to
+/// the bit.
+#[inline]
+fn saturate<const F: usize>(wtf: f64, k: f64, p: &Bm25Params<F>) -> f64 {
     if wtf == 0.0 {
         // The term occurs only in zero-weight fields. The formula gives 0 here whenever it is
         // defined, but with k1 = 0 (or b = 1 and no weighted text) it would be 0/0 = NaN.
         return p.delta;
     }
-    (wtf * (p.k1 + 1.0)) / (wtf + norm.k) + p.delta
+    (wtf * (p.k1 + 1.0)) / (wtf + k) + p.delta
 }
 
 /// The text of term `id`.
@@ -645,12 +653,7 @@ fn block_bound<const F: usize>(
     } else {
         p.k1 * (1.0 - p.b + p.b * wdl / stats.avgdl)
     };
-    let bound = if wtf == 0.0 {
-        p.delta
-    } else {
-        (wtf * (p.k1 + 1.0)) / (wtf + norm) + p.delta
-    };
-    bound.min(unit) * (1.0 + 1e-9)
+    saturate(wtf, norm, p).min(unit) * (1.0 + 1e-9)
 }
 
 /// Sorts best first (score descending, then first touch) and keeps `top_k`.

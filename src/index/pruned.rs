@@ -23,7 +23,7 @@
 use super::postings::{Cursor, Freqs};
 use super::{
     Bm25Params, DocId, Index, LengthStats, SCRATCH, ScoredDoc, TermEntry, block_bound, doc_norm,
-    field_scale, rank,
+    field_scale, rank, saturate,
 };
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -87,10 +87,7 @@ impl<const F: usize> DocScale<F> {
             };
             wtf += scale * f64::from(tf);
         });
-        if wtf == 0.0 {
-            return p.delta;
-        }
-        (wtf * (p.k1 + 1.0)) / (wtf + self.k) + p.delta
+        saturate(wtf, self.k, p)
     }
 }
 
