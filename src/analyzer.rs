@@ -3,10 +3,12 @@
 //! The reference analyzer reproduces `toolregistry` 0.19.0 exactly: Python's `[\w]+` runs, lowercased,
 //! then the character bigrams of every CJK run that are not already tokens.
 
+mod background;
 mod english;
 mod params;
 mod stream;
 
+pub use background::background_rate;
 pub use english::ENGLISH_STOPWORDS;
 #[cfg(test)]
 use english::STEMS;
@@ -270,6 +272,9 @@ pub struct EnhancedAnalysis {
     /// Saturate repeated query terms like document terms (see
     /// [`crate::index::Bm25Params::saturate_query`]).
     pub query_saturation: bool,
+    /// Discount the IDF of words more common in general English than in the catalog (see
+    /// [`crate::index::Bm25Params::background`] and [`background_rate`]).
+    pub background: bool,
 }
 
 impl Default for EnhancedAnalysis {
@@ -282,6 +287,7 @@ impl Default for EnhancedAnalysis {
             stopwords: true,
             per_field_norm: true,
             query_saturation: true,
+            background: true,
         }
     }
 }

@@ -71,8 +71,12 @@ pub struct TermContribution {
     pub token: String,
     /// Tools containing it.
     pub df: usize,
-    /// Its inverse document frequency.
+    /// The inverse document frequency it is scored with: `catalog_idf`, or less where the
+    /// enhanced profile's background model discounts a word more common in general English than
+    /// in the catalog (see [`crate::index::Index::term_idf`]).
     pub idf: f64,
+    /// Its inverse document frequency in the catalog alone.
+    pub catalog_idf: f64,
     /// Σ weight·tf over the tool's fields.
     pub weighted_tf: f64,
     /// The BM25(+) normalized frequency, delta included.
@@ -197,6 +201,7 @@ impl Explanation {
                     "token": t.token,
                     "df": t.df,
                     "idf": t.idf,
+                    "catalog_idf": t.catalog_idf,
                     "weighted_tf": t.weighted_tf,
                     "tf_norm": t.tf_norm,
                     "query_weight": t.query_weight,
@@ -422,7 +427,8 @@ fn contributions<const F: usize>(
             continue;
         };
         let df = index.doc_freq(token);
-        let idf = index.idf(df);
+        let idf = index.term_idf(token, df, params);
+        let catalog_idf = index.idf(df);
         let tf_norm = index.tf_norm(&posting, &lengths, params);
         let query_weight = params.query_weight(tokens.iter().filter(|t| *t == token).count());
         let score = if params.saturate_query {
@@ -464,6 +470,7 @@ fn contributions<const F: usize>(
             token: token.clone(),
             df,
             idf,
+            catalog_idf,
             weighted_tf,
             tf_norm,
             query_weight,

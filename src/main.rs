@@ -84,7 +84,7 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         rankings: Option<std::path::PathBuf>,
         /// Turn enhanced analysis and scoring changes off, for ablation: comma-separated of nfkc,
-        /// split, stem, param_docs, stopwords, per_field_norm, query_saturation.
+        /// split, stem, param_docs, stopwords, per_field_norm, query_saturation, background.
         #[arg(long, value_name = "LIST", hide = true)]
         ablate: Option<String>,
     },
@@ -331,9 +331,10 @@ fn parse_ablation(list: &str) -> Result<EnhancedAnalysis, String> {
             "stopwords" => a.stopwords = false,
             "per_field_norm" => a.per_field_norm = false,
             "query_saturation" => a.query_saturation = false,
+            "background" => a.background = false,
             other => {
                 return Err(format!(
-                    "--ablate: unknown change {other:?} (expected nfkc, split, stem, param_docs, stopwords, per_field_norm or query_saturation)"
+                    "--ablate: unknown change {other:?} (expected nfkc, split, stem, param_docs, stopwords, per_field_norm, query_saturation or background)"
                 ));
             }
         }
@@ -455,9 +456,17 @@ fn print_explanation(out: &mut String, e: &Explanation) {
         } else {
             format!(" x query weight {:.4}", term.query_weight)
         };
+        let discount = if term.idf < term.catalog_idf {
+            format!(
+                ", catalog idf {:.4}, discounted: more common in English",
+                term.catalog_idf
+            )
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
-            "  {:<20} +{:>8.4}  idf {:.4} x tf_norm {:.4}{repeat} (df {})",
+            "  {:<20} +{:>8.4}  idf {:.4} x tf_norm {:.4}{repeat} (df {}{discount})",
             term.token, term.score, term.idf, term.tf_norm, term.df
         );
         for f in &term.fields {

@@ -282,3 +282,86 @@ fn c_abi_explain_answers_json_and_reports_errors() {
         tr_registry_free(r);
     }
 }
+
+/// The enhanced profile's background model on a real catalog (BFCL's 1,998 tools): "good", in 2
+/// tools' parameter docs but in every book, is scored with a lower IDF than the catalog's; "find",
+/// in 176 tools, more common here than in English, keeps the catalog's; the reference profile and
+/// the switched-off model keep it for every word. Through the Rust API and the C ABI's JSON.
+#[test]
+fn common_english_words_are_discounted_in_enhanced_only() {
+    let catalog = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/bfcl/catalog.json"),
+    )
+    .unwrap();
+    let r = Registry::new();
+    r.register_json(&catalog).unwrap();
+    let (query, tool) = ("find a good guitar", "guitar_price.find");
+    let terms = |options: DiscoveryOptions| {
+        let d = r.discoverer(options);
+        let e = d.explain(query, tool, &req(10)).unwrap();
+        assert_eq!(e.tool.outcome, Outcome::Ranked);
+        e.tool.terms
+    };
+    let enhanced = terms(DiscoveryOptions::enhanced());
+    let term = |token: &str| enhanced.iter().find(|t| t.token == token).unwrap();
+    assert!(term("good").idf < term("good").catalog_idf, "{enhanced:?}");
+    assert_eq!(term("find").idf, term("find").catalog_idf);
+    for t in &enhanced {
+        assert!(t.idf <= t.catalog_idf, "{t:?}");
+        if t.idf < t.catalog_idf {
+            assert!(toolregistry::analyzer::background_rate(&t.token).is_some());
+        }
+    }
+    for t in terms(DiscoveryOptions::reference()) {
+        assert_eq!(t.idf, t.catalog_idf, "{t:?}");
+    }
+
+    // The model switched off: the enhanced profile scores with the catalog's IDF again.
+    let plain = Registry::new();
+    plain
+        .set_enhanced_analysis(toolregistry::EnhancedAnalysis {
+            background: false,
+            ..Default::default()
+        })
+        .unwrap();
+    plain.register_json(&catalog).unwrap();
+    let e = plain
+        .discoverer(DiscoveryOptions::enhanced())
+        .explain(query, tool, &req(10))
+        .unwrap();
+    assert!(e.tool.terms.iter().all(|t| t.idf == t.catalog_idf));
+
+    // The C ABI's JSON carries both.
+    let (c, _) = new_registry_with(None, &catalog);
+    let mut d = ptr::null_mut();
+    let mut err = ptr::null_mut();
+    check(
+        unsafe { tr_discoverer_new(c, ptr::null(), &mut d, &mut err) },
+        &mut err,
+    )
+    .unwrap();
+    let mut out = ptr::null_mut();
+    let status = unsafe {
+        tr_discoverer_explain(
+            d,
+            cstr(query).as_ptr(),
+            cstr(tool).as_ptr(),
+            ptr::null(),
+            &mut out,
+            &mut err,
+        )
+    };
+    check(status, &mut err).unwrap();
+    let v: Value = serde_json::from_str(&take(out)).unwrap();
+    let good = v["tool"]["terms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["token"] == "good")
+        .unwrap();
+    assert!(good["idf"].as_f64().unwrap() < good["catalog_idf"].as_f64().unwrap());
+    unsafe {
+        tr_discoverer_free(d);
+        tr_registry_free(c);
+    }
+}

@@ -63,6 +63,10 @@ func TestExplainRanked(t *testing.T) {
 		if !closeEnough(term.Score, fields) || !closeEnough(term.Score, term.IDF*term.TFNorm) || term.QueryWeight != 1 {
 			t.Errorf("term %q does not add up: %+v", term.Token, term)
 		}
+		// The reference profile has no background model: the catalog's IDF as it is.
+		if term.CatalogIDF != term.IDF || term.IDF <= 0 {
+			t.Errorf("term %q: idf %v, catalog idf %v", term.Token, term.IDF, term.CatalogIDF)
+		}
 		total += term.Score
 	}
 	if !closeEnough(e.Tool.Score, total) {

@@ -316,9 +316,13 @@ type ToolExplanation struct {
 
 // TermContribution is what one query token adds to the tool's score.
 type TermContribution struct {
-	Token string  `json:"token"`
-	DF    int     `json:"df"`
-	IDF   float64 `json:"idf"`
+	Token string `json:"token"`
+	DF    int    `json:"df"`
+	// IDF is what the token is scored with: CatalogIDF, or less in the enhanced profile for a word
+	// more common in general English than in the catalog (its background model's discount).
+	IDF float64 `json:"idf"`
+	// CatalogIDF is the token's inverse document frequency in the catalog alone.
+	CatalogIDF float64 `json:"catalog_idf"`
 	// WeightedTF is the sum of weight times term frequency over the tool's fields.
 	WeightedTF float64 `json:"weighted_tf"`
 	// TFNorm is the BM25+ normalized frequency, delta included.

@@ -277,6 +277,7 @@ impl DiscoveryOptions {
             delta: self.delta,
             per_field: false,
             saturate_query: false,
+            background: None,
         }
     }
 
@@ -289,6 +290,9 @@ impl DiscoveryOptions {
             delta: self.delta,
             per_field: analysis.per_field_norm,
             saturate_query: analysis.query_saturation,
+            background: analysis
+                .background
+                .then_some(crate::analyzer::background_rate as fn(&str) -> Option<f64>),
         }
     }
 }

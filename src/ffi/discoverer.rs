@@ -118,9 +118,9 @@ pub unsafe extern "C" fn tr_discoverer_discover(
 ///  "score_floor": 8.76, "result_count": 10,
 ///  "tool": {"name": "convert_currency", "outcome": "ranked", "reason": "ranked 2 of 10 in the answer",
 ///           "indexed": true, "score": 28.60, "rank": 2,
-///           "terms": [{"token": "convert", "df": 17, "idf": 4.74, "weighted_tf": 3.0, "tf_norm": 2.83,
+///           "terms": [{"token": "convert", "df": 17, "idf": 4.74, "catalog_idf": 4.74, "weighted_tf": 3.0, "tf_norm": 2.83,
 ///                      "query_weight": 1.0, "score": 13.42, "fields": [{"field": "name", "tf": 1, "weight": 3.0, "score": 13.42}]},
-///                     {"token": "currency", "df": 16, "idf": 4.80, "weighted_tf": 7.0, "tf_norm": 3.16,
+///                     {"token": "currency", "df": 16, "idf": 4.80, "catalog_idf": 4.80, "weighted_tf": 7.0, "tf_norm": 3.16,
 ///                      "query_weight": 1.0, "score": 15.17, "fields": [{"field": "name", "tf": 1, "weight": 3.0, "score": 6.50},
 ///                                                 {"field": "description", "tf": 2, "weight": 2.0, "score": 8.67}]}]}}
 /// ```
@@ -132,7 +132,9 @@ pub unsafe extern "C" fn tr_discoverer_discover(
 /// `below_top_k` (`rank` says where it is) and `below_score_floor` (compare `score` with
 /// `score_floor`). A term's `score` is `idf × query_weight × tf_norm`; `query_weight` is 1 unless the
 /// token repeats in the query (enhanced profile: each of its `n` occurrences, one term each,
-/// weighs `(k1+1)/(n+k1)`, together `n·(k1+1)/(n+k1)`). A field's
+/// weighs `(k1+1)/(n+k1)`, together `n·(k1+1)/(n+k1)`). `catalog_idf` is the token's IDF in the
+/// catalog alone; `idf` is lower only in the enhanced profile, for a word more common in general
+/// English than in the catalog ("want", "current"), whose IDF the background model discounts. A field's
 /// `score` is the token's score times that field's share of the term frequency as scored (by weight,
 /// and in the enhanced profile also by the field's own length normalization). When the query has more than `TR_MAX_QUERY_TOKENS` analyzed tokens
 /// (`analyzed_token_count`), `tokens` lists the first that many, the ones used, and `truncated` is

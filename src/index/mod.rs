@@ -41,9 +41,9 @@ struct TermEntry<const F: usize> {
     len: u32,
 }
 
-/// BM25F parameters: per-field weights, the BM25+ constants and two switches of the enhanced
-/// profile (both off for the reference).
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// BM25F parameters: per-field weights, the BM25+ constants, and the enhanced profile's two
+/// switches and background model (all off for the reference).
+#[derive(Debug, Clone, Copy)]
 pub struct Bm25Params<const F: usize> {
     /// Weight of each field, in the index's field order.
     pub weights: [f64; F],
@@ -62,6 +62,12 @@ pub struct Bm25Params<const F: usize> {
     /// counts `n * (k1 + 1) / (n + k1)` times instead of `n`. Off (the reference): each occurrence
     /// adds in full.
     pub saturate_query: bool,
+    /// A background model of general text (the enhanced profile's English one,
+    /// [`crate::analyzer::background_rate`]): the share of running text a query term makes up,
+    /// when known. A term more common there than in the catalog gets the IDF it would have over
+    /// the catalog together with as many background documents (see [`Index::term_idf`]). `None`
+    /// (the reference): the catalog's own IDF.
+    pub background: Option<fn(&str) -> Option<f64>>,
 }
 
 impl<const F: usize> Bm25Params<F> {
@@ -383,6 +389,31 @@ impl<const F: usize> Index<F> {
         ((n - df + 0.5) / (df + 0.5) + 1.0).ln()
     }
 
+    /// The IDF query term `term`, found in `df` documents, is scored with: [`idf`](Self::idf),
+    /// or, when the background model of `p` knows the term and the term is more common there than
+    /// in the catalog, the IDF over the catalog together with as many background documents, each
+    /// as long as the catalog's average document. A catalog is too small a sample of its language
+    /// to tell a word every text uses ("current", "want") from a rare one it happens to hold in
+    /// few tools; a word rarer in general text than in the catalog keeps the catalog's IDF, which
+    /// knows its domain. The catalog and the background weigh the same (as many documents each):
+    /// no constant to choose.
+    pub fn term_idf(&self, term: &str, df: usize, p: &Bm25Params<F>) -> f64 {
+        let idf = self.idf(df);
+        let Some(rate) = p.background.and_then(|rate_of| rate_of(term)) else {
+            return idf;
+        };
+        if self.doc_count == 0 {
+            return idf;
+        }
+        let n = self.doc_count as f64;
+        let avg_len = self.total_lengths.iter().sum::<u64>() as f64 / n;
+        // The chance that a background document of the average length holds the term.
+        let in_doc = 1.0 - (1.0 - rate).powf(avg_len);
+        let df_both = df as f64 + n * in_doc;
+        let both = ((2.0 * n - df_both + 0.5) / (df_both + 0.5) + 1.0).ln();
+        idf.min(both)
+    }
+
     /// Scores every document sharing a token with the query and returns them best first.
     ///
     /// Each query token (duplicates included) adds `idf * (wtf*(k1+1) / (wtf + k1*(1-b+b*wdl/avgdl)) + delta)`;
@@ -414,14 +445,14 @@ impl<const F: usize> Index<F> {
         if self.doc_count == 0 || top_k == 0 {
             return Vec::new();
         }
-        let entries: Vec<&TermEntry<F>> = tokens
+        let terms: Vec<(&str, &TermEntry<F>)> = tokens
             .iter()
-            .filter_map(|t| self.entry(t.as_ref()))
+            .filter_map(|t| Some((t.as_ref(), self.entry(t.as_ref())?)))
             .collect();
-        if entries.is_empty() {
+        if terms.is_empty() {
             return Vec::new();
         }
-        self.search_pruned(&entries, p, top_k, floor_ratio)
+        self.search_pruned(&terms, p, top_k, floor_ratio)
     }
 
     /// Scores every document reached by any query token, term at a time. The plain form of
@@ -451,7 +482,8 @@ impl<const F: usize> Index<F> {
                     .iter()
                     .filter(|t| t.as_ref() == token.as_ref())
                     .count();
-                let weight = self.idf(entry.postings.len()) * p.query_weight(times);
+                let weight =
+                    self.term_idf(token.as_ref(), entry.postings.len(), p) * p.query_weight(times);
                 for (doc, tf) in entry.postings.iter() {
                     let d = doc as usize;
                     let lengths = self.docs.of(doc);

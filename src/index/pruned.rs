@@ -92,11 +92,12 @@ impl<const F: usize> DocScale<F> {
 }
 
 impl<const F: usize> Index<F> {
-    /// The best `top_k` documents for the query terms `entries` (one per query token, in query
-    /// order), skipping those that cannot make them (see the module's documentation).
+    /// The best `top_k` documents for the query terms `terms` (one per query token, in query
+    /// order, with its entry), skipping those that cannot make them (see the module's
+    /// documentation).
     pub(super) fn search_pruned(
         &self,
-        entries: &[&TermEntry<F>],
+        terms: &[(&str, &TermEntry<F>)],
         p: &Bm25Params<F>,
         top_k: usize,
         floor_ratio: f64,
@@ -104,14 +105,14 @@ impl<const F: usize> Index<F> {
         let stats = self.length_stats(p);
         // Distinct terms; `order` lists them per query token (duplicates count again).
         let mut distinct: Vec<Term<F>> = Vec::new();
-        let mut order: Vec<usize> = Vec::with_capacity(entries.len());
-        for e in entries {
-            let at = match distinct.iter().position(|t| std::ptr::eq(t.entry, *e)) {
+        let mut order: Vec<usize> = Vec::with_capacity(terms.len());
+        for &(text, e) in terms {
+            let at = match distinct.iter().position(|t| std::ptr::eq(t.entry, e)) {
                 Some(at) => at,
                 None => {
                     distinct.push(Term {
                         entry: e,
-                        idf: self.idf(e.postings.len()),
+                        idf: self.term_idf(text, e.postings.len(), p),
                         times: 0.0,
                         bound: 0.0,
                     });

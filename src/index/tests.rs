@@ -16,6 +16,7 @@ const P: Bm25Params<2> = Bm25Params {
     delta: 1.0,
     per_field: false,
     saturate_query: false,
+    background: None,
 };
 
 #[test]
@@ -48,6 +49,7 @@ fn per_field_normalization_and_query_saturation_follow_the_formula() {
     // A token given twice counts 2 * 2.5 / 3.5 times with saturation, twice without.
     let q = Bm25Params {
         saturate_query: true,
+        background: None,
         ..p
     };
     let twice = idx.search(&["file", "file"], &q, 10);
@@ -135,6 +137,43 @@ fn frequencies_of_255_and_more_are_kept_in_full() {
     assert_eq!(idx.canonical(), fresh.canonical());
 }
 
+/// The background's rates of the test below: "want" is very common in general text, "file" rare.
+fn test_background(term: &str) -> Option<f64> {
+    match term {
+        "want" => Some(0.2),
+        "file" => Some(1e-6),
+        _ => None,
+    }
+}
+
+#[test]
+fn background_discounts_only_words_more_common_in_general_text() {
+    let mut idx = Index::<2>::new();
+    idx.add(0, &fields("read file", "read a file i want"));
+    idx.add(1, &fields("send email", "send a message"));
+    idx.add(2, &fields("list files", "list the files"));
+    let p = Bm25Params {
+        background: Some(test_background),
+        ..P
+    };
+    let plain = idx.idf(1);
+    // 3 documents of 17 tokens in all. A background document of 17/3 words holds "want" with
+    // probability 1 - 0.8^(17/3); over 6 documents, "want" is in 1 + 3 * that.
+    let df = 1.0 + 3.0 * (1.0 - 0.8f64.powf(17.0 / 3.0));
+    let both = ((6.0 - df + 0.5) / (df + 0.5) + 1.0).ln();
+    assert!(both < plain);
+    assert!((idx.term_idf("want", 1, &p) - both).abs() < 1e-12);
+    // Rarer in general text than in the catalog, or unknown: the catalog's IDF.
+    assert_eq!(idx.term_idf("file", 1, &p), plain);
+    assert_eq!(idx.term_idf("read", 1, &p), plain);
+    assert_eq!(idx.term_idf("want", 1, &P), plain);
+    // And the search scores with it.
+    let hits = idx.search(&["want"], &p, 10);
+    let unscaled = idx.search(&["want"], &P, 10);
+    assert_eq!(hits[0].doc, 0);
+    assert!((hits[0].score / unscaled[0].score - both / plain).abs() < 1e-12);
+}
+
 #[test]
 fn remove_then_add_equals_fresh() {
     let mut a = Index::<2>::new();
@@ -153,6 +192,17 @@ fn remove_then_add_equals_fresh() {
 
 mod block_max_tests {
     use super::super::*;
+
+    /// A background model for the words `w0`..`w299`: a third common in general text (most of
+    /// them discounted), a third rare there (not discounted), a third unknown.
+    fn zipf_background(term: &str) -> Option<f64> {
+        let rank: u32 = term.strip_prefix('w')?.parse().ok()?;
+        match rank % 3 {
+            0 => Some(0.3 / f64::from(rank + 1).sqrt()),
+            1 => Some(1e-7),
+            _ => None,
+        }
+    }
 
     /// Block-max pruning over many blocks, with removals, middle insertions and compaction,
     /// answers exactly like the exhaustive scorer for a spread of weights, k1, b and delta.
@@ -205,6 +255,7 @@ mod block_max_tests {
                 delta: 1.0,
                 per_field: false,
                 saturate_query: false,
+                background: None,
             },
             Bm25Params {
                 weights: [3.0, 2.0, 1.0],
@@ -213,6 +264,7 @@ mod block_max_tests {
                 delta: 0.0,
                 per_field: false,
                 saturate_query: false,
+                background: None,
             },
             Bm25Params {
                 weights: [0.0, 1.0, 0.0],
@@ -221,6 +273,7 @@ mod block_max_tests {
                 delta: 0.0,
                 per_field: false,
                 saturate_query: false,
+                background: None,
             },
             Bm25Params {
                 weights: [5.0, 0.0, 2.5],
@@ -229,6 +282,7 @@ mod block_max_tests {
                 delta: 0.5,
                 per_field: false,
                 saturate_query: false,
+                background: None,
             },
             Bm25Params {
                 weights: [1.0, 1.0, 1.0],
@@ -237,6 +291,7 @@ mod block_max_tests {
                 delta: 2.0,
                 per_field: false,
                 saturate_query: false,
+                background: None,
             },
             // The enhanced profile's switches: per-field normalization, query-term saturation.
             Bm25Params {
@@ -246,6 +301,7 @@ mod block_max_tests {
                 delta: 0.0,
                 per_field: true,
                 saturate_query: true,
+                background: None,
             },
             Bm25Params {
                 weights: [0.0, 1.0, 4.0],
@@ -254,6 +310,7 @@ mod block_max_tests {
                 delta: 0.5,
                 per_field: true,
                 saturate_query: false,
+                background: None,
             },
             Bm25Params {
                 weights: [2.0, 2.0, 1.0],
@@ -262,8 +319,38 @@ mod block_max_tests {
                 delta: 0.0,
                 per_field: false,
                 saturate_query: true,
+                background: None,
+            }, // A background model that knows common and rare words, above and below their share
+            // of the catalog: some IDFs discounted, some not.
+            Bm25Params {
+                weights: [3.0, 2.0, 1.0],
+                k1: 1.5,
+                b: 0.75,
+                delta: 0.0,
+                per_field: true,
+                saturate_query: true,
+                background: Some(zipf_background),
+            },
+            Bm25Params {
+                weights: [1.0, 3.0, 0.5],
+                k1: 1.2,
+                b: 0.75,
+                delta: 1.0,
+                per_field: false,
+                saturate_query: false,
+                background: Some(zipf_background),
             },
         ];
+        // The background really discounts some words and leaves others.
+        let discounted = (0..300)
+            .map(|r| format!("w{r}"))
+            .filter(|w| idx.doc_freq(w) > 0)
+            .map(|w| idx.term_idf(&w, idx.doc_freq(&w), &params[8]) < idx.idf(idx.doc_freq(&w)))
+            .fold(
+                (0, 0),
+                |(yes, no), d| if d { (yes + 1, no) } else { (yes, no + 1) },
+            );
+        assert!(discounted.0 > 20 && discounted.1 > 20, "{discounted:?}");
         let check = |idx: &Index<3>, rnd: &mut dyn FnMut(u64) -> u64| {
             for q in 0..300 {
                 let n = 1 + q % 5;
@@ -362,5 +449,6 @@ mod dictionary_tests {
         delta: 1.0,
         per_field: false,
         saturate_query: false,
+        background: None,
     };
 }

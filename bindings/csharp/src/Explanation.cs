@@ -177,6 +177,7 @@ namespace ToolRegistry
         [DataMember(Name = "token")] private string token;
         [DataMember(Name = "df")] private int df;
         [DataMember(Name = "idf")] private double idf;
+        [DataMember(Name = "catalog_idf")] private double catalogIdf;
         [DataMember(Name = "weighted_tf")] private double weightedTf;
         [DataMember(Name = "tf_norm")] private double tfNorm;
         [DataMember(Name = "query_weight")] private double queryWeight;
@@ -189,8 +190,13 @@ namespace ToolRegistry
         /// <summary>How many indexed tools contain it.</summary>
         public int DocumentFrequency { get { return df; } }
 
-        /// <summary>Its inverse document frequency.</summary>
+        /// <summary>The inverse document frequency it is scored with: CatalogIdf, or less in the
+        /// enhanced profile for a word more common in general English than in the catalog (its
+        /// background model's discount).</summary>
         public double Idf { get { return idf; } }
+
+        /// <summary>Its inverse document frequency in the catalog alone.</summary>
+        public double CatalogIdf { get { return catalogIdf; } }
 
         /// <summary>Sum of weight times occurrences over the tool's fields.</summary>
         public double WeightedTf { get { return weightedTf; } }

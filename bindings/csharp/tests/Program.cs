@@ -477,6 +477,7 @@ namespace ToolRegistry.Tests
                 {
                     Close(term.Score, term.Idf * term.QueryWeight * term.TfNorm, "term score = idf * query_weight * tf_norm for " + term.Token);
                     Eq(1.0, term.QueryWeight, "a token given once weighs 1: " + term.Token);
+                    True(term.Idf > 0 && term.CatalogIdf == term.Idf, "reference: the catalog's IDF as it is for " + term.Token);
                     Close(term.WeightedTf, term.Fields.Sum(f => f.Weight * f.Tf), "weighted tf of " + term.Token);
                     Close(term.Score, term.Fields.Sum(f => f.Score), "fields add up for " + term.Token);
                 }

@@ -160,6 +160,8 @@ def test_explain(discoverer):
     for term in e["tool"]["terms"]:
         assert term["query_weight"] == 1.0
         assert abs(term["score"] - term["idf"] * term["query_weight"] * term["tf_norm"]) < 1e-9
+        # The reference profile has no background model: the catalog's IDF as it is.
+        assert term["catalog_idf"] == term["idf"] > 0
 
 
 def test_explain_weighs_a_repeated_query_word_less_in_enhanced():

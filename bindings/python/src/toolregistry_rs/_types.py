@@ -77,7 +77,11 @@ class FieldContribution(TypedDict):
 class TermContribution(TypedDict):
     token: str
     df: int
+    #: What the token is scored with: ``catalog_idf``, or less in the enhanced profile for a word
+    #: more common in general English than in the catalog (its background model's discount).
     idf: float
+    #: The token's inverse document frequency in the catalog alone.
+    catalog_idf: float
     weighted_tf: float
     tf_norm: float
     #: 1 unless the token repeats in the query (enhanced profile: each of its n occurrences, one
