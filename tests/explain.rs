@@ -331,28 +331,9 @@ fn common_english_words_are_discounted_in_enhanced_only() {
         .unwrap();
     assert!(e.tool.terms.iter().all(|t| t.idf == t.catalog_idf));
 
-    // The C ABI's JSON carries both.
+    // The C ABI's JSON carries both (the default profile: enhanced).
     let (c, _) = new_registry_with(None, &catalog);
-    let mut d = ptr::null_mut();
-    let mut err = ptr::null_mut();
-    check(
-        unsafe { tr_discoverer_new(c, ptr::null(), &mut d, &mut err) },
-        &mut err,
-    )
-    .unwrap();
-    let mut out = ptr::null_mut();
-    let status = unsafe {
-        tr_discoverer_explain(
-            d,
-            cstr(query).as_ptr(),
-            cstr(tool).as_ptr(),
-            ptr::null(),
-            &mut out,
-            &mut err,
-        )
-    };
-    check(status, &mut err).unwrap();
-    let v: Value = serde_json::from_str(&take(out)).unwrap();
+    let v = explain_json(c, None, query, tool);
     let good = v["tool"]["terms"]
         .as_array()
         .unwrap()
@@ -360,8 +341,5 @@ fn common_english_words_are_discounted_in_enhanced_only() {
         .find(|t| t["token"] == "good")
         .unwrap();
     assert!(good["idf"].as_f64().unwrap() < good["catalog_idf"].as_f64().unwrap());
-    unsafe {
-        tr_discoverer_free(d);
-        tr_registry_free(c);
-    }
+    unsafe { tr_registry_free(c) };
 }

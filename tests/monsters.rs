@@ -93,26 +93,8 @@ impl Lib {
     }
 
     fn explain(&self, profile: &str, query: &str, tool: &str) -> serde_json::Value {
-        let (mut d, mut out, mut err) = (ptr::null_mut(), ptr::null_mut(), ptr::null_mut());
-        let options = cstr(&format!(r#"{{"profile": "{profile}"}}"#));
-        check(
-            unsafe { tr_discoverer_new(self.r, options.as_ptr(), &mut d, &mut err) },
-            &mut err,
-        )
-        .unwrap();
-        let status = unsafe {
-            tr_discoverer_explain(
-                d,
-                cstr(query).as_ptr(),
-                cstr(tool).as_ptr(),
-                ptr::null(),
-                &mut out,
-                &mut err,
-            )
-        };
-        unsafe { tr_discoverer_free(d) };
-        check(status, &mut err).unwrap();
-        serde_json::from_str(&take(out)).unwrap()
+        let options = format!(r#"{{"profile": "{profile}"}}"#);
+        explain_json(self.r, Some(&options), query, tool)
     }
 }
 

@@ -320,7 +320,8 @@ mod block_max_tests {
                 per_field: false,
                 saturate_query: true,
                 background: None,
-            }, // A background model that knows common and rare words, above and below their share
+            },
+            // A background model that knows common and rare words, above and below their share
             // of the catalog: some IDFs discounted, some not.
             Bm25Params {
                 weights: [3.0, 2.0, 1.0],

@@ -216,6 +216,41 @@ pub fn check(status: tr_status, err: &mut *mut c_char) -> Result<(), (String, St
     Err((name, msg))
 }
 
+/// `tr_discoverer_explain` on a new discoverer of `r` made with `discoverer_options` (NULL when
+/// `None`): the explanation's JSON. Panics on any failure: the callers test what it says.
+pub fn explain_json(
+    r: *mut tr_registry,
+    discoverer_options: Option<&str>,
+    query: &str,
+    tool: &str,
+) -> Value {
+    let (mut d, mut out, mut err) = (
+        std::ptr::null_mut(),
+        std::ptr::null_mut(),
+        std::ptr::null_mut(),
+    );
+    let options = discoverer_options.map(cstr);
+    let options_ptr = options.as_ref().map_or(std::ptr::null(), |o| o.as_ptr());
+    check(
+        unsafe { tr_discoverer_new(r, options_ptr, &mut d, &mut err) },
+        &mut err,
+    )
+    .unwrap();
+    let status = unsafe {
+        tr_discoverer_explain(
+            d,
+            cstr(query).as_ptr(),
+            cstr(tool).as_ptr(),
+            std::ptr::null(),
+            &mut out,
+            &mut err,
+        )
+    };
+    unsafe { tr_discoverer_free(d) };
+    check(status, &mut err).unwrap();
+    serde_json::from_str(&take(out)).unwrap()
+}
+
 /// A new registry (`options_json` NULL-able) holding `tools_json`; returns it and the registered
 /// names' JSON. Panics on any failure: it is test setup.
 pub fn new_registry_with(
