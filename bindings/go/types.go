@@ -175,7 +175,8 @@ const (
 	// for exact parity with the reference (the golden vectors).
 	ProfileReference Profile = "reference"
 	// ProfileEnhanced (the default) adds identifier splitting, stemming, NFKC normalization,
-	// parameter descriptions as a sixth field, drops English function words from queries, and
+	// parameter descriptions as a sixth field, drops English function words from queries,
+	// discounts the IDF of words more common in general English than in the catalog, and
 	// defaults Delta to 0. It finds the right tool more often on real catalogs.
 	ProfileEnhanced Profile = "enhanced"
 )

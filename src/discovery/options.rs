@@ -104,7 +104,8 @@ pub enum Profile {
     Reference,
     /// The default. Better retrieval on real tool catalogs: identifier splitting, stemming, NFKC,
     /// parameter descriptions, English function words dropped from queries, plain BM25 (no BM25+
-    /// floor). See EVALUATION.md for what each change contributes.
+    /// floor), per-field BM25F, and common English words' IDF discounted by a built-in table of
+    /// English word frequencies. See EVALUATION.md for what each change contributes.
     #[default]
     Enhanced,
 }
