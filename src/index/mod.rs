@@ -393,18 +393,18 @@ impl<const F: usize> Index<F> {
     /// or, when the background model of `p` knows the term and the term is more common there than
     /// in the catalog, the IDF over the catalog together with as many background documents, each
     /// as long as the catalog's average document. A catalog is too small a sample of its language
-    /// to tell a word every text uses ("current", "want") from a rare one it happens to hold in
+    /// to tell a word every text uses ("good", "want") from a rare one it happens to hold in
     /// few tools; a word rarer in general text than in the catalog keeps the catalog's IDF, which
     /// knows its domain. The catalog and the background weigh the same (as many documents each):
     /// no constant to choose.
     pub fn term_idf(&self, term: &str, df: usize, p: &Bm25Params<F>) -> f64 {
         let idf = self.idf(df);
-        let Some(rate) = p.background.and_then(|rate_of| rate_of(term)) else {
-            return idf;
-        };
         if self.doc_count == 0 {
             return idf;
         }
+        let Some(rate) = p.background.and_then(|rate_of| rate_of(term)) else {
+            return idf;
+        };
         let n = self.doc_count as f64;
         let avg_len = self.total_lengths.iter().sum::<u64>() as f64 / n;
         // The chance that a background document of the average length holds the term.
