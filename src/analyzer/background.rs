@@ -1,7 +1,7 @@
 //! A background model of English: how common each word stem is in general text.
 //!
-//! A tool catalog is a small, odd sample of English. A word every book uses ("current", "want",
-//! "information") can be in few of its tools, so the catalog alone gives it a high IDF and lets it
+//! A tool catalog is a small, odd sample of English. A word every book uses ("good", "want",
+//! "latest") can be in few of its tools, so the catalog alone gives it a high IDF and lets it
 //! pull up whatever tool happens to say it. The enhanced profile discounts such words by also
 //! counting them in general English (see [`crate::index::Bm25Params::background`]); this module
 //! holds that English side.
