@@ -13,7 +13,7 @@ use crate::format::{
     ApiFormat, into_string, write_cached_schema_parts, write_opt_str, write_schema_strict,
     write_str,
 };
-use crate::index::{DocId, Index};
+use crate::index::{DocId, Index, with_room};
 use crate::limits::{check_tool_text, kind_of, object_or_null, parse_json, string_list};
 use crate::schema::{SameForms, SchemaCache};
 use crate::suggest::suggest_names;
@@ -436,10 +436,8 @@ impl Registry {
             .count();
         let mut state = self.shared.write()?;
         let st = &mut *state;
-        // A batch leaves room for a sixteenth more: the first changes after loading a
-        // catalog then append instead of copying every slot (10 MB at 100,000 tools) to a vector
-        // twice the size; room never written is not resident.
-        st.slots.reserve(tools.len() + tools.len() / 16);
+        // Room for a sixteenth more (10 MB of slots would be copied at 100,000 tools otherwise).
+        st.slots.reserve(with_room(tools.len()));
         st.names.reserve(&st.slots, tools.len(), may_differ);
         // Taken from the back of the reversed list, which is shrunk as it empties: the parsed list
         // and the filled registry never count in full at once toward a bulk registration's peak.

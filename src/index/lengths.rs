@@ -77,10 +77,9 @@ impl<const F: usize> DocLengths<F> {
         (0..self.small.len() as DocId).filter_map(|d| self.get(d).map(|l| (d, l)))
     }
 
-    /// Gives back spare room beyond a sixteenth (see [`super::Index::shrink_to_fit`]).
+    /// Gives back spare room beyond [`super::with_room`].
     pub(super) fn shrink_to_room(&mut self) {
-        self.small
-            .shrink_to(self.small.len() + self.small.len() / 16);
+        self.small.shrink_to(super::with_room(self.small.len()));
     }
 
     /// Renumbers slots through `map` (old slot to new slot, order kept).

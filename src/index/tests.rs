@@ -247,100 +247,31 @@ mod block_max_tests {
                 }
             }
         }
+        // (weights, k1, b, delta, per-field normalization, query saturation, background model)
+        let p = |weights, k1, b, delta, per_field, saturate_query, background| Bm25Params {
+            weights,
+            k1,
+            b,
+            delta,
+            per_field,
+            saturate_query,
+            background,
+        };
+        let zipf = Some(zipf_background as fn(&str) -> Option<f64>);
         let params = [
-            Bm25Params {
-                weights: [3.0, 2.0, 1.0],
-                k1: 1.5,
-                b: 0.75,
-                delta: 1.0,
-                per_field: false,
-                saturate_query: false,
-                background: None,
-            },
-            Bm25Params {
-                weights: [3.0, 2.0, 1.0],
-                k1: 1.2,
-                b: 0.75,
-                delta: 0.0,
-                per_field: false,
-                saturate_query: false,
-                background: None,
-            },
-            Bm25Params {
-                weights: [0.0, 1.0, 0.0],
-                k1: 0.0,
-                b: 1.0,
-                delta: 0.0,
-                per_field: false,
-                saturate_query: false,
-                background: None,
-            },
-            Bm25Params {
-                weights: [5.0, 0.0, 2.5],
-                k1: 3.0,
-                b: 0.0,
-                delta: 0.5,
-                per_field: false,
-                saturate_query: false,
-                background: None,
-            },
-            Bm25Params {
-                weights: [1.0, 1.0, 1.0],
-                k1: 0.5,
-                b: 1.0,
-                delta: 2.0,
-                per_field: false,
-                saturate_query: false,
-                background: None,
-            },
+            p([3.0, 2.0, 1.0], 1.5, 0.75, 1.0, false, false, None),
+            p([3.0, 2.0, 1.0], 1.2, 0.75, 0.0, false, false, None),
+            p([0.0, 1.0, 0.0], 0.0, 1.0, 0.0, false, false, None),
+            p([5.0, 0.0, 2.5], 3.0, 0.0, 0.5, false, false, None),
+            p([1.0, 1.0, 1.0], 0.5, 1.0, 2.0, false, false, None),
             // The enhanced profile's switches: per-field normalization, query-term saturation.
-            Bm25Params {
-                weights: [3.0, 2.0, 1.0],
-                k1: 1.5,
-                b: 0.75,
-                delta: 0.0,
-                per_field: true,
-                saturate_query: true,
-                background: None,
-            },
-            Bm25Params {
-                weights: [0.0, 1.0, 4.0],
-                k1: 0.8,
-                b: 1.0,
-                delta: 0.5,
-                per_field: true,
-                saturate_query: false,
-                background: None,
-            },
-            Bm25Params {
-                weights: [2.0, 2.0, 1.0],
-                k1: 2.0,
-                b: 0.3,
-                delta: 0.0,
-                per_field: false,
-                saturate_query: true,
-                background: None,
-            },
+            p([3.0, 2.0, 1.0], 1.5, 0.75, 0.0, true, true, None),
+            p([0.0, 1.0, 4.0], 0.8, 1.0, 0.5, true, false, None),
+            p([2.0, 2.0, 1.0], 2.0, 0.3, 0.0, false, true, None),
             // A background model that knows common and rare words, above and below their share
             // of the catalog: some IDFs discounted, some not.
-            Bm25Params {
-                weights: [3.0, 2.0, 1.0],
-                k1: 1.5,
-                b: 0.75,
-                delta: 0.0,
-                per_field: true,
-                saturate_query: true,
-                background: Some(zipf_background),
-            },
-            Bm25Params {
-                weights: [1.0, 3.0, 0.5],
-                k1: 1.2,
-                b: 0.75,
-                delta: 1.0,
-                per_field: false,
-                saturate_query: false,
-                background: Some(zipf_background),
-            },
+            p([3.0, 2.0, 1.0], 1.5, 0.75, 0.0, true, true, zipf),
+            p([1.0, 3.0, 0.5], 1.2, 0.75, 1.0, false, false, zipf),
         ];
         // The background really discounts some words and leaves others.
         let discounted = (0..300)
