@@ -40,3 +40,12 @@ impl From<serde_json::Error> for Error {
         Error::InvalidJson(e.to_string())
     }
 }
+
+/// The message of a caught panic (its `&str` or `String` payload).
+pub(crate) fn panic_message(payload: &Box<dyn std::any::Any + Send>) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic payload".to_string())
+}

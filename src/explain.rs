@@ -357,7 +357,7 @@ pub(crate) fn explain(
             &out.scored_tokens,
             slot,
         ),
-        Profile::Enhanced => {
+        Profile::Enhanced | Profile::Hybrid => {
             let (analysis, index) = state.enhanced().ok_or_else(|| {
                 Error::Internal("the enhanced index was not built for this registry".into())
             })?;

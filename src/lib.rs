@@ -35,6 +35,7 @@ pub mod analyzer;
 pub mod builtins;
 pub mod conversation;
 pub mod discovery;
+pub mod embed;
 pub mod error;
 pub mod eval;
 pub mod exec;
@@ -57,6 +58,7 @@ pub use conversation::{Conversation, ConversationOptions, Mode, SearchSide};
 pub use discovery::{
     DiscoverRequest, Discoverer, DiscoveryOptions, Dropped, FieldWeights, Hit, Profile, QueryToken,
 };
+pub use embed::{EmbeddingOptions, EmbeddingStatus};
 pub use error::{Error, Result};
 pub use exec::{ExecuteOptions, Executed, execute, execute_json, run_call};
 pub use explain::{Explanation, Outcome};

@@ -47,6 +47,8 @@ enum Command {
         api_format: String,
         #[command(flatten)]
         ranking: RankingArgs,
+        #[command(flatten)]
+        embedding: EmbeddingArgs,
         /// Print the JSON answer instead of a table.
         #[arg(long)]
         json: bool,
@@ -65,6 +67,8 @@ enum Command {
         top_k: usize,
         #[command(flatten)]
         ranking: RankingArgs,
+        #[command(flatten)]
+        embedding: EmbeddingArgs,
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
@@ -77,6 +81,8 @@ enum Command {
         catalog: std::path::PathBuf,
         #[command(flatten)]
         ranking: RankingArgs,
+        #[command(flatten)]
+        embedding: EmbeddingArgs,
         /// Print the metrics as JSON.
         #[arg(long)]
         json: bool,
@@ -87,6 +93,18 @@ enum Command {
         /// split, stem, param_docs, stopwords, per_field_norm, query_saturation, background.
         #[arg(long, value_name = "LIST", hide = true)]
         ablate: Option<String>,
+    },
+    /// Embed texts with a local sentence-transformers model: one JSON array per text (the
+    /// arguments, or standard input's lines), in order.
+    Embed {
+        /// The texts (default: one per line of standard input).
+        texts: Vec<String>,
+        /// The model directory (default: $TOOLREGISTRY_MODEL_DIR).
+        #[arg(long, value_name = "DIR")]
+        model_dir: Option<std::path::PathBuf>,
+        /// Also print each text's token ids, as {"ids": [...], "vector": [...]}.
+        #[arg(long)]
+        ids: bool,
     },
     /// One-line summaries of the deferred tools, as a system prompt would list them.
     Summaries {
@@ -143,6 +161,98 @@ impl RankingArgs {
     }
 }
 
+/// Finding tools by meaning: a local model for the `hybrid` profile.
+#[derive(Args, Clone)]
+struct EmbeddingArgs {
+    /// A sentence-transformers model directory (scripts/fetch-model.sh gets all-MiniLM-L6-v2):
+    /// ranks with the hybrid profile unless --profile says otherwise. Default:
+    /// $TOOLREGISTRY_MODEL_DIR.
+    #[arg(long, value_name = "DIR")]
+    model_dir: Option<std::path::PathBuf>,
+    /// Where the catalog's vectors are kept between runs (default: a file per catalog and model
+    /// under $XDG_CACHE_HOME/toolregistry or ~/.cache/toolregistry).
+    #[arg(long, value_name = "FILE")]
+    embed_cache: Option<std::path::PathBuf>,
+}
+
+impl EmbeddingArgs {
+    /// Sets the local encoder on `registry` when a model is named, and waits until its tools
+    /// are embedded (a one-shot command wants the answer by meaning); `catalog_key` names the
+    /// default cache file.
+    fn attach(&self, registry: &Registry, catalog_key: &str) -> Result<(), String> {
+        let Some(dir) = self
+            .model_dir
+            .clone()
+            .or_else(|| std::env::var_os(toolregistry::embed::MODEL_DIR_ENV).map(Into::into))
+        else {
+            return Ok(());
+        };
+        let cache = self.embed_cache.clone().or_else(|| default_cache(catalog_key));
+        let options = toolregistry::EmbeddingOptions {
+            model_dir: Some(dir),
+            cache_path: cache,
+            threads: None,
+        };
+        registry
+            .set_embedding_options(&options)
+            .map_err(|e| e.to_string())?;
+        let started = std::time::Instant::now();
+        let mut told = false;
+        while !registry
+            .wait_embeddings(std::time::Duration::from_millis(500))
+            .map_err(|e| e.to_string())?
+        {
+            if !told {
+                eprintln!(
+                    "toolregistry: embedding the catalog's tools (once; kept in the cache for the next runs)..."
+                );
+                told = true;
+            }
+        }
+        if let Some(s) = registry.embedding_status().map_err(|e| e.to_string())? {
+            if told {
+                eprintln!(
+                    "toolregistry: {} tools embedded in {:.1} s",
+                    s.embedded,
+                    started.elapsed().as_secs_f64()
+                );
+            }
+            if s.failed > 0 {
+                eprintln!(
+                    "toolregistry: {} tools could not be embedded: {}",
+                    s.failed,
+                    s.warnings.last().map_or("", String::as_str)
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `$XDG_CACHE_HOME/toolregistry/<key>.vectors` (or under `~/.cache`).
+fn default_cache(key: &str) -> Option<std::path::PathBuf> {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache")))?;
+    Some(base.join("toolregistry").join(format!("{key}.vectors")))
+}
+
+/// A file name for a catalog's cache: the embedded one's name, or a hash of the path.
+fn catalog_key(path: Option<&std::path::Path>) -> String {
+    match path {
+        None => "bfcl-embedded".into(),
+        Some(p) => {
+            let full = p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+            let hash = toolregistry::embed::text_hash(&full.to_string_lossy());
+            let stem = p
+                .file_stem()
+                .map_or("catalog".into(), |s| s.to_string_lossy().into_owned());
+            format!("{stem}-{:016x}", hash as u64)
+        }
+    }
+}
+
 #[derive(Args)]
 struct CatalogArg {
     /// A JSON file: an array of tools in any accepted shape, an OpenAI `tools` array, or an MCP
@@ -152,6 +262,13 @@ struct CatalogArg {
 }
 
 impl CatalogArg {
+    /// The catalog's registry, with the local encoder when `embedding` names a model.
+    fn load_embedded(&self, embedding: &EmbeddingArgs) -> Result<Registry, String> {
+        let registry = self.load()?;
+        embedding.attach(&registry, &catalog_key(self.catalog.as_deref()))?;
+        Ok(registry)
+    }
+
     fn load(&self) -> Result<Registry, String> {
         let tools = match &self.catalog {
             Some(path) => {
@@ -213,9 +330,10 @@ fn run(cli: Cli, out: &mut String) -> Result<(), String> {
             top_k,
             api_format,
             ranking,
+            embedding,
             json,
         } => {
-            let registry = catalog.load()?;
+            let registry = catalog.load_embedded(&embedding)?;
             let options = ranking.options()?;
             let request = DiscoverRequest {
                 top_k,
@@ -241,9 +359,10 @@ fn run(cli: Cli, out: &mut String) -> Result<(), String> {
             catalog,
             top_k,
             ranking,
+            embedding,
             json,
         } => {
-            let registry = catalog.load()?;
+            let registry = catalog.load_embedded(&embedding)?;
             let discoverer = registry.discoverer(ranking.options()?);
             let request = DiscoverRequest {
                 top_k,
@@ -259,6 +378,7 @@ fn run(cli: Cli, out: &mut String) -> Result<(), String> {
         Command::Eval {
             catalog,
             ranking,
+            embedding,
             json,
             rankings,
             ablate,
@@ -276,8 +396,10 @@ fn run(cli: Cli, out: &mut String) -> Result<(), String> {
                     .set_enhanced_analysis(parse_ablation(list)?)
                     .map_err(err)?;
             }
+            embedding.attach(&registry, &catalog_key(Some(&catalog.join("catalog.json"))))?;
             let options = ranking.options()?;
             let discoverer = registry.discoverer(options);
+            let profile = discoverer.profile().map_err(err)?;
             let (m, ranked) = eval::evaluate(&discoverer, &queries).map_err(err)?;
             if let Some(path) = rankings {
                 let mut text = String::new();
@@ -287,7 +409,37 @@ fn run(cli: Cli, out: &mut String) -> Result<(), String> {
                 }
                 std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
             }
-            print_metrics(out, &catalog, options.profile, &m, json);
+            print_metrics(out, &catalog, profile, &m, json);
+        }
+        Command::Embed {
+            texts,
+            model_dir,
+            ids,
+        } => {
+            use toolregistry::embed::Embedder;
+            let dir = model_dir
+                .or_else(|| std::env::var_os(toolregistry::embed::MODEL_DIR_ENV).map(Into::into))
+                .ok_or("embed: --model-dir DIR or TOOLREGISTRY_MODEL_DIR is required")?;
+            let encoder = toolregistry::embed::LocalEncoder::load(&dir).map_err(err)?;
+            let texts = if texts.is_empty() {
+                let mut input = String::new();
+                std::io::Read::read_to_string(&mut std::io::stdin(), &mut input)
+                    .map_err(|e| format!("standard input: {e}"))?;
+                input.lines().map(str::to_string).collect()
+            } else {
+                texts
+            };
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let flat = encoder.embed(&refs).map_err(err)?;
+            for (i, v) in flat.chunks_exact(encoder.dim().max(1)).enumerate() {
+                let vector = serde_json::json!(v);
+                if ids {
+                    let ids = encoder.token_ids(refs[i]).map_err(err)?;
+                    let _ = writeln!(out, "{}", serde_json::json!({"ids": ids, "vector": vector}));
+                } else {
+                    let _ = writeln!(out, "{vector}");
+                }
+            }
         }
         Command::Summaries { catalog, json } => {
             let registry = catalog.load()?;

@@ -117,6 +117,11 @@ pub(crate) struct State {
     live: usize,
     /// Compiled parameters schemas of the tools called so far, by name.
     validators: std::sync::Mutex<HashMap<String, Arc<ArgsValidator>>>,
+    /// Each tool's vector, when an embedder is set (see [`crate::embed`]).
+    vectors: Option<crate::embed::VectorStore>,
+    /// A change left tools waiting for their vectors: the embedding thread is told when the
+    /// write lock is released.
+    embed_kick: bool,
 }
 
 /// The enhanced profile's index and the analysis its documents were built with.
@@ -150,26 +155,115 @@ pub(crate) struct Shared {
     /// Renderings derived from the state that many readers share (a conversation's tool list
     /// prefix), each with the generation it was made at: (key, generation, value).
     derived: std::sync::Mutex<Vec<Derived>>,
+    /// The embedder and its thread, when one is set. Outside the state's lock: embedding runs
+    /// with no registry lock held.
+    embedding: RwLock<Option<Arc<crate::embed::worker::Embedding>>>,
 }
 
 /// One shared rendering: (key, generation it was made at, value).
 type Derived = ([u64; 3], u64, Arc<dyn std::any::Any + Send + Sync>);
+
+/// The state, write-locked. When it is released after a change that left tools waiting for
+/// their vectors, the embedding thread is told.
+pub(crate) struct WriteGuard<'a> {
+    guard: Option<RwLockWriteGuard<'a, State>>,
+    shared: &'a Shared,
+}
+
+impl std::ops::Deref for WriteGuard<'_> {
+    type Target = State;
+    fn deref(&self) -> &State {
+        self.guard.as_ref().expect("held until dropped")
+    }
+}
+
+impl std::ops::DerefMut for WriteGuard<'_> {
+    fn deref_mut(&mut self) -> &mut State {
+        self.guard.as_mut().expect("held until dropped")
+    }
+}
+
+impl Drop for WriteGuard<'_> {
+    fn drop(&mut self) {
+        let kick = self
+            .guard
+            .as_mut()
+            .is_some_and(|g| std::mem::take(&mut g.embed_kick));
+        // Released first: the embedding thread takes this lock as soon as it wakes.
+        drop(self.guard.take());
+        if kick {
+            if let Some(e) = self.shared.embedding() {
+                e.kick();
+            }
+        }
+    }
+}
 
 impl Shared {
     pub(crate) fn read(&self) -> Result<RwLockReadGuard<'_, State>> {
         self.state.read().map_err(|_| poisoned())
     }
 
-    pub(crate) fn write(&self) -> Result<RwLockWriteGuard<'_, State>> {
+    pub(crate) fn write(&self) -> Result<WriteGuard<'_>> {
         let guard = self.state.write().map_err(|_| poisoned())?;
         // Bumped under the lock, so a reader that saw the new state also sees the new number.
         self.generation
             .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
-        Ok(guard)
+        Ok(WriteGuard {
+            guard: Some(guard),
+            shared: self,
+        })
+    }
+
+    /// The write lock for bookkeeping nothing cached depends on (vectors taken and installed):
+    /// the generation stays, so conversations keep their rendered tool lists.
+    pub(crate) fn write_quiet(&self) -> Result<RwLockWriteGuard<'_, State>> {
+        self.state.write().map_err(|_| poisoned())
     }
 
     pub(crate) fn generation(&self) -> u64 {
         self.generation.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// The embedder at work, if any.
+    pub(crate) fn embedding(&self) -> Option<Arc<crate::embed::worker::Embedding>> {
+        self.embedding
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Sets the embedder at work, giving back the one it replaces.
+    pub(crate) fn replace_embedding(
+        &self,
+        e: Option<Arc<crate::embed::worker::Embedding>>,
+    ) -> Option<Arc<crate::embed::worker::Embedding>> {
+        std::mem::replace(
+            &mut *self.embedding.write().unwrap_or_else(|e| e.into_inner()),
+            e,
+        )
+    }
+
+    /// Whether `e` is still this registry's embedder.
+    pub(crate) fn is_current_embedding(&self, e: &crate::embed::worker::Embedding) -> bool {
+        self.embedding
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .is_some_and(|cur| std::ptr::eq(Arc::as_ptr(cur), e))
+    }
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        if let Some(e) = self
+            .embedding
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+        {
+            e.stop();
+        }
     }
 }
 
@@ -307,6 +401,9 @@ impl State {
             decrement(&mut self.namespaces, ns);
         }
         self.live -= 1;
+        if let Some(v) = self.vectors.as_mut() {
+            v.clear(id);
+        }
         self.disabled.set(id, false);
         let host = self.extras.remove(id);
         self.maybe_compact();
@@ -364,6 +461,9 @@ impl State {
         self.names.renumber(&map);
         self.disabled.renumber(&map);
         self.extras.renumber(&map);
+        if let Some(v) = self.vectors.as_mut() {
+            v.renumber(&map);
+        }
         if let Some(index) = self.index.as_mut() {
             index.renumber(&map);
         }
@@ -405,21 +505,34 @@ impl Registry {
     pub fn from_options_json(text: Option<&str>) -> Result<Self> {
         let registry = Self::new();
         let Some(text) = text else {
-            return Ok(registry);
+            return Self::with_env_embedder(registry);
         };
         let value = parse_json(text, "registry options")?;
         let Some(obj) = object_or_null(&value, "options")? else {
-            return Ok(registry);
+            return Self::with_env_embedder(registry);
         };
-        for (key, v) in obj {
-            match key.as_str() {
-                "discovery" => registry.enable_discovery_json(Some(&v.to_string()))?,
-                _ => {
-                    return Err(Error::invalid(format!(
-                        "options.{key}: unknown option (expected discovery)"
-                    )));
-                }
-            }
+        if let Some(key) = obj
+            .keys()
+            .find(|k| !matches!(k.as_str(), "discovery" | "embedding"))
+        {
+            return Err(Error::invalid(format!(
+                "options.{key}: unknown option (expected discovery or embedding)"
+            )));
+        }
+        // The embedder first: discovery options that ask for `hybrid` need it.
+        if let Some(e) = crate::embed::attach::options_from_registry(obj.get("embedding"))? {
+            registry.set_embedding_options(&e)?;
+        }
+        if let Some(v) = obj.get("discovery") {
+            registry.enable_discovery_json(Some(&v.to_string()))?;
+        }
+        Ok(registry)
+    }
+
+    /// `registry` with the local encoder of `TOOLREGISTRY_MODEL_DIR`, when that is set.
+    fn with_env_embedder(registry: Self) -> Result<Self> {
+        if let Some(e) = crate::embed::attach::options_from_registry(None)? {
+            registry.set_embedding_options(&e)?;
         }
         Ok(registry)
     }
@@ -621,8 +734,11 @@ impl Registry {
         options: DiscoveryOptions,
         builtins: Vec<Arc<dyn Builtin>>,
     ) -> Result<()> {
+        if options.profile == Profile::Hybrid && self.shared.embedding().is_none() {
+            return Err(crate::discovery::hybrid::missing_embedder());
+        }
         let mut state = self.shared.write()?;
-        state.ensure_index(options.profile);
+        state.ensure_index(options.profile.lexical());
         state.discovery = Some(options);
         state.builtins = builtins;
         Ok(())

@@ -1,6 +1,7 @@
 //! The answer to a search: the exact-name shortcut and `select:`, the score floor, and the hits
 //! as typed [`Hit`]s or JSON written straight from the registry's tools, within `max_tokens`.
 
+use super::hybrid::{Fusion, QueryVector, rank_hybrid};
 use super::{DiscoverRequest, DiscoveryOptions, rank_query, score_floor, validate_query};
 use crate::error::{Error, Result};
 use crate::format::{into_string, write_f64, write_opt_str, write_schema_strict, write_str};
@@ -133,8 +134,9 @@ pub(crate) fn discover(
     options: &DiscoveryOptions,
     query: &str,
     request: &DiscoverRequest,
+    vector: &QueryVector,
 ) -> Result<Vec<Hit>> {
-    let (hits, exact) = answer(state, options, query, request)?;
+    let (hits, exact) = answer(state, options, query, request, vector)?;
     let hits = hits
         .iter()
         .map(|h| {
@@ -168,8 +170,9 @@ pub(crate) fn discover_json(
     options: &DiscoveryOptions,
     query: &str,
     request: &DiscoverRequest,
+    vector: &QueryVector,
 ) -> Result<String> {
-    let (hits, exact) = answer(state, options, query, request)?;
+    let (hits, exact) = answer(state, options, query, request, vector)?;
     // The answer's byte budget (`max_tokens` estimated at 4 bytes a token), closing `]` included.
     let budget = request.max_tokens.map(|t| t.saturating_mul(4));
     let fits = |out: &Vec<u8>| budget.is_none_or(|b| out.len() < b);
@@ -243,6 +246,7 @@ fn answer(
     options: &DiscoveryOptions,
     query: &str,
     request: &DiscoverRequest,
+    vector: &QueryVector,
 ) -> Result<(Vec<crate::index::ScoredDoc>, bool)> {
     validate_query(query)?;
     if request.top_k < 1 {
@@ -257,7 +261,16 @@ fn answer(
     if let Some(names) = select_names(query) {
         return Ok((select(state, names), true));
     }
-    let mut scored = if request.has_filters() {
+    let mut scored = if !matches!(vector, QueryVector::NotNeeded) {
+        // The filters apply inside: each list is of admitted tools only.
+        rank_hybrid(state, options, query, vector, request, Fusion::default())?
+            .into_iter()
+            .map(|f| crate::index::ScoredDoc {
+                doc: f.doc,
+                score: f.score,
+            })
+            .collect()
+    } else if request.has_filters() {
         // Rank every matching tool, keep the admitted ones, then cut: the filter comes first.
         let everything = state.indexed_count().max(1);
         // No floor here: it is taken over the admitted tools only.

@@ -5,6 +5,7 @@
 //! turns scored documents into [`Hit`]s and JSON answers.
 
 mod answer;
+pub mod hybrid;
 pub(crate) mod options;
 
 pub use answer::{Hit, SELECT_PREFIX, hits_to_json, select_names};
@@ -22,15 +23,19 @@ use std::sync::Arc;
 impl Registry {
     /// Discovers with the options given to [`enable_discovery`](Registry::enable_discovery).
     pub fn discover(&self, query: &str, request: &DiscoverRequest) -> Result<Vec<Hit>> {
+        let options = enabled(&*self.shared().read()?)?;
+        let vector = hybrid::query_vector(self.shared(), &options, query)?;
         let state = self.shared().read()?;
-        discover(&state, &enabled(&state)?, query, request)
+        discover(&state, &options, query, request, &vector)
     }
 
     /// Discovers and answers in JSON with the options given to discovery (what `discover_tools`
     /// runs).
     pub fn discover_json(&self, query: &str, request: &DiscoverRequest) -> Result<String> {
+        let options = enabled(&*self.shared().read()?)?;
+        let vector = hybrid::query_vector(self.shared(), &options, query)?;
         let state = self.shared().read()?;
-        discover_json(&state, &enabled(&state)?, query, request)
+        discover_json(&state, &options, query, request, &vector)
     }
 
     /// A standalone discoverer with its own options that follows this registry's changes.
@@ -62,7 +67,7 @@ impl Discoverer {
         // The first user of a profile builds its index; from then on mutations keep it in step.
         // A poisoned lock is reported by the first discover instead.
         if let Ok(mut state) = shared.write() {
-            state.ensure_index(options.profile);
+            state.ensure_index(options.profile.lexical());
         }
         Discoverer { shared, options }
     }
@@ -74,14 +79,28 @@ impl Discoverer {
 
     /// Finds tools by exact name or natural-language query.
     pub fn discover(&self, query: &str, request: &DiscoverRequest) -> Result<Vec<Hit>> {
+        let vector = hybrid::query_vector(&self.shared, &self.options, query)?;
         let state = self.shared.read()?;
-        discover(&state, &self.options, query, request)
+        discover(&state, &self.options, query, request, &vector)
     }
 
     /// [`discover`](Self::discover), answered as JSON text.
     pub fn discover_json(&self, query: &str, request: &DiscoverRequest) -> Result<String> {
+        let vector = hybrid::query_vector(&self.shared, &self.options, query)?;
         let state = self.shared.read()?;
-        discover_json(&state, &self.options, query, request)
+        discover_json(&state, &self.options, query, request, &vector)
+    }
+
+    /// The profile this discoverer ranks with now: its options' profile, or `hybrid` when they
+    /// name none and the registry has an embedder. An error when they name `hybrid` and the
+    /// registry has no embedder.
+    pub fn profile(&self) -> Result<Profile> {
+        hybrid::effective_profile(&self.shared, &self.options)
+    }
+
+    /// The registry state's lock, for callers that embed before they read (explain).
+    pub(crate) fn shared(&self) -> &Arc<Shared> {
+        &self.shared
     }
 
     /// The registry state, read-locked, for the searches of this discoverer (and its explain).
@@ -263,7 +282,7 @@ pub(crate) fn rank_query(
             let search = (&params, top_k, floor_ratio);
             plan_and_search(index, options, (tokens, analyzed), true, search)
         }
-        Profile::Enhanced => {
+        Profile::Enhanced | Profile::Hybrid => {
             let (analysis, index) = state.enhanced().ok_or_else(|| {
                 Error::Internal("the enhanced index was not built for this registry".into())
             })?;

@@ -108,6 +108,10 @@ pub enum Profile {
     /// English word frequencies. See EVALUATION.md for what each change contributes.
     #[default]
     Enhanced,
+    /// `Enhanced` fused with the registry embedder's cosine similarity: finds tools by meaning
+    /// where the words differ. Needs an embedder (see [`crate::embed`]); a registry with one
+    /// ranks with it unless the options name a profile.
+    Hybrid,
 }
 
 impl Profile {
@@ -116,9 +120,18 @@ impl Profile {
         match name {
             "reference" => Ok(Profile::Reference),
             "enhanced" => Ok(Profile::Enhanced),
+            "hybrid" => Ok(Profile::Hybrid),
             _ => Err(Error::invalid(format!(
-                "profile: unknown profile {name:?} (expected reference or enhanced)"
+                "profile: unknown profile {name:?} (expected reference, enhanced or hybrid)"
             ))),
+        }
+    }
+
+    /// The profile whose lexical index and scoring this profile uses.
+    pub fn lexical(self) -> Profile {
+        match self {
+            Profile::Hybrid => Profile::Enhanced,
+            p => p,
         }
     }
 
@@ -127,6 +140,7 @@ impl Profile {
         match self {
             Profile::Reference => "reference",
             Profile::Enhanced => "enhanced",
+            Profile::Hybrid => "hybrid",
         }
     }
 
@@ -134,7 +148,7 @@ impl Profile {
     pub fn fields(self) -> &'static [&'static str] {
         match self {
             Profile::Reference => &REFERENCE_FIELDS,
-            Profile::Enhanced => &ENHANCED_FIELDS,
+            Profile::Enhanced | Profile::Hybrid => &ENHANCED_FIELDS,
         }
     }
 }
@@ -156,12 +170,19 @@ pub struct DiscoveryOptions {
     pub b: f64,
     /// BM25+ lower bound (>= 0).
     pub delta: f64,
+    /// The options named the profile. When they did not, a registry with an embedder ranks
+    /// with [`Profile::Hybrid`] instead of `profile`.
+    pub profile_named: bool,
 }
 
 impl Default for DiscoveryOptions {
-    /// The enhanced profile's defaults (see [`DiscoveryOptions::for_profile`]).
+    /// The enhanced profile's defaults (see [`DiscoveryOptions::for_profile`]), with the
+    /// profile not named: a registry with an embedder ranks with [`Profile::Hybrid`].
     fn default() -> Self {
-        Self::for_profile(Profile::default())
+        DiscoveryOptions {
+            profile_named: false,
+            ..Self::for_profile(Profile::default())
+        }
     }
 }
 
@@ -178,15 +199,25 @@ impl DiscoveryOptions {
             k1: 1.5,
             b: 0.75,
             delta: 1.0,
+            profile_named: true,
         };
         match profile {
             Profile::Reference => reference,
-            Profile::Enhanced => DiscoveryOptions {
+            Profile::Enhanced | Profile::Hybrid => DiscoveryOptions {
                 profile,
                 field_weights: FieldWeights::enhanced(),
                 delta: 0.0,
                 ..reference
             },
+        }
+    }
+
+    /// The profile to rank with on a registry that has an embedder (`with_embedder`) or not.
+    pub fn effective_profile(&self, with_embedder: bool) -> Profile {
+        if !self.profile_named && with_embedder {
+            Profile::Hybrid
+        } else {
+            self.profile
         }
     }
 
@@ -218,11 +249,12 @@ impl DiscoveryOptions {
         let Some(obj) = object_or_null(value, path)? else {
             return Ok(Self::default());
         };
+        let named = !matches!(obj.get("profile"), None | Some(Value::Null));
         let profile = match obj.get("profile") {
             None | Some(Value::Null) => Profile::default(),
             Some(Value::String(name)) => Profile::parse(name).map_err(|_| {
                 Error::invalid(format!(
-                    "{path}.profile: unknown profile {name:?} (expected reference or enhanced)"
+                    "{path}.profile: unknown profile {name:?} (expected reference, enhanced or hybrid)"
                 ))
             })?,
             Some(other) => {
@@ -233,6 +265,7 @@ impl DiscoveryOptions {
             }
         };
         let mut o = Self::for_profile(profile);
+        o.profile_named = named;
         for (key, v) in obj {
             let here = format!("{path}.{key}");
             match key.as_str() {

@@ -174,10 +174,4 @@ fn failure(message: impl Into<String>) -> CallOutcome {
     CallOutcome::Failure(message.into())
 }
 
-fn panic_message(payload: &Box<dyn std::any::Any + Send>) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic payload".to_string())
-}
+use crate::error::panic_message;

@@ -23,7 +23,7 @@ impl State {
     pub(crate) fn ensure_index(&mut self, profile: Profile) {
         match profile {
             Profile::Reference => self.ensure_reference(),
-            Profile::Enhanced => self.ensure_enhanced(),
+            Profile::Enhanced | Profile::Hybrid => self.ensure_enhanced(),
         }
     }
 
@@ -83,6 +83,38 @@ impl State {
                     enhanced_each(&slot.tool, &analysis, &mut |f, t| d.push(f, t))
                 });
             }
+            // Only a changed text waits for a new vector: a tag or namespace change, or a tool
+            // enabled again, keeps the one it has.
+            self.index_vector(id);
+        }
+    }
+
+    /// The vectors, when an embedder is set.
+    pub(crate) fn vectors(&self) -> Option<&crate::embed::VectorStore> {
+        self.vectors.as_ref()
+    }
+
+    pub(crate) fn vectors_mut(&mut self) -> Option<&mut crate::embed::VectorStore> {
+        self.vectors.as_mut()
+    }
+
+    /// Starts over with an empty store of `dim`-dimensional vectors: every enabled tool waits
+    /// for its vector (a new embedder's vectors are not comparable with the old one's).
+    pub(crate) fn reset_vectors(&mut self, dim: usize) {
+        self.vectors = Some(crate::embed::VectorStore::new(dim));
+        let ids: Vec<DocId> = self.enabled_slots().map(|(id, _)| id).collect();
+        for id in ids {
+            self.index_vector(id);
+        }
+    }
+
+    fn index_vector(&mut self, id: DocId) {
+        let Some(slot) = self.slots[id as usize].as_ref() else {
+            return;
+        };
+        if let Some(v) = self.vectors.as_mut() {
+            let hash = crate::embed::text_hash(&crate::embed::tool_text(&slot.tool));
+            self.embed_kick |= v.want(id, hash);
         }
     }
 

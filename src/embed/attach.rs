@@ -1,0 +1,219 @@
+//! Attaching an embedder to a registry: the `"embedding"` options, the process-wide cache of
+//! loaded local models, and the registry's embedding status.
+
+use super::worker::Embedding;
+use super::{Embedder, LocalEncoder};
+use crate::error::{Error, Result};
+use crate::limits::{kind_of, object_or_null};
+use crate::registry::Registry;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+/// The environment variable naming a model directory for registries whose options do not say
+/// `"embedding"`.
+pub const MODEL_DIR_ENV: &str = "TOOLREGISTRY_MODEL_DIR";
+
+/// How a registry embeds: `{"model_dir"?: str, "cache_path"?: str, "threads"?: int}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EmbeddingOptions {
+    /// A sentence-transformers model directory for the built-in encoder.
+    pub model_dir: Option<PathBuf>,
+    /// A file that keeps text-hash → vector across restarts.
+    pub cache_path: Option<PathBuf>,
+    /// Most threads the local encoder uses to embed a catalog (default: all cores).
+    pub threads: Option<usize>,
+}
+
+impl EmbeddingOptions {
+    /// Parses the `"embedding"` options; `path` prefixes error messages.
+    pub fn from_value(value: &Value, path: &str) -> Result<Self> {
+        let mut o = EmbeddingOptions::default();
+        let Some(obj) = object_or_null(value, path)? else {
+            return Ok(o);
+        };
+        for (key, v) in obj {
+            let here = format!("{path}.{key}");
+            let text = || -> Result<Option<PathBuf>> {
+                match v {
+                    Value::Null => Ok(None),
+                    Value::String(s) if !s.is_empty() => Ok(Some(PathBuf::from(s))),
+                    _ => Err(Error::invalid(format!(
+                        "{here}: expected a non-empty path string, got {}",
+                        kind_of(v)
+                    ))),
+                }
+            };
+            match key.as_str() {
+                "model_dir" => o.model_dir = text()?,
+                "cache_path" => o.cache_path = text()?,
+                "threads" => {
+                    o.threads = match v {
+                        Value::Null => None,
+                        _ => Some(
+                            v.as_u64()
+                                .filter(|&n| (1..=256).contains(&n))
+                                .ok_or_else(|| {
+                                    Error::invalid(format!(
+                                        "{here}: expected an integer from 1 to 256, got {v}"
+                                    ))
+                                })? as usize,
+                        ),
+                    }
+                }
+                _ => {
+                    return Err(Error::invalid(format!(
+                        "{here}: unknown option (expected model_dir, cache_path or threads)"
+                    )));
+                }
+            }
+        }
+        Ok(o)
+    }
+}
+
+/// Loaded local models by directory, shared by every registry of the process that names the
+/// same one (a model is 90 MB of weights and half a second to load).
+static MODELS: Mutex<Vec<(PathBuf, Option<usize>, Weak<LocalEncoder>)>> = Mutex::new(Vec::new());
+
+/// The local encoder of `dir` (with `threads`), loaded once per process while in use.
+pub fn load_local(dir: &Path, threads: Option<usize>) -> Result<Arc<LocalEncoder>> {
+    let key = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    let mut models = MODELS.lock().unwrap_or_else(|e| e.into_inner());
+    models.retain(|(_, _, w)| w.strong_count() > 0);
+    if let Some(m) = models
+        .iter()
+        .find(|(p, t, _)| *p == key && *t == threads)
+        .and_then(|(_, _, w)| w.upgrade())
+    {
+        return Ok(m);
+    }
+    let mut enc = LocalEncoder::load(dir)?;
+    if let Some(t) = threads {
+        enc.set_threads(t);
+    }
+    let enc = Arc::new(enc);
+    models.push((key, threads, Arc::downgrade(&enc)));
+    Ok(enc)
+}
+
+/// What a registry's embedder has done: `tools_status` and the CLI report it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EmbeddingStatus {
+    /// The embedder's identity (see [`Embedder::identity`]).
+    pub embedder: String,
+    /// Its vectors' dimension.
+    pub dim: usize,
+    /// Enabled tools with their vector.
+    pub ready: usize,
+    /// Tools waiting for their vector (found by words only until then).
+    pub pending: usize,
+    /// Tools the embedder failed on (found by words only until their text changes).
+    pub failed: usize,
+    /// Vectors computed by the embedder since it was set (the rest came from the cache).
+    pub embedded: u64,
+    /// The last warnings (a cache file ignored, a batch that failed).
+    pub warnings: Vec<String>,
+}
+
+impl Registry {
+    /// Sets the embedder that finds tools by meaning (the `hybrid` profile), replacing any
+    /// other. Every enabled tool is embedded on the registry's embedding thread from now on, with
+    /// no lock held; `cache_path` keeps the vectors across restarts. Discovers never wait for it.
+    pub fn set_embedder(
+        &self,
+        embedder: Arc<dyn Embedder>,
+        cache_path: Option<&Path>,
+    ) -> Result<()> {
+        let dim = embedder.dim();
+        if dim == 0 || dim > super::MAX_DIM {
+            return Err(Error::invalid(format!(
+                "embedder dimension: {dim}; expected 1 to {}",
+                super::MAX_DIM
+            )));
+        }
+        let shared = self.shared();
+        let embedding = Embedding::start(shared, embedder, cache_path)?;
+        let mut state = shared.write()?;
+        let old = shared.replace_embedding(Some(embedding));
+        state.reset_vectors(dim);
+        drop(state);
+        if let Some(old) = old {
+            old.stop();
+        }
+        Ok(())
+    }
+
+    /// Sets the embedder the `"embedding"` options describe (the local encoder of `model_dir`).
+    pub fn set_embedding_options(&self, options: &EmbeddingOptions) -> Result<()> {
+        let Some(dir) = &options.model_dir else {
+            return Err(Error::invalid(
+                "embedding.model_dir: required (a sentence-transformers model directory)",
+            ));
+        };
+        let encoder = load_local(dir, options.threads)?;
+        self.set_embedder(encoder, options.cache_path.as_deref())
+    }
+
+    /// Waits until every tool waiting for its vector has one (or failed), at most `timeout`.
+    /// True when none waits (also when no embedder is set).
+    pub fn wait_embeddings(&self, timeout: Duration) -> Result<bool> {
+        match self.shared().embedding() {
+            None => Ok(true),
+            Some(e) => Ok(e.wait_idle(timeout)),
+        }
+    }
+
+    /// What the embedder has done, or `None` without one.
+    pub fn embedding_status(&self) -> Result<Option<EmbeddingStatus>> {
+        let Some(e) = self.shared().embedding() else {
+            return Ok(None);
+        };
+        let state = self.shared().read()?;
+        let Some(v) = state.vectors() else {
+            return Ok(None);
+        };
+        let (ready, pending, failed) = v.counts();
+        Ok(Some(EmbeddingStatus {
+            embedder: e.embedder().identity(),
+            dim: v.dim(),
+            ready,
+            pending,
+            failed,
+            embedded: e.embedded_count(),
+            warnings: e.warnings(),
+        }))
+    }
+}
+
+/// Whether the registry options ask for the environment's model: no `"embedding"` key at all.
+pub(crate) fn env_model_dir() -> Option<PathBuf> {
+    std::env::var_os(MODEL_DIR_ENV)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
+/// `options.embedding` of a registry, with the environment's model as the default when the
+/// options do not name one.
+pub(crate) fn options_from_registry(value: Option<&Value>) -> Result<Option<EmbeddingOptions>> {
+    match value {
+        None => Ok(env_model_dir().map(|d| EmbeddingOptions {
+            model_dir: Some(d),
+            ..Default::default()
+        })),
+        Some(Value::Null) | Some(Value::Bool(false)) => Ok(None),
+        Some(v) => {
+            let mut o = EmbeddingOptions::from_value(v, "options.embedding")?;
+            if o.model_dir.is_none() {
+                o.model_dir = env_model_dir();
+            }
+            if o.model_dir.is_none() {
+                return Err(Error::invalid(format!(
+                    "options.embedding.model_dir: required (or set {MODEL_DIR_ENV}); get a model with scripts/fetch-model.sh"
+                )));
+            }
+            Ok(Some(o))
+        }
+    }
+}

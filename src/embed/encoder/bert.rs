@@ -1,0 +1,355 @@
+//! The BERT encoder's forward pass on the CPU, over a packed batch: the tokens of every sequence
+//! of a batch are rows of one matrix, so the dense layers (nearly all the work) are a few large
+//! matrix products with no padding, and only attention looks at each sequence apart.
+
+use super::weights::Tensors;
+use crate::error::{Error, Result};
+use ndarray::{Array2, ArrayView2, ArrayViewMut2, Axis, linalg::general_mat_mul, s};
+
+/// The shape of a BERT model, from its `config.json`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct BertConfig {
+    pub hidden: usize,
+    pub layers: usize,
+    pub heads: usize,
+    pub intermediate: usize,
+    pub vocab: usize,
+    pub max_positions: usize,
+    pub type_vocab: usize,
+    pub eps: f32,
+}
+
+impl BertConfig {
+    /// Reads the fields a BERT forward pass needs; anything else (or a non-BERT model) is an
+    /// error that says what is unsupported.
+    pub(crate) fn from_json(text: &str, path: &str) -> Result<Self> {
+        let v: serde_json::Value = serde_json::from_str(text)
+            .map_err(|e| Error::invalid(format!("{path}: not JSON ({e})")))?;
+        let num = |key: &str| -> Result<usize> {
+            v.get(key)
+                .and_then(|x| x.as_u64())
+                .filter(|&n| n > 0 && n <= 1 << 20)
+                .map(|n| n as usize)
+                .ok_or_else(|| {
+                    Error::invalid(format!("{path}: {key} missing or not a positive integer"))
+                })
+        };
+        let model_type = v.get("model_type").and_then(|x| x.as_str()).unwrap_or("");
+        if !matches!(model_type, "bert" | "") {
+            return Err(Error::invalid(format!(
+                "{path}: model_type {model_type:?} is not supported (expected bert)"
+            )));
+        }
+        let act = v.get("hidden_act").and_then(|x| x.as_str()).unwrap_or("gelu");
+        if act != "gelu" {
+            return Err(Error::invalid(format!(
+                "{path}: hidden_act {act:?} is not supported (expected gelu)"
+            )));
+        }
+        let position = v
+            .get("position_embedding_type")
+            .and_then(|x| x.as_str())
+            .unwrap_or("absolute");
+        if position != "absolute" {
+            return Err(Error::invalid(format!(
+                "{path}: position_embedding_type {position:?} is not supported (expected absolute)"
+            )));
+        }
+        let c = BertConfig {
+            hidden: num("hidden_size")?,
+            layers: num("num_hidden_layers")?,
+            heads: num("num_attention_heads")?,
+            intermediate: num("intermediate_size")?,
+            vocab: num("vocab_size")?,
+            max_positions: num("max_position_embeddings")?,
+            type_vocab: num("type_vocab_size").unwrap_or(2),
+            eps: v
+                .get("layer_norm_eps")
+                .and_then(|x| x.as_f64())
+                .unwrap_or(1e-12) as f32,
+        };
+        if c.hidden % c.heads != 0 {
+            return Err(Error::invalid(format!(
+                "{path}: hidden_size {} is not a multiple of num_attention_heads {}",
+                c.hidden, c.heads
+            )));
+        }
+        Ok(c)
+    }
+}
+
+/// One transformer layer's weights; matrices are stored input-major (`[in, out]`), so a dense
+/// layer is `x · W`.
+#[derive(Debug)]
+struct Layer {
+    /// Query, key and value side by side: `[hidden, 3 * hidden]`.
+    qkv: Array2<f32>,
+    qkv_bias: Vec<f32>,
+    attn_out: Array2<f32>,
+    attn_out_bias: Vec<f32>,
+    attn_norm: (Vec<f32>, Vec<f32>),
+    up: Array2<f32>,
+    up_bias: Vec<f32>,
+    down: Array2<f32>,
+    down_bias: Vec<f32>,
+    out_norm: (Vec<f32>, Vec<f32>),
+}
+
+/// A BERT model's weights.
+#[derive(Debug)]
+pub(crate) struct Bert {
+    pub config: BertConfig,
+    words: Array2<f32>,
+    positions: Array2<f32>,
+    token_type: Vec<f32>,
+    embed_norm: (Vec<f32>, Vec<f32>),
+    layers: Vec<Layer>,
+}
+
+/// `[out, in]` as stored by PyTorch to `[in, out]`.
+fn transposed(w: Vec<f32>, out: usize, inp: usize) -> Array2<f32> {
+    let a = Array2::from_shape_vec((out, inp), w).expect("shape checked on load");
+    a.t().as_standard_layout().into_owned()
+}
+
+impl Bert {
+    /// Takes the weights for `config` out of `t`.
+    pub(crate) fn load(config: BertConfig, t: &mut Tensors) -> Result<Self> {
+        let h = config.hidden;
+        let norm = |t: &mut Tensors, p: &str| -> Result<(Vec<f32>, Vec<f32>)> {
+            Ok((
+                t.take(&format!("{p}.weight"), &[h])?,
+                t.take(&format!("{p}.bias"), &[h])?,
+            ))
+        };
+        let words = Array2::from_shape_vec(
+            (config.vocab, h),
+            t.take("embeddings.word_embeddings.weight", &[config.vocab, h])?,
+        )
+        .expect("shape checked");
+        let positions = Array2::from_shape_vec(
+            (config.max_positions, h),
+            t.take(
+                "embeddings.position_embeddings.weight",
+                &[config.max_positions, h],
+            )?,
+        )
+        .expect("shape checked");
+        let types = t.take(
+            "embeddings.token_type_embeddings.weight",
+            &[config.type_vocab, h],
+        )?;
+        let token_type = types[..h].to_vec();
+        let embed_norm = norm(t, "embeddings.LayerNorm")?;
+        let mut layers = Vec::with_capacity(config.layers);
+        for l in 0..config.layers {
+            let p = format!("encoder.layer.{l}");
+            let dense = |t: &mut Tensors, name: &str, out: usize, inp: usize| -> Result<_> {
+                Ok((
+                    t.take(&format!("{p}.{name}.weight"), &[out, inp])?,
+                    t.take(&format!("{p}.{name}.bias"), &[out])?,
+                ))
+            };
+            let (q, qb) = dense(t, "attention.self.query", h, h)?;
+            let (k, kb) = dense(t, "attention.self.key", h, h)?;
+            let (v, vb) = dense(t, "attention.self.value", h, h)?;
+            let mut qkv = Vec::with_capacity(3 * h * h);
+            qkv.extend(q);
+            qkv.extend(k);
+            qkv.extend(v);
+            let (o, ob) = dense(t, "attention.output.dense", h, h)?;
+            let (u, ub) = dense(t, "intermediate.dense", config.intermediate, h)?;
+            let (d, db) = dense(t, "output.dense", h, config.intermediate)?;
+            layers.push(Layer {
+                qkv: transposed(qkv, 3 * h, h),
+                qkv_bias: [qb, kb, vb].concat(),
+                attn_out: transposed(o, h, h),
+                attn_out_bias: ob,
+                attn_norm: norm(t, &format!("{p}.attention.output.LayerNorm"))?,
+                up: transposed(u, config.intermediate, h),
+                up_bias: ub,
+                down: transposed(d, h, config.intermediate),
+                down_bias: db,
+                out_norm: norm(t, &format!("{p}.output.LayerNorm"))?,
+            });
+        }
+        Ok(Bert {
+            config,
+            words,
+            positions,
+            token_type,
+            embed_norm,
+            layers,
+        })
+    }
+
+    /// The last hidden states of a packed batch: `seqs` are the token ids of each sequence
+    /// (each within `max_positions`, ids within the vocabulary); the answer has one row per
+    /// token, sequences one after the other.
+    pub(crate) fn forward(&self, seqs: &[Vec<u32>]) -> Array2<f32> {
+        let c = &self.config;
+        let h = c.hidden;
+        let total: usize = seqs.iter().map(Vec::len).sum();
+        let mut x = Array2::<f32>::zeros((total, h));
+        let mut row = 0;
+        for seq in seqs {
+            for (pos, &id) in seq.iter().enumerate() {
+                let mut r = x.row_mut(row);
+                let w = self.words.row(id as usize);
+                let p = self.positions.row(pos);
+                for j in 0..h {
+                    r[j] = w[j] + p[j] + self.token_type[j];
+                }
+                row += 1;
+            }
+        }
+        layer_norm(&mut x, &self.embed_norm, c.eps);
+        let mut qkv = Array2::<f32>::zeros((total, 3 * h));
+        let mut ctx = Array2::<f32>::zeros((total, h));
+        let mut attn = Array2::<f32>::zeros((total, h));
+        let mut up = Array2::<f32>::zeros((total, c.intermediate));
+        let mut down = Array2::<f32>::zeros((total, h));
+        for layer in &self.layers {
+            dense(&x.view(), &layer.qkv, &layer.qkv_bias, &mut qkv.view_mut());
+            self.attention(seqs, &qkv, &mut ctx);
+            dense(
+                &ctx.view(),
+                &layer.attn_out,
+                &layer.attn_out_bias,
+                &mut attn.view_mut(),
+            );
+            attn += &x;
+            layer_norm(&mut attn, &layer.attn_norm, c.eps);
+            dense(&attn.view(), &layer.up, &layer.up_bias, &mut up.view_mut());
+            up.mapv_inplace(gelu);
+            dense(&up.view(), &layer.down, &layer.down_bias, &mut down.view_mut());
+            down += &attn;
+            layer_norm(&mut down, &layer.out_norm, c.eps);
+            std::mem::swap(&mut x, &mut down);
+        }
+        x
+    }
+
+    /// Self-attention of each sequence apart, every head: `softmax(q kᵀ / √d) v` into `ctx`.
+    fn attention(&self, seqs: &[Vec<u32>], qkv: &Array2<f32>, ctx: &mut Array2<f32>) {
+        let h = self.config.hidden;
+        let d = h / self.config.heads;
+        let scale = 1.0 / (d as f32).sqrt();
+        let mut start = 0;
+        let mut scores = Array2::<f32>::zeros((0, 0));
+        for seq in seqs {
+            let n = seq.len();
+            if scores.dim() != (n, n) {
+                scores = Array2::zeros((n, n));
+            }
+            let rows = qkv.slice(s![start..start + n, ..]);
+            for head in 0..self.config.heads {
+                let q = rows.slice(s![.., head * d..(head + 1) * d]);
+                let k = rows.slice(s![.., h + head * d..h + (head + 1) * d]);
+                let v = rows.slice(s![.., 2 * h + head * d..2 * h + (head + 1) * d]);
+                general_mat_mul(scale, &q, &k.t(), 0.0, &mut scores);
+                for mut r in scores.axis_iter_mut(Axis(0)) {
+                    let max = r.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+                    let mut sum = 0.0;
+                    r.mapv_inplace(|s| {
+                        let e = (s - max).exp();
+                        sum += e;
+                        e
+                    });
+                    r.mapv_inplace(|e| e / sum);
+                }
+                let mut out = ctx.slice_mut(s![start..start + n, head * d..(head + 1) * d]);
+                general_mat_mul(1.0, &scores, &v, 0.0, &mut out);
+            }
+            start += n;
+        }
+    }
+}
+
+/// `out = x · w + bias` (each row).
+fn dense(x: &ArrayView2<f32>, w: &Array2<f32>, bias: &[f32], out: &mut ArrayViewMut2<f32>) {
+    for mut r in out.axis_iter_mut(Axis(0)) {
+        r.iter_mut().zip(bias).for_each(|(o, b)| *o = *b);
+    }
+    general_mat_mul(1.0, x, w, 1.0, out);
+}
+
+/// Normalizes each row to zero mean and unit variance, then scales and shifts.
+fn layer_norm(x: &mut Array2<f32>, (gamma, beta): &(Vec<f32>, Vec<f32>), eps: f32) {
+    let n = x.ncols() as f32;
+    for mut r in x.axis_iter_mut(Axis(0)) {
+        let mean = r.sum() / n;
+        let var = r.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / n;
+        let inv = 1.0 / (var + eps).sqrt();
+        for ((v, g), b) in r.iter_mut().zip(gamma).zip(beta) {
+            *v = (*v - mean) * inv * g + b;
+        }
+    }
+}
+
+/// The exact GELU, `x Φ(x)`, as BERT's `gelu` activation computes it.
+fn gelu(x: f32) -> f32 {
+    0.5 * x * (1.0 + erf(x * std::f32::consts::FRAC_1_SQRT_2))
+}
+
+/// The error function, to within 1.2e-7 (Numerical Recipes' `erfc` by Chebyshev fitting, in
+/// f64), so GELU matches the reference implementation's to f32 precision.
+fn erf(x: f32) -> f32 {
+    let z = (x as f64).abs();
+    let t = 1.0 / (1.0 + 0.5 * z);
+    let poly = -z * z - 1.265_512_23
+        + t * (1.000_023_68
+            + t * (0.374_091_96
+                + t * (0.096_784_18
+                    + t * (-0.186_288_06
+                        + t * (0.278_868_07
+                            + t * (-1.135_203_98
+                                + t * (1.488_515_87
+                                    + t * (-0.822_152_23 + t * 0.170_872_77))))))));
+    let erfc = t * poly.exp();
+    let r = 1.0 - erfc;
+    (if x >= 0.0 { r } else { -r }) as f32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn erf_matches_known_values() {
+        for (x, want) in [
+            (0.0f32, 0.0f64),
+            (0.5, 0.520_499_877_8),
+            (1.0, 0.842_700_792_9),
+            (-1.0, -0.842_700_792_9),
+            (2.0, 0.995_322_265_0),
+            (3.5, 0.999_999_256_9),
+        ] {
+            assert!((erf(x) as f64 - want).abs() < 2e-7, "erf({x})");
+        }
+    }
+
+    #[test]
+    fn layer_norm_centers_and_scales() {
+        let mut x = Array2::from_shape_vec((1, 4), vec![1.0, 2.0, 3.0, 4.0]).unwrap();
+        layer_norm(&mut x, &(vec![1.0; 4], vec![0.5; 4]), 1e-12);
+        let r = x.row(0);
+        assert!((r.sum() / 4.0 - 0.5).abs() < 1e-6);
+        assert!((r[3] - r[0] - 2.0 * 1.5 / 1.25f32.sqrt()).abs() < 1e-5);
+    }
+
+    #[test]
+    fn config_refuses_unsupported_models() {
+        let ok = r#"{"model_type":"bert","hidden_size":8,"num_hidden_layers":1,"num_attention_heads":2,"intermediate_size":16,"vocab_size":10,"max_position_embeddings":16}"#;
+        assert_eq!(BertConfig::from_json(ok, "c").unwrap().hidden, 8);
+        for bad in [
+            "{",
+            r#"{"model_type":"gpt2"}"#,
+            &ok.replace("\"hidden_size\":8", "\"hidden_size\":7"),
+            &ok.replace("\"bert\"", "\"bert\",\"hidden_act\":\"relu\""),
+            &ok.replace(",\"vocab_size\":10", ""),
+        ] {
+            assert!(BertConfig::from_json(bad, "c").is_err(), "{bad}");
+        }
+    }
+}

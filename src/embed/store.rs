@@ -1,0 +1,329 @@
+//! Each tool's vector, kept in step with the registry's slots: which text each slot wants
+//! embedded, which vector it has, and the exact cosine search over them.
+//!
+//! The store lives in the registry state beside the lexical indexes and changes under the same
+//! write lock, but the embedding itself happens elsewhere, with no lock held (see
+//! `embed::worker`): a slot whose text changed is marked pending and keeps no stale vector until
+//! its new one is installed. Vectors sit in one contiguous array, slot-major, so the search is a
+//! run of dot products the compiler vectorizes.
+
+use crate::index::DocId;
+
+/// A slot's embedding state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum VectorState {
+    /// No live tool, or its text not asked for yet.
+    #[default]
+    None,
+    /// Waiting for the embedder.
+    Pending,
+    /// Has the vector of the text it wants.
+    Ready,
+    /// The embedder failed on this text; retried when the text changes.
+    Failed,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct SlotVector {
+    /// Hash of the text this slot wants embedded ([`super::text_hash`]).
+    want: u128,
+    state: VectorState,
+}
+
+/// Vectors by slot, with their pending work.
+#[derive(Debug)]
+pub struct VectorStore {
+    dim: usize,
+    slots: Vec<SlotVector>,
+    /// `slots.len() * dim` numbers; a slot's row is meaningful only when it is `Ready`.
+    data: Vec<f32>,
+    /// Slots to embed, oldest first; an entry is stale (skipped) when its slot no longer waits.
+    pending: std::collections::VecDeque<DocId>,
+    /// The last embedding failure, for the status report.
+    last_error: Option<String>,
+}
+
+impl VectorStore {
+    /// An empty store of `dim`-dimensional vectors.
+    pub fn new(dim: usize) -> Self {
+        VectorStore {
+            dim,
+            slots: Vec::new(),
+            data: Vec::new(),
+            pending: Default::default(),
+            last_error: None,
+        }
+    }
+
+    /// The dimension of every vector.
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    fn grow(&mut self, id: DocId) {
+        let need = id as usize + 1;
+        if self.slots.len() < need {
+            let room = crate::index::with_room(need);
+            self.slots.reserve(room.saturating_sub(self.slots.len()));
+            self.data.reserve(room * self.dim - self.data.len().min(room * self.dim));
+            self.slots.resize(need, SlotVector::default());
+            self.data.resize(need * self.dim, 0.0);
+        }
+    }
+
+    /// Slot `id` now holds a tool whose text hashes to `hash`: nothing to do when its vector is
+    /// of that text already, else it waits for one. Returns whether it became pending.
+    pub fn want(&mut self, id: DocId, hash: u128) -> bool {
+        self.grow(id);
+        let s = &mut self.slots[id as usize];
+        if s.want == hash && s.state != VectorState::None {
+            return false;
+        }
+        *s = SlotVector {
+            want: hash,
+            state: VectorState::Pending,
+        };
+        self.pending.push_back(id);
+        true
+    }
+
+    /// Slot `id` no longer holds a tool.
+    pub fn clear(&mut self, id: DocId) {
+        if let Some(s) = self.slots.get_mut(id as usize) {
+            *s = SlotVector::default();
+        }
+    }
+
+    /// Takes up to `n` pending slots with the text hash each wants (stale entries dropped).
+    pub fn take_pending(&mut self, n: usize) -> Vec<(DocId, u128)> {
+        let mut out = Vec::new();
+        while out.len() < n {
+            let Some(id) = self.pending.pop_front() else {
+                break;
+            };
+            if let Some(s) = self.slots.get(id as usize) {
+                if s.state == VectorState::Pending && !out.iter().any(|&(d, _)| d == id) {
+                    out.push((id, s.want));
+                }
+            }
+        }
+        out
+    }
+
+    /// Puts slots back at the front of the queue (a batch that could not be embedded now).
+    pub fn requeue(&mut self, ids: impl DoubleEndedIterator<Item = DocId>) {
+        for id in ids.rev() {
+            self.pending.push_front(id);
+        }
+    }
+
+    /// Whether any slot waits for its vector.
+    pub fn has_pending(&self) -> bool {
+        self.pending
+            .iter()
+            .any(|&id| self.state(id) == VectorState::Pending)
+    }
+
+    /// Installs the vector of text `hash` in slot `id`, if the slot still wants that text.
+    pub fn install(&mut self, id: DocId, hash: u128, vector: &[f32]) -> bool {
+        debug_assert_eq!(vector.len(), self.dim);
+        match self.slots.get_mut(id as usize) {
+            Some(s) if s.want == hash && s.state == VectorState::Pending => {
+                s.state = VectorState::Ready;
+                let at = id as usize * self.dim;
+                self.data[at..at + self.dim].copy_from_slice(vector);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Marks slot `id` failed for text `hash` (if it still wants it), keeping `message`.
+    pub fn fail(&mut self, id: DocId, hash: u128, message: &str) {
+        if let Some(s) = self.slots.get_mut(id as usize) {
+            if s.want == hash && s.state == VectorState::Pending {
+                s.state = VectorState::Failed;
+            }
+        }
+        self.last_error = Some(message.to_string());
+    }
+
+    /// The last embedding failure, if any.
+    pub fn last_error(&self) -> Option<&str> {
+        self.last_error.as_deref()
+    }
+
+    /// Slot `id`'s state.
+    pub fn state(&self, id: DocId) -> VectorState {
+        self.slots
+            .get(id as usize)
+            .map_or(VectorState::None, |s| s.state)
+    }
+
+    /// Slot `id`'s vector, when ready.
+    pub fn vector(&self, id: DocId) -> Option<&[f32]> {
+        (self.state(id) == VectorState::Ready).then(|| {
+            let at = id as usize * self.dim;
+            &self.data[at..at + self.dim]
+        })
+    }
+
+    /// Renumbers slots through `map` (old slot to new slot, order kept), as the registry does
+    /// when it compacts.
+    pub fn renumber(&mut self, map: &[Option<DocId>]) {
+        let dim = self.dim;
+        let live = map.iter().flatten().count();
+        let mut slots = Vec::with_capacity(live);
+        let mut data = Vec::with_capacity(live * dim);
+        for (old, new) in map.iter().enumerate() {
+            if let Some(new) = new {
+                debug_assert_eq!(*new as usize, slots.len());
+                let s = self.slots.get(old).copied().unwrap_or_default();
+                slots.push(s);
+                if s.state == VectorState::Ready {
+                    data.extend_from_slice(&self.data[old * dim..(old + 1) * dim]);
+                } else {
+                    data.resize(data.len() + dim, 0.0);
+                }
+            }
+        }
+        self.pending = self
+            .pending
+            .iter()
+            .filter_map(|&id| map.get(id as usize).copied().flatten())
+            .collect();
+        self.slots = slots;
+        self.data = data;
+    }
+
+    /// Counts of slots by state: (ready, pending, failed).
+    pub fn counts(&self) -> (usize, usize, usize) {
+        let mut c = (0, 0, 0);
+        for s in &self.slots {
+            match s.state {
+                VectorState::Ready => c.0 += 1,
+                VectorState::Pending => c.1 += 1,
+                VectorState::Failed => c.2 += 1,
+                VectorState::None => {}
+            }
+        }
+        c
+    }
+
+    /// The `k` ready slots most similar to `query` (a unit vector) among those `admit` lets
+    /// through, best first, as (slot, cosine); ties by slot.
+    pub fn search(
+        &self,
+        query: &[f32],
+        k: usize,
+        admit: impl Fn(DocId) -> bool,
+    ) -> Vec<(DocId, f32)> {
+        let mut all: Vec<(DocId, f32)> = self
+            .slots
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.state == VectorState::Ready)
+            .map(|(i, _)| i as DocId)
+            .filter(|&id| admit(id))
+            .map(|id| {
+                let at = id as usize * self.dim;
+                (id, dot(query, &self.data[at..at + self.dim]))
+            })
+            .collect();
+        let better = |a: &(DocId, f32), b: &(DocId, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+        if all.len() > k && k > 0 {
+            all.select_nth_unstable_by(k - 1, better);
+            all.truncate(k);
+        }
+        all.truncate(k);
+        all.sort_by(better);
+        all
+    }
+
+    /// Bytes held by the vectors and their bookkeeping.
+    pub fn bytes(&self) -> usize {
+        self.data.capacity() * 4
+            + self.slots.capacity() * std::mem::size_of::<SlotVector>()
+            + self.pending.capacity() * 4
+    }
+}
+
+/// The dot product, in eight independent lanes so the compiler keeps them in vector registers.
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let mut acc = [0f32; 8];
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let tail: f32 = ca
+        .remainder()
+        .iter()
+        .zip(cb.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
+    for (x, y) in ca.zip(cb) {
+        for l in 0..8 {
+            acc[l] += x[l] * y[l];
+        }
+    }
+    acc.iter().sum::<f32>() + tail
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unit(v: &[f32]) -> Vec<f32> {
+        let mut v = v.to_vec();
+        crate::embed::normalize(&mut v);
+        v
+    }
+
+    #[test]
+    fn follows_wants_installs_and_renumbering() {
+        let mut s = VectorStore::new(2);
+        assert!(s.want(0, 1));
+        assert!(s.want(2, 3));
+        assert!(!s.want(2, 3), "same text: no new work");
+        assert_eq!(s.take_pending(10), vec![(0, 1), (2, 3)]);
+        assert!(s.install(0, 1, &unit(&[1.0, 0.0])));
+        assert!(!s.install(2, 99, &unit(&[0.0, 1.0])), "stale text");
+        assert!(s.install(2, 3, &unit(&[0.0, 1.0])));
+        assert_eq!(s.counts(), (2, 0, 0));
+        // Text changes: the old vector is gone until the new one comes.
+        assert!(s.want(2, 4));
+        assert_eq!(s.vector(2), None);
+        assert!(s.has_pending());
+        s.renumber(&[Some(0), None, Some(1)]);
+        assert_eq!(s.take_pending(10), vec![(1, 4)]);
+        assert!(s.install(1, 4, &unit(&[0.0, 1.0])));
+        assert_eq!(s.vector(1), Some(&[0.0, 1.0][..]));
+        assert_eq!(s.vector(0), Some(&[1.0, 0.0][..]));
+        s.clear(0);
+        assert_eq!(s.vector(0), None);
+    }
+
+    #[test]
+    fn search_ranks_by_cosine_and_filters_first() {
+        let mut s = VectorStore::new(3);
+        for (id, v) in [[1.0, 0.0, 0.0], [0.6, 0.8, 0.0], [0.0, 0.0, 1.0]]
+            .iter()
+            .enumerate()
+        {
+            s.want(id as DocId, id as u128);
+            s.take_pending(1);
+            s.install(id as DocId, id as u128, v);
+        }
+        let q = unit(&[1.0, 0.5, 0.0]);
+        let hits = s.search(&q, 2, |_| true);
+        assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), vec![1, 0]);
+        let filtered = s.search(&q, 2, |id| id != 1);
+        assert_eq!(filtered.iter().map(|h| h.0).collect::<Vec<_>>(), vec![0, 2]);
+        assert!((dot(&q, &[0.6, 0.8, 0.0]) - filtered.len() as f32 * 0.0 - hits[0].1).abs() < 1e-6);
+    }
+
+    #[test]
+    fn dot_matches_the_plain_sum() {
+        let a: Vec<f32> = (0..37).map(|i| i as f32 * 0.1).collect();
+        let b: Vec<f32> = (0..37).map(|i| 1.0 - i as f32 * 0.01).collect();
+        let plain: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
+        assert!((dot(&a, &b) - plain).abs() < 1e-3);
+    }
+}
