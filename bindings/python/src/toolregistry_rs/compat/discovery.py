@@ -7,9 +7,12 @@ pinned, whatever the library's default.
 
 from __future__ import annotations
 
+import json
+import re
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union
 
 from .._errors import Status, ToolRegistryError
+from .._native import lib as _lib
 from .._registry import Discoverer, Registry as NativeRegistry
 
 if TYPE_CHECKING:
@@ -60,6 +63,7 @@ class ToolDiscoveryTool:
                 f"registry must be a ToolRegistry or toolregistry_rs.Registry, not {type(registry).__name__}"
             )
         self._registry = registry
+        self._native = native
         self.field_weights: Dict[str, float] = dict(field_weights) if field_weights else {}
         self.min_score_ratio = min_score_ratio
         self.max_df_ratio = max_df_ratio
@@ -113,3 +117,46 @@ class ToolDiscoveryTool:
             if e.status == Status.INVALID_ARGUMENT:
                 raise ValueError(e.message) from e
             raise
+
+    # The reference's private names for the options, read by code that inspects a discoverer.
+    @property
+    def _field_weights(self) -> Dict[str, float]:
+        return self.field_weights
+
+    @property
+    def _min_score_ratio(self) -> float:
+        return self.min_score_ratio
+
+    @property
+    def _max_df_ratio(self) -> float:
+        return self.max_df_ratio
+
+    def call_deferred(self, _target_tool: str, **kwargs: Any) -> Any:
+        """Calls a deferred tool by name, as the engine's ``call_deferred`` does for the model.
+
+        The engine resolves the name (exact spelling first, then with ``-``, ``/`` and ``_`` and
+        case ignored), checks the arguments against the tool's schema and runs its function. The
+        answer is the function's value as the model sees it, decoded from JSON when it is JSON
+        (so a ``str`` that reads as a JSON number or list comes back decoded). Raises KeyError for
+        an unknown tool (with the close names), ValueError for a tool that is not deferred, and
+        ToolRegistryError for bad arguments or a failing function. Needs discovery enabled on the
+        registry (``enable_tool_discovery``), where the engine's ``call_deferred`` lives.
+        """
+        arguments = {"_target_tool": _target_tool, **kwargs}
+        try:
+            text = self._native._out(
+                _lib.tr_registry_call, b"call_deferred", json.dumps(arguments).encode("utf-8")
+            ).decode("utf-8")
+        except ToolRegistryError as e:
+            not_deferred = re.search(r'"([^"]+)" is not a deferred tool', e.message)
+            if not_deferred:
+                raise ValueError(
+                    f"'{not_deferred.group(1)}' is not a deferred tool — call it directly instead of using call_deferred."
+                ) from e
+            if "is not registered" in e.message:
+                raise KeyError(f"tool '{_target_tool}' not found in registry. {e.message}") from e
+            raise
+        try:
+            return json.loads(text)
+        except ValueError:
+            return text

@@ -349,19 +349,18 @@ class ToolRegistry:
     def _builtin_tool(self, tool_name: str, discovery: ToolDiscoveryTool) -> Tool:
         """A built-in as a Tool: the engine's definition; calls run in the engine."""
         schema = self.native.get_schemas(names=[tool_name], api_format="openai-responses")[0]
-        native = self.native
-
-        def run(**arguments: Any) -> Any:
-            return native.call(tool_name, arguments)
-
-        run.__name__ = tool_name
-        fn: Callable[..., Any] = discovery.discover if tool_name == TOOL_DISCOVERY_NAME else run
+        if tool_name == TOOL_DISCOVERY_NAME:
+            fn: Callable[..., Any] = discovery.discover
+            # A lookup over the local index: the reference's hints for it.
+            meta = ToolMetadata(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+        else:
+            fn, meta = discovery.call_deferred, ToolMetadata()
         return Tool(
             name=tool_name,
             description=schema.get("description", ""),
             parameters=schema.get("parameters", {}),
             callable=fn,
-            metadata=ToolMetadata(defer=False),
+            metadata=meta,
             method_name=tool_name,
         )
 
@@ -674,14 +673,17 @@ class ToolRegistry:
         """
         if self._tool_discovery is not None:
             current = self._tool_discovery
-            if (
-                (field_weights is not None and dict(field_weights) != current.field_weights)
-                or (min_score_ratio is not None and min_score_ratio != current.min_score_ratio)
-                or (max_df_ratio is not None and max_df_ratio != current.max_df_ratio)
-            ):
+            ignored: List[str] = []
+            if field_weights is not None and dict(field_weights) != current.field_weights:
+                ignored.append("field_weights")
+            if min_score_ratio is not None and min_score_ratio != current.min_score_ratio:
+                ignored.append(f"min_score_ratio={min_score_ratio!r}")
+            if max_df_ratio is not None and max_df_ratio != current.max_df_ratio:
+                ignored.append(f"max_df_ratio={max_df_ratio!r}")
+            if ignored:
                 warnings.warn(
-                    "Tool discovery is already enabled; the new options are ignored. "
-                    "Call disable_tool_discovery() first to reconfigure.",
+                    "enable_tool_discovery() is already enabled and keeps its current configuration; "
+                    f"ignored: {', '.join(ignored)}. Call disable_tool_discovery() first to change it.",
                     UserWarning,
                     stacklevel=2,
                 )
