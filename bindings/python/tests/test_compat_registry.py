@@ -289,3 +289,47 @@ def test_json_round_trip_of_status():
     reg = build(compat)
     json.dumps(reg.get_tools_status())
     reg.close()
+
+
+def test_disables_survive_replacement_and_re_registration_like_the_reference():
+    tr_ref = reference()
+    got = []
+    for m in (compat, tr_ref):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            reg = m.ToolRegistry()
+            reg.register(area)
+            reg.disable("area", "kept")
+            reg.register(area, allow_replace=True)
+            reg.register(volume, namespace="ns")
+            reg.disable("ns", "namespace kept")
+            reg._unregister("ns-volume")
+            reg.register(volume, namespace="ns")
+        got.append([(n, reg.is_enabled(n), reg.get_disable_reason(n)) for n in reg.list_tools(include_disabled=True)])
+    assert got[0] == got[1] == [("area", False, "kept"), ("ns-volume", False, "namespace kept")]
+
+
+def test_call_deferred_runs_in_the_engine_with_the_references_errors():
+    reg = ToolRegistry()
+    reg.register(Tool.from_function(area, metadata=ToolMetadata(defer=True)), namespace="geo")
+    reg.register(volume)
+    discovery = reg.enable_tool_discovery()
+    assert discovery.call_deferred(_target_tool="geo-area", width=2.0, height=3.0) == 6.0
+    assert discovery.call_deferred(_target_tool="geo_area", width=1.0, height=3.0) == 3.0  # normalized name
+    with pytest.raises(KeyError, match="Did you mean: geo-area"):
+        discovery.call_deferred(_target_tool="geo_areax")
+    with pytest.raises(ValueError, match="'volume' is not a deferred tool"):
+        discovery.call_deferred(_target_tool="volume", side=1.0)
+    with pytest.raises(compat_errors()):
+        discovery.call_deferred(_target_tool="geo-area", width="wide", height=1.0)
+    assert reg.get_tool("call_deferred").parameters.get("additionalProperties") is True
+    assert reg.get_tool("discover_tools").execution_hints["read_only_hint"] is True
+    with pytest.warns(UserWarning, match=r"ignored: field_weights, min_score_ratio=0\.0"):
+        reg.enable_tool_discovery(field_weights={"name": 2.0}, min_score_ratio=0.0)
+    reg.close()
+
+
+def compat_errors():
+    from toolregistry_rs import ToolRegistryError
+
+    return ToolRegistryError

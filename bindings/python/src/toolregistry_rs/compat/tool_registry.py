@@ -253,7 +253,9 @@ class ToolRegistry:
             self.native.register(tool.engine_doc())
         self._tools[tool.name] = tool
         self._order[tool.name] = None
-        self._sync(tool)
+        if self._wanted_reason(tool) is not None:
+            # A disable recorded before the tool existed (by name or namespace) applies now.
+            self._sync(tool)
         if existing is not None and existing != tool and not allow_replace:
             warnings.warn(
                 f"Tool {tool.name!r} was already registered; the previous definition was discarded. "
