@@ -180,3 +180,24 @@ def test_builders_follow_the_reference():
         warnings.simplefilter("error")
         with pytest.raises(DeprecationWarning):
             build_assistant_messages(calls, api_format="openai")
+
+
+def test_invoke_runs_one_call_and_never_raises(reg):
+    ok = reg.invoke("add", {"a": 2, "b": 5}, invocation_id="inv1")
+    assert ok == ToolCallResult(id="inv1", name="add", result="7")
+    assert reg.invoke("add", {"a": 1, "b": 1}).id.startswith("tr_sig_")
+    reg.disable("lookup", reason="offline")
+    failed = reg.invoke("lookup", {"city": "Rome"})
+    assert isinstance(failed, ErrorResult) and "offline" in str(failed)
+    reg.enable_tool_discovery()
+    hits = json.loads(reg.invoke("discover_tools", {"query": "add two numbers"}).result)
+    assert hits[0]["name"] == "add"
+
+
+def test_think_augment_reason_is_not_passed_to_the_function():
+    with ToolRegistry(think_augment=True) as r:
+        r.register(add)
+        props = r.get_schemas()[0]["function"]["parameters"]["properties"]
+        assert "toolcall_reason" in props
+        call = chat_call("c1", "add", {"a": 1, "b": 2, "toolcall_reason": "the user asked"})
+        assert str(r.execute_tool_calls([call])["c1"]) == "3"

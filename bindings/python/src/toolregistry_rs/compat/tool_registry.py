@@ -13,8 +13,10 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import inspect
+import json
 import random
 import string
+import uuid
 import warnings
 from enum import Enum
 from typing import Any, Callable, Dict, Iterable, List, Literal, Mapping, Optional, Union
@@ -25,6 +27,7 @@ from .discovery import TOOL_CALL_DEFERRED_NAME, TOOL_DISCOVERY_NAME, ToolDiscove
 from .llm.tool_calls import (
     ErrorResult,
     ResultList,
+    ToolCall,
     ToolCallResult,
     build_assistant_messages,
     build_tool_result_messages,
@@ -114,14 +117,21 @@ def _detect_source(target: Any) -> str:
 
 
 def _host_function(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """What the engine calls for a tool: the function, an async one run to completion."""
-    if not inspect.iscoroutinefunction(fn):
-        return fn
+    """What the engine calls for a tool: the function without the think-augment
+    ``toolcall_reason`` argument (as the reference drops it), an async one run to completion."""
 
     def run(**kwargs: Any) -> Any:
-        return asyncio.run(fn(**kwargs))
+        kwargs.pop("toolcall_reason", None)
+        result = fn(**kwargs)
+        if inspect.isawaitable(result):
+            return asyncio.run(_awaited(result))
+        return result
 
     return run
+
+
+async def _awaited(value: Any) -> Any:
+    return await value
 
 
 class ToolRegistry:
@@ -634,6 +644,21 @@ class ToolRegistry:
             else:
                 out.append(ToolCallResult(id=tc.id, name=tc.name, result=text))
         return ResultList(out)
+
+    def invoke(
+        self,
+        tool_name: str,
+        kwargs: Dict[str, Any],
+        *,
+        invocation_id: Optional[str] = None,
+        execution_mode: Optional[str] = None,
+    ) -> Union[ToolCallResult, ErrorResult]:
+        """Runs one tool in the engine, as one call of :meth:`execute_tool_calls`; never raises
+        for an unknown or disabled tool or a failing function (an :class:`ErrorResult` says why).
+        The result's ``id`` is ``invocation_id``, else a fresh ``tr_sig_...`` id."""
+        call_id = invocation_id or f"tr_sig_{uuid.uuid4().hex[:12]}"
+        call = ToolCall(id=call_id, name=tool_name, arguments=json.dumps(dict(kwargs)))
+        return self.execute_tool_calls([call], execution_mode)[0]  # type: ignore[no-any-return]
 
     def build_tool_call_messages(
         self, tool_calls: List[Any], results: List[Any], api_format: str = "openai-chat"
