@@ -28,6 +28,7 @@ from .discovery import (
     TOOL_DISCOVERY_NAME,
     ToolDiscoveryTool,
 )
+from .llm.tool_calls import ErrorResult, ResultList, ToolCallResult
 from .tool import Tool, ToolMetadata, ToolTag, normalize_tool_name
 from .tool_registry import ToolRegistry
 
@@ -37,10 +38,13 @@ Registry = ToolRegistry
 __all__ = [
     "DEFAULT_MAX_DF_RATIO",
     "DEFAULT_MIN_SCORE_RATIO",
+    "ErrorResult",
     "Registry",
+    "ResultList",
     "TOOL_CALL_DEFERRED_NAME",
     "TOOL_DISCOVERY_NAME",
     "Tool",
+    "ToolCallResult",
     "ToolDiscoveryTool",
     "ToolMetadata",
     "ToolRegistry",

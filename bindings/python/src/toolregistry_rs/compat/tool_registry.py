@@ -157,7 +157,6 @@ class ToolRegistry:
         if name is None:
             name = f"reg_{''.join(random.sample(string.hexdigits.lower(), 4))}"
         self.name = name
-        self.name_sep: Literal["-", "."] = name_sep
         self.native = NativeRegistry()
         self._tools: Dict[str, Tool] = {}
         # Registration order of every name, the built-ins included (where the reference has them).
@@ -168,6 +167,16 @@ class ToolRegistry:
         self._tool_discovery: Optional[ToolDiscoveryTool] = None
         if tool_discovery:
             self.enable_tool_discovery()
+
+    @property
+    def name_sep(self) -> Literal["-", "."]:
+        """The separator of namespace and method name: always ``"-"``, the engine's."""
+        return "-"
+
+    @name_sep.setter
+    def name_sep(self, value: str) -> None:
+        if value != "-":
+            raise ValueError("name_sep must be '-': the engine joins namespace and method name with '-'")
 
     def close(self) -> None:
         """Frees the engine (and the discovery tool's discoverer)."""
