@@ -271,6 +271,10 @@ def test_tool_get_schema_in_every_format_matches_the_reference():
         assert ours.get_schema(fmt) == ref.get_schema(fmt), fmt
     with pytest.warns(DeprecationWarning):
         assert ours.get_schema("openai") == ref.get_schema("openai-chat")
+    with pytest.raises(ValueError, match="Unsupported API format"):
+        ours.get_schema("cohere")
+    with ToolRegistry() as reg, pytest.raises(ValueError, match="Unsupported API format"):
+        reg.get_schemas(api_format="cohere")
 
 
 def test_think_augment_adds_the_reason_property():

@@ -369,8 +369,15 @@ async def _awaited(value: Any) -> Any:
 _DEPRECATED_FORMATS = {"openai": "openai-chat", "openai-chatcompletion": "openai-chat", "openai-response": "openai-responses"}
 
 
+_FORMATS = ("openai-chat", "openai-responses", "anthropic", "gemini")
+
+
 def normalize_api_format(api_format: str) -> str:
-    """The reference's format names: aliases map silently, old spellings with a DeprecationWarning."""
+    """The reference's format names: aliases map silently, old spellings with a DeprecationWarning.
+
+    ValueError for any other format, as the reference (its ``google-interactions`` and
+    ``rosetta-ir`` are not provided here).
+    """
     if api_format == "open-responses":
         return "openai-responses"
     canonical = _DEPRECATED_FORMATS.get(api_format)
@@ -381,4 +388,6 @@ def normalize_api_format(api_format: str) -> str:
             stacklevel=3,
         )
         return canonical
+    if api_format not in _FORMATS:
+        raise ValueError(f"Unsupported API format: {api_format} (expected one of {', '.join(_FORMATS)})")
     return api_format
