@@ -229,7 +229,7 @@ def test_disable_by_tags():
 
 def test_tools_status_and_available_tools_agree_with_the_reference():
     tr_ref = reference()
-    ours, ref = build(compat), build(tr_ref)
+    ours, ref = build(compat, tool_discovery=True), build(tr_ref, tool_discovery=True)
     for reg in (ours, ref):
         reg.disable("geometry", reason="ns")
         reg.disable("geometry-square", reason="sq")
@@ -256,6 +256,8 @@ def test_get_tool_and_schemas_of_the_builtins_and_of_disabled_tools():
     ]:
         assert [name_of(s) for s in reg.get_schemas(tool_name="area", api_format=fmt)] == ["area"]
     assert reg.get_schemas(tool_name="missing") == []
+    with pytest.raises(ValueError, match="disable_tool_discovery"):
+        reg.disable("discover_tools")
     reg.disable_tool_discovery()
     assert reg.get_tool("discover_tools") is None and "call_deferred" not in reg.list_tools()
     reg.close()

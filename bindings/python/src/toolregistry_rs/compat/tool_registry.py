@@ -420,7 +420,13 @@ class ToolRegistry:
 
     def disable(self, name: str, reason: str = "") -> None:
         """Disables a tool or a namespace; a name not registered yet applies once it is (as the
-        reference; the engine itself rejects unknown names)."""
+        reference; the engine itself rejects unknown names).
+
+        Raises ValueError for ``discover_tools`` and ``call_deferred``, which the engine keeps
+        while discovery is on (the reference disables them): use :meth:`disable_tool_discovery`.
+        """
+        if name in _BUILTINS:
+            raise ValueError(f"{name} stays enabled while discovery is on: call disable_tool_discovery() instead")
         self._disabled[name] = reason
         self._sync_name(name)
 
@@ -501,6 +507,9 @@ class ToolRegistry:
         out: List[Dict[str, Any]] = []
         for name in self._names():
             state = status.get(name)
+            if state is None and name in _BUILTINS:
+                # The engine's built-ins are always on while discovery is (never deferred).
+                state = {"enabled": True, "namespace": None, "tags": [], "deferred": False}
             if state is None:
                 continue
             tool = self.get_tool(name)
