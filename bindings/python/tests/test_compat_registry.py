@@ -339,3 +339,16 @@ def compat_errors():
     from toolregistry_rs import ToolRegistryError
 
     return ToolRegistryError
+
+
+def test_validate_parameters_is_the_engines_check():
+    tool = Tool.from_function(area)
+    assert tool.validate_parameters({"width": 2.0, "height": 1.5, "toolcall_reason": "why", "extra": 1}) == {
+        "width": 2.0,
+        "height": 1.5,
+    }
+    with pytest.raises(ValueError, match="height"):
+        tool.validate_parameters({"width": 2.0})
+    with pytest.raises(ValueError, match="number"):
+        tool.run({"width": "wide", "height": 1.0})
+    assert tool.run({"width": 2.0, "height": 2.0}) == 4.0

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import json
 import re
 import warnings
 from enum import Enum
@@ -337,16 +338,41 @@ class Tool:
 
     _EXTRA_STRIP_KEYS: ClassVar[Set[str]] = {"title", "nullable"}
 
-    def run(self, parameters: Dict[str, Any]) -> Any:
-        """Calls the function with ``parameters`` (``toolcall_reason`` dropped) and returns its value.
+    def validate_parameters(self, parameters: Dict[str, Any]) -> Dict[str, Any]:
+        """``parameters`` checked by the engine against the tool's schema, as a tool call's are.
 
-        Exceptions propagate. An async function is run to completion.
+        Returns them without ``toolcall_reason`` and, unless the schema allows other keys, without
+        keys it does not declare (as the reference). Raises ValueError with the engine's message
+        when they do not match (the reference raises its own ``ValidationError`` and also coerces
+        values, e.g. ``"3"`` to ``3``; the engine does not).
+        """
+        args = {k: v for k, v in parameters.items() if k != "toolcall_reason"}
+        with NativeRegistry() as scratch:
+            scratch.register_function(
+                {"name": "validate", "description": "", "parameters": self.parameters}, _echo, raw=True
+            )
+            call = {"type": "tool_use", "id": "validate", "name": "validate", "input": args}
+            block = scratch.execute([call], api_format="anthropic")[0]["content"][0]
+        content = block.get("content", "")
+        text = content if isinstance(content, str) else "".join(b.get("text", "") for b in content)
+        if block.get("is_error"):
+            raise ValueError(text)
+        checked: Dict[str, Any] = json.loads(text)
+        if self.parameters.get("additionalProperties") is True:
+            return checked
+        declared = self.parameters.get("properties", {})
+        return {k: v for k, v in checked.items() if k in declared}
+
+    _validate_parameters = validate_parameters
+
+    def run(self, parameters: Dict[str, Any]) -> Any:
+        """Calls the function with ``parameters`` checked by :meth:`validate_parameters` and returns
+        its value. Exceptions propagate. An async function is run to completion.
         """
         fn = self.callable
         if fn is None:
             raise TypeError(f"tool {self.name!r} has no callable")
-        args = {k: v for k, v in parameters.items() if k != "toolcall_reason"}
-        result = fn(**args)
+        result = fn(**self.validate_parameters(parameters))
         if inspect.isawaitable(result):
             import asyncio
 
@@ -358,8 +384,13 @@ class Tool:
         fn = self.callable
         if fn is None:
             raise TypeError(f"tool {self.name!r} has no callable")
-        result = fn(**{k: v for k, v in parameters.items() if k != "toolcall_reason"})
+        result = fn(**self.validate_parameters(parameters))
         return await result if inspect.isawaitable(result) else result
+
+
+def _echo(arguments_json: str) -> str:
+    """A host function that answers its arguments: what the engine let through."""
+    return arguments_json
 
 
 async def _awaited(value: Any) -> Any:
