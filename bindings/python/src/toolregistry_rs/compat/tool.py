@@ -12,7 +12,7 @@ import json
 import re
 import warnings
 from enum import Enum
-from typing import Any, Callable, ClassVar, Dict, Literal, Optional, Set, TypeVar, Union
+from typing import Any, Callable, Dict, Literal, Optional, Set, TypeVar, Union
 
 from .._registry import Registry as NativeRegistry
 from .._schema import parameters_schema
@@ -335,8 +335,6 @@ class Tool:
         with NativeRegistry() as scratch:
             names = scratch.register(self.engine_doc())
             return scratch.get_schemas(names=names, api_format=fmt)[0]  # type: ignore[arg-type]
-
-    _EXTRA_STRIP_KEYS: ClassVar[Set[str]] = {"title", "nullable"}
 
     def validate_parameters(self, parameters: Dict[str, Any]) -> Dict[str, Any]:
         """``parameters`` checked by the engine against the tool's schema, as a tool call's are.
