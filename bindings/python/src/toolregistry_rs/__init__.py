@@ -13,8 +13,9 @@ A thin binding over the library's C ABI (``libtoolregistry.so``, shipped inside 
             for hit in d.discover("email someone", top_k=5):
                 print(hit["name"], hit["score"])
 
-:mod:`toolregistry_rs.compat` offers the Python reference ``toolregistry``'s discovery API
-(``ToolDiscoveryTool``, a ``ToolRegistry`` that takes Python functions) on top of this engine.
+:mod:`toolregistry_rs.compat` offers the Python reference ``toolregistry``'s core API
+(``ToolRegistry``, ``Tool``, ``ToolMetadata``, ``ToolDiscoveryTool``, ``llm.tool_calls``) on top
+of this engine.
 """
 
 from ._errors import Status, ToolRegistryError
