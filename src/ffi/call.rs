@@ -56,9 +56,9 @@ struct HostCallback {
 }
 
 /// The host's `user_data` and how to free it.
-struct UserData {
-    ptr: *mut c_void,
-    free: tr_free_fn,
+pub(super) struct UserData {
+    pub(super) ptr: *mut c_void,
+    pub(super) free: tr_free_fn,
 }
 
 // SAFETY: the header's contract: a host function and its user data may be used from any thread

@@ -1,0 +1,95 @@
+//! The local encoder's speed: one query at a time (p50 / p95 of 20-word queries on one core)
+//! and a catalog's tools in batches (tools per second on every core), each beside the
+//! floating-point work it takes, and a hybrid discover at a catalog size beside the query's
+//! embedding.
+//!
+//! `cargo run --release --example bench_embed -- MODEL_DIR [CATALOG.json]`
+
+use std::time::Instant;
+use toolregistry::embed::{Embedder, LocalEncoder, tool_text};
+use toolregistry::{DiscoverRequest, DiscoveryOptions, Registry, Tool};
+
+/// Multiply-adds per token of a BERT layer stack (dense layers only; attention adds a little
+/// per token pair), times two for FLOPs.
+fn flops_per_token(hidden: usize, inter: usize, layers: usize) -> f64 {
+    2.0 * layers as f64 * (4.0 * (hidden * hidden) as f64 + 2.0 * (hidden * inter) as f64)
+}
+
+fn pct(v: &mut [f64], p: f64) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[((v.len() - 1) as f64 * p).round() as usize]
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let dir = args.first().expect("usage: bench_embed MODEL_DIR [CATALOG.json]");
+    let mut enc = LocalEncoder::load(std::path::Path::new(dir)).expect("model");
+    let per_token = flops_per_token(enc.dim(), enc.dim() * 4, 6);
+    let query = "I need to find out what the weather will be like in Paris tomorrow afternoon please";
+    let tokens = enc.token_ids(query).unwrap().len();
+    enc.set_threads(1);
+    let mut times = Vec::new();
+    for i in 0..60 {
+        let q = format!("{query} {i}");
+        let t = Instant::now();
+        enc.embed(&[&q]).unwrap();
+        if i >= 10 {
+            times.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+    let p50 = pct(&mut times, 0.5);
+    let p95 = pct(&mut times, 0.95);
+    println!(
+        "query ({} words, {tokens} tokens, one thread): p50 {p50:.2} ms, p95 {p95:.2} ms; {:.2} GFLOP -> {:.1} GFLOP/s at p50",
+        query.split_whitespace().count(),
+        per_token * tokens as f64 / 1e9,
+        per_token * tokens as f64 / 1e9 / (p50 / 1e3)
+    );
+    let Some(catalog) = args.get(1) else { return };
+    let text = std::fs::read_to_string(catalog).expect("catalog");
+    let tools = Tool::parse_catalog(&text).expect("catalog parses");
+    let texts: Vec<String> = tools.iter().map(tool_text).collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let total_tokens: usize = refs.iter().map(|t| enc.token_ids(t).unwrap().len()).sum();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    enc.set_threads(threads);
+    let t = Instant::now();
+    enc.embed(&refs).unwrap();
+    let secs = t.elapsed().as_secs_f64();
+    println!(
+        "catalog: {} tools ({:.0} tokens each on average) in {secs:.2} s on {threads} threads: {:.1} tools/s, {:.1} GFLOP/s",
+        refs.len(),
+        total_tokens as f64 / refs.len() as f64,
+        refs.len() as f64 / secs,
+        per_token * total_tokens as f64 / 1e9 / secs
+    );
+    // A hybrid discover against the same catalog: its time beyond the query's embedding.
+    let registry = Registry::new();
+    registry.register(tools).unwrap();
+    registry
+        .set_embedder(std::sync::Arc::new(enc), None)
+        .unwrap();
+    while !registry
+        .wait_embeddings(std::time::Duration::from_secs(1))
+        .unwrap()
+    {}
+    let d = registry.discoverer(DiscoveryOptions::default());
+    let lexical = registry.discoverer(DiscoveryOptions::enhanced());
+    let req = DiscoverRequest::default();
+    let (mut hybrid, mut enhanced) = (Vec::new(), Vec::new());
+    for i in 0..40 {
+        let q = format!("{query} {i}");
+        let t = Instant::now();
+        d.discover_json(&q, &req).unwrap();
+        hybrid.push(t.elapsed().as_secs_f64() * 1e3);
+        let t = Instant::now();
+        lexical.discover_json(&q, &req).unwrap();
+        enhanced.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    println!(
+        "discover at {} tools: hybrid p50 {:.2} ms, enhanced p50 {:.3} ms (query embedding p50 {p50:.2} ms)",
+        registry.tools_status().unwrap().len(),
+        pct(&mut hybrid, 0.5),
+        pct(&mut enhanced, 0.5)
+    );
+}
