@@ -177,6 +177,26 @@ typedef void (*tr_tool_fn)(void *user_data, const char *tool_name, const char *a
  */
 typedef void (*tr_free_fn)(void *user_data);
 
+/**
+ * A host function that embeds a batch of texts.
+ *
+ * `texts` holds `count` NUL-terminated UTF-8 strings, owned by the library and valid only during
+ * the call. Write `count * dim` numbers into `vectors` (row by row: text 0's vector first; the
+ * library normalizes them to unit length) and return 0. On failure return any other value and
+ * write a NUL-terminated message of at most `error_cap` bytes (TR_EMBED_ERROR_CAP) into `error`.
+ * A vector left unwritten, with a NaN or an infinity, or all zeros, fails its batch too.
+ *
+ * A failed batch never fails a registry call: its tools stay findable by words (see
+ * `tr_registry_embedding_status`); a failed query falls back to the words alone.
+ *
+ * Threads: called on the registry's embedding thread (the catalog's tools, in batches of up to
+ * 64) and on the thread of a discover that ranks with `hybrid` (its query, one text), possibly
+ * at the same time. No library lock is held while it runs: it may call any function of this
+ * library, on the same registry too. It must not unwind (C++ exceptions, Rust panics, longjmp)
+ * into the library: catch them and return non-zero.
+ */
+typedef int32_t (*tr_embed_fn)(void *user_data, const char *const *texts, size_t count, float *vectors, size_t dim, char *error, size_t error_cap);
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -498,6 +518,60 @@ tr_status tr_discoverer_rebuild_index(struct tr_discoverer *d, char **err_out);
  * strings are NUL-terminated, output pointers are writable.
  */
 void tr_discoverer_free(struct tr_discoverer *d);
+
+/**
+ * Sets the registry's embedder to a host function; the registry then ranks with the `hybrid`
+ * profile wherever the discovery options name no profile.
+ *
+ * `options_json` is `{"dim": int (1..8192, the length of every vector), "identity"?: str (names
+ * the model for the vector cache; default "host:<dim>"), "cache_path"?: str (a file keeping
+ * text-hash -> vector across restarts; a corrupt or foreign file is ignored and rewritten)}`.
+ * It replaces any embedder the registry had (the old one's `free_user_data` runs once no call
+ * of it is running) and every enabled tool is embedded again, on the registry's embedding
+ * thread, in batches; discovers never wait for it (a tool not embedded yet is found by words).
+ *
+ * Ownership: the registry owns `user_data` from this call on, also when it fails; it calls
+ * `free_user_data` (if not NULL) exactly once, when the embedder is replaced or the registry is
+ * freed and no call of `fn` is running, on whichever thread lets go of it last (possibly the
+ * embedding thread). See `tr_embed_fn` for threads and re-entrancy.
+ * Errors: NULL_ARGUMENT (`r`, `fn`, `options_json`), INVALID_UTF8, INVALID_JSON,
+ * INVALID_ARGUMENT (bad or missing `dim`, unknown key), INTERNAL (no thread could be started).
+ *
+ * # Safety
+ * Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
+ * strings are NUL-terminated, output pointers are writable.
+ */
+tr_status tr_registry_set_embedder(struct tr_registry *r, const char *options_json, tr_embed_fn fn, void *user_data, tr_free_fn free_user_data, char **err_out);
+
+/**
+ * Waits until every enabled tool has its vector (or its embedding failed), at most
+ * `timeout_ms` milliseconds. `*done_out` (may be NULL) receives true when none is left waiting,
+ * false on timeout; true at once when the registry has no embedder.
+ *
+ * Discovers never need this (a tool not embedded yet is found by words); it is for a host that
+ * wants the catalog's meaning-based ranking before it starts (a one-shot command, a test).
+ * Thread-safe; holds no lock while it waits. Errors: NULL_ARGUMENT (`r`), INTERNAL.
+ *
+ * # Safety
+ * Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
+ * strings are NUL-terminated, output pointers are writable.
+ */
+tr_status tr_registry_wait_embeddings(const struct tr_registry *r, uint64_t timeout_ms, bool *done_out, char **err_out);
+
+/**
+ * What the registry's embedder has done, as JSON: `null` without an embedder, else
+ * `{"embedder": str (its identity), "dim": int, "ready": int (enabled tools with their vector),
+ * "pending": int (waiting for it), "failed": int (the embedder failed on them: found by words
+ * until their text changes), "embedded": int (vectors computed since the embedder was set; the
+ * others came from the cache), "warnings": [str] (the last ones: a cache file ignored, a batch
+ * that failed)}`. Free it with `tr_string_free`. Thread-safe.
+ * Errors: NULL_ARGUMENT (`r`, `json_out`), INTERNAL.
+ *
+ * # Safety
+ * Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
+ * strings are NUL-terminated, output pointers are writable.
+ */
+tr_status tr_registry_embedding_status(const struct tr_registry *r, char **json_out, char **err_out);
 
 /**
  * Creates an empty registry.

@@ -5,6 +5,7 @@
 //! frequency, and per field its term frequency and weight. This is what a tool author needs to
 //! fix a description or a search hint.
 
+use crate::discovery::hybrid::{CANDIDATES, Fusion, QueryVector, rank_hybrid};
 use crate::discovery::{
     DiscoverRequest, Discoverer, DiscoveryOptions, Dropped, Profile, QueryToken, rank_query,
     score_floor, validate_query,
@@ -136,6 +137,25 @@ pub struct Explanation {
     pub result_count: usize,
     /// The named tool.
     pub tool: ToolExplanation,
+    /// The `hybrid` profile's two sides, when it ranked (`tool`'s score, rank and outcome are
+    /// then the fused ones; `tool.terms` are the lexical side's).
+    pub hybrid: Option<HybridExplanation>,
+}
+
+/// How the `hybrid` profile ranked the named tool: each side, and the fusion.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HybridExplanation {
+    /// The tool's `enhanced` (lexical) score and rank, when among that list's candidates.
+    pub lexical: Option<(f64, usize)>,
+    /// The cosine of the tool's and the query's vectors and the rank by it, when among that
+    /// list's candidates.
+    pub cosine: Option<(f32, usize)>,
+    /// The tool's fused score and rank, when in either list.
+    pub fused: Option<(f64, usize)>,
+    /// Whether the tool has its vector (false: not embedded yet, or the embedder failed).
+    pub embedded: bool,
+    /// Why there is no semantic side, when there is none (the embedder failed on the query).
+    pub note: Option<String>,
 }
 
 impl Explanation {
@@ -212,9 +232,22 @@ impl Explanation {
                 })
             })
             .collect();
+        let hybrid = self.hybrid.as_ref().map(|h| {
+            json!({
+                "lexical_score": h.lexical.map(|l| l.0),
+                "lexical_rank": h.lexical.map(|l| l.1),
+                "cosine": h.cosine.map(|c| c.0),
+                "semantic_rank": h.cosine.map(|c| c.1),
+                "fused_score": h.fused.map(|f| f.0),
+                "fused_rank": h.fused.map(|f| f.1),
+                "embedded": h.embedded,
+                "note": h.note,
+            })
+        });
         json!({
             "query": self.query,
             "profile": self.profile.as_str(),
+            "hybrid": hybrid,
             "exact_match": self.exact_match,
             "tokens": tokens,
             "scored_tokens": self.scored_tokens,
@@ -250,8 +283,13 @@ impl Discoverer {
         tool_name: &str,
         request: &DiscoverRequest,
     ) -> Result<Explanation> {
+        let vector = crate::discovery::hybrid::query_vector(self.shared(), self.options(), query)?;
         let state = self.read()?;
-        explain(&state, self.options(), query, tool_name, request)
+        let mut e = explain(&state, self.options(), query, tool_name, request)?;
+        if !matches!(vector, QueryVector::NotNeeded) {
+            explain_hybrid(&state, self.options(), query, request, &vector, &mut e)?;
+        }
+        Ok(e)
     }
 
     /// [`explain`](Self::explain), as JSON text.
@@ -302,6 +340,7 @@ pub(crate) fn explain(
         score_floor: None,
         result_count: 0,
         tool: tool.clone(),
+        hybrid: None,
     };
     if let Some(exact) = state.exact_match(query) {
         let exact_name = state.tool_at(exact).name().to_string();
@@ -479,4 +518,96 @@ fn contributions<const F: usize>(
         });
     }
     out
+}
+
+/// Replaces the lexical verdict of `e` with the `hybrid` one: the fused score, rank, answer and
+/// outcome, with each side's score and rank.
+fn explain_hybrid(
+    state: &State,
+    options: &DiscoveryOptions,
+    query: &str,
+    request: &DiscoverRequest,
+    vector: &QueryVector,
+    e: &mut Explanation,
+) -> Result<()> {
+    e.profile = Profile::Hybrid;
+    let slot = state.slot_of(&e.tool.name).expect("explained tool is registered");
+    let everything = DiscoverRequest {
+        top_k: 2 * CANDIDATES,
+        ..request.clone()
+    };
+    let fused = rank_hybrid(state, options, query, vector, &everything, Fusion::default())?;
+    let mut lex_rank: Vec<_> = fused.iter().filter_map(|f| f.lexical.map(|l| (f.doc, l))).collect();
+    lex_rank.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut sem_rank: Vec<_> = fused.iter().filter_map(|f| f.cosine.map(|c| (f.doc, c))).collect();
+    sem_rank.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let pos = fused.iter().position(|f| f.doc == slot);
+    let embedded = state
+        .vectors()
+        .is_some_and(|v| v.vector(slot).is_some());
+    let note = match vector {
+        QueryVector::Failed(why) => Some(format!(
+            "the embedder failed on the query, so it was ranked by words only: {why}"
+        )),
+        _ if !embedded && e.tool.indexed => Some(
+            "the tool has no vector yet (being embedded, or the embedder failed on it): only its words count".into(),
+        ),
+        _ => None,
+    };
+    e.hybrid = Some(HybridExplanation {
+        lexical: lex_rank
+            .iter()
+            .position(|x| x.0 == slot)
+            .map(|i| (lex_rank[i].1, i + 1)),
+        cosine: sem_rank
+            .iter()
+            .position(|x| x.0 == slot)
+            .map(|i| (sem_rank[i].1, i + 1)),
+        fused: pos.map(|i| (fused[i].score, i + 1)),
+        embedded,
+        note,
+    });
+    let mut answer: Vec<_> = fused.iter().take(request.top_k).collect();
+    answer.retain(|h| h.score > 0.0);
+    e.best_score = answer.first().map(|h| h.score);
+    e.score_floor = score_floor(options, e.best_score);
+    if let Some(floor) = e.score_floor {
+        answer.retain(|h| h.score >= floor);
+    }
+    e.result_count = answer.len();
+    if !e.tool.indexed {
+        return Ok(());
+    }
+    let t = &mut e.tool;
+    match pos {
+        None => {
+            t.score = None;
+            t.rank = None;
+            t.outcome = Outcome::BelowTopK;
+            t.reason = format!(
+                "not among the {CANDIDATES} best of either list (words: enhanced BM25F; meaning: cosine)"
+            );
+        }
+        Some(i) => {
+            let score = fused[i].score;
+            t.score = Some(score);
+            t.rank = Some(i + 1);
+            if i >= request.top_k {
+                t.outcome = Outcome::BelowTopK;
+                t.reason = format!("fused rank {} of {}, below top_k {}", i + 1, fused.len(), request.top_k);
+            } else if answer.iter().any(|h| h.doc == slot) {
+                t.outcome = Outcome::Ranked;
+                t.reason = format!("fused rank {} of {} in the answer", i + 1, answer.len());
+            } else {
+                t.outcome = Outcome::BelowScoreFloor;
+                t.reason = format!(
+                    "fused score {score:.4} is below the floor {:.4} (min_score_ratio {} times the best {:.4})",
+                    e.score_floor.unwrap_or(0.0),
+                    options.min_score_ratio,
+                    e.best_score.unwrap_or(0.0)
+                );
+            }
+        }
+    }
+    Ok(())
 }

@@ -1,11 +1,14 @@
 //! The `hybrid` profile: the `enhanced` ranking fused with the embedder's cosine similarity.
 //!
-//! Both lists are cut to their own best [`CANDIDATES`]; each score is min-max normalized over its
-//! list (the best is 1, the last candidate 0), and the fused score is their mean, a tool missing
-//! from a list scoring 0 there. Equal weights and a list's own range: nothing is fitted to a
-//! catalog, and neither a BM25 scale (which grows with the query's length and the catalog's IDF)
-//! nor a cosine scale (which differs per model) decides the balance. EVALUATION.md has the
-//! ablation, reciprocal rank fusion included.
+//! Both lists are cut to their own best [`CANDIDATES`]; each score is standardized over its list
+//! (a z-score: minus the list's mean, over its standard deviation), a tool missing from a list
+//! takes that list's lowest z-score, and the fused score is the mean of the two. Equal weights and
+//! each list's own distribution: nothing is fitted to a catalog, and neither a BM25 scale (which
+//! grows with the query's length and the catalog's IDF) nor a cosine scale (which differs per
+//! model) decides the balance; a list whose best stands far above its rest counts for more than
+//! one whose scores are all alike. The answer's scores are the fused ones rescaled so that the
+//! best candidate is 1 and the worst 0. EVALUATION.md has the ablation (min-max, reciprocal rank
+//! fusion, each list alone).
 
 use super::{DiscoverRequest, DiscoveryOptions, Profile, rank_query};
 use crate::embed::Embedder;
@@ -20,8 +23,10 @@ pub const CANDIDATES: usize = 100;
 /// How the two lists are fused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Fusion {
-    /// Mean of the min-max normalized scores (the default).
+    /// Mean of the z-scores (the default).
     #[default]
+    ZScore,
+    /// Mean of the min-max normalized scores (best 1, last candidate 0; missing 0).
     MinMax,
     /// Reciprocal rank fusion, `1/(60 + rank)` summed: ranks only, no scores.
     Rrf,
@@ -153,41 +158,49 @@ pub(crate) fn rank_hybrid(
 
 /// Fuses a lexical and a semantic list (each best first) into one, best first; ties by slot.
 pub(crate) fn fuse(lex: &[ScoredDoc], sem: &[(DocId, f32)], fusion: Fusion) -> Vec<FusedHit> {
+    let lex_scores: Vec<f64> = lex.iter().map(|h| h.score).collect();
+    let sem_scores: Vec<f64> = sem.iter().map(|h| h.1 as f64).collect();
+    let (lex_part, lex_missing) = normalized(&lex_scores, fusion);
+    let (sem_part, sem_missing) = normalized(&sem_scores, fusion);
     let mut all: Vec<FusedHit> = Vec::with_capacity(lex.len() + sem.len());
-    let norm = |v: f64, max: f64, min: f64| {
-        if max > min { (v - min) / (max - min) } else { 1.0 }
-    };
-    let (lmax, lmin) = bounds(lex.iter().map(|h| h.score));
-    let (smax, smin) = bounds(sem.iter().map(|h| h.1 as f64));
-    let part = |rank: usize, score: f64, max: f64, min: f64| match fusion {
-        Fusion::Rrf => 1.0 / (60.0 + rank as f64 + 1.0),
-        _ => norm(score, max, min),
-    };
-    for (rank, h) in lex.iter().enumerate() {
+    let mut parts: Vec<(f64, f64)> = Vec::with_capacity(lex.len() + sem.len());
+    for (h, &p) in lex.iter().zip(&lex_part) {
         all.push(FusedHit {
             doc: h.doc,
-            score: part(rank, h.score, lmax, lmin),
+            score: 0.0,
             lexical: Some(h.score),
             cosine: None,
         });
+        parts.push((p, sem_missing));
     }
-    for (rank, &(doc, cos)) in sem.iter().enumerate() {
-        let s = part(rank, cos as f64, smax, smin);
-        match all.iter_mut().find(|f| f.doc == doc) {
-            Some(f) => {
-                f.cosine = Some(cos);
-                f.score = combine(fusion, f.score, s);
+    let mut at: std::collections::HashMap<DocId, usize> =
+        all.iter().enumerate().map(|(i, f)| (f.doc, i)).collect();
+    for (&(doc, cos), &p) in sem.iter().zip(&sem_part) {
+        match at.get(&doc) {
+            Some(&i) => {
+                all[i].cosine = Some(cos);
+                parts[i].1 = p;
             }
-            None => all.push(FusedHit {
-                doc,
-                score: combine(fusion, 0.0, s),
-                lexical: None,
-                cosine: Some(cos),
-            }),
+            None => {
+                at.insert(doc, all.len());
+                all.push(FusedHit {
+                    doc,
+                    score: 0.0,
+                    lexical: None,
+                    cosine: Some(cos),
+                });
+                parts.push((lex_missing, p));
+            }
         }
     }
-    for f in all.iter_mut().filter(|f| f.cosine.is_none()) {
-        f.score = combine(fusion, f.score, 0.0);
+    let combine = |l: f64, s: f64| match fusion {
+        Fusion::ZScore | Fusion::MinMax => (l + s) / 2.0,
+        Fusion::Rrf => l + s,
+        Fusion::LexicalOnly => l,
+        Fusion::SemanticOnly => s,
+    };
+    for (f, (l, s)) in all.iter_mut().zip(parts) {
+        f.score = combine(l, s);
     }
     all.retain(|f| match fusion {
         Fusion::LexicalOnly => f.lexical.is_some(),
@@ -195,22 +208,60 @@ pub(crate) fn fuse(lex: &[ScoredDoc], sem: &[(DocId, f32)], fusion: Fusion) -> V
         _ => true,
     });
     all.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc)));
+    rescale(&mut all, combine(lex_missing, sem_missing));
     all
 }
 
-/// The fused score from the lexical part `l` and the semantic part `s` (0 for a tool missing
-/// from that list).
-fn combine(fusion: Fusion, l: f64, s: f64) -> f64 {
+/// Each score of a list (best first) as `fusion` counts it, and what a tool missing from the
+/// list counts.
+fn normalized(scores: &[f64], fusion: Fusion) -> (Vec<f64>, f64) {
+    if scores.is_empty() {
+        return (Vec::new(), 0.0);
+    }
+    let n = scores.len() as f64;
+    let (max, min) = scores
+        .iter()
+        .fold((f64::NEG_INFINITY, f64::INFINITY), |(mx, mn), &s| {
+            (mx.max(s), mn.min(s))
+        });
     match fusion {
-        Fusion::MinMax => (l + s) / 2.0,
-        Fusion::Rrf => l + s,
-        Fusion::LexicalOnly => l,
-        Fusion::SemanticOnly => s,
+        Fusion::ZScore => {
+            let mean = scores.iter().sum::<f64>() / n;
+            let sd = (scores.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / n).sqrt();
+            if sd > 0.0 {
+                let z: Vec<f64> = scores.iter().map(|s| (s - mean) / sd).collect();
+                (z, (min - mean) / sd)
+            } else {
+                // One candidate, or all alike: no evidence to tell them apart.
+                (vec![0.0; scores.len()], 0.0)
+            }
+        }
+        Fusion::Rrf => (
+            (0..scores.len()).map(|r| 1.0 / (61.0 + r as f64)).collect(),
+            0.0,
+        ),
+        _ => (
+            scores
+                .iter()
+                .map(|s| if max > min { (s - max + (max - min)) / (max - min) } else { 1.0 })
+                .collect(),
+            0.0,
+        ),
     }
 }
 
-fn bounds(scores: impl Iterator<Item = f64>) -> (f64, f64) {
-    scores.fold((f64::NEG_INFINITY, f64::INFINITY), |(mx, mn), s| {
-        (mx.max(s), mn.min(s))
-    })
+/// Rescales fused scores (best first) so the best is 1 and `absent`, what a tool in neither list
+/// would score, is 0: an answer's scores then read like the other profiles' (higher is better, 0
+/// is no evidence, the floor is a share of the best) whatever the fusion's own scale.
+fn rescale(fused: &mut [FusedHit], absent: f64) {
+    let Some(best) = fused.first().map(|f| f.score) else {
+        return;
+    };
+    for f in fused.iter_mut() {
+        f.score = if best > absent {
+            ((f.score - absent) / (best - absent)).max(0.0)
+        } else {
+            1.0
+        };
+    }
 }

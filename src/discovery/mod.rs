@@ -38,6 +38,13 @@ impl Registry {
         discover_json(&state, &options, query, request, &vector)
     }
 
+    /// [`discoverer`](Self::discoverer), refusing options that name `hybrid` on a registry
+    /// without an embedder.
+    pub fn try_discoverer(&self, options: DiscoveryOptions) -> Result<Discoverer> {
+        hybrid::effective_profile(self.shared(), &options)?;
+        Ok(self.discoverer(options))
+    }
+
     /// A standalone discoverer with its own options that follows this registry's changes.
     pub fn discoverer(&self, options: DiscoveryOptions) -> Discoverer {
         Discoverer::new(Arc::clone(self.shared()), options)

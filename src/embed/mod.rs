@@ -121,30 +121,39 @@ pub fn normalize(row: &mut [f32]) -> bool {
     true
 }
 
-/// The text of a tool that is embedded: its name with `_`, `-` and `.` read as spaces, its
-/// description, and its parameter names, one after the other.
+/// The text of a tool that is embedded: its name with `_`, `-` and `.` read as spaces and
+/// camelCase split, its description, its search hint and tags, and its parameter names.
 ///
-/// The name is split because sentence encoders read words, not identifiers; parameter names say
-/// what the tool takes, and their descriptions are left out because they would outweigh a short
-/// tool description in a mean-pooled vector.
+/// Sentence encoders read words, not identifiers, so the name is split; the search hint and tags
+/// are the author's own words for what the tool is for; parameter names say what it takes.
+/// Parameter descriptions are left out: they would outweigh a short tool description in a
+/// mean-pooled vector.
 pub fn tool_text(tool: &Tool) -> String {
     let mut text = String::with_capacity(tool.name().len() + tool.description().len() + 64);
-    let name: String = tool
-        .name()
-        .chars()
-        .map(|c| if matches!(c, '_' | '-' | '.') { ' ' } else { c })
-        .collect();
-    text.push_str(name.trim());
-    let description = tool.description().trim();
-    if !description.is_empty() {
-        text.push_str(". ");
-        text.push_str(description);
+    let mut prev: Option<char> = None;
+    for c in tool.name().trim().chars() {
+        if matches!(c, '_' | '-' | '.') {
+            text.push(' ');
+        } else {
+            if c.is_uppercase() && prev.is_some_and(|p| p.is_lowercase() || p.is_ascii_digit()) {
+                text.push(' ');
+            }
+            text.push(c);
+        }
+        prev = Some(c);
     }
-    let params = tool.param_names();
-    if !params.is_empty() {
-        text.push_str(" Parameters: ");
-        text.push_str(&params.join(", "));
-    }
+    let mut sentence = |label: &str, body: &str| {
+        let body = body.trim();
+        if !body.is_empty() {
+            text.push_str(label);
+            text.push_str(body);
+        }
+    };
+    sentence(". ", tool.description());
+    let meta = tool.metadata();
+    sentence(" ", &meta.search_hint);
+    sentence(" Tags: ", &meta.tags.join(", "));
+    sentence(" Parameters: ", &tool.param_names().join(", "));
     text
 }
 
@@ -153,4 +162,40 @@ pub fn text_hash(text: &str) -> u128 {
     use sha2::{Digest, Sha256};
     let digest = Sha256::digest(text.as_bytes());
     u128::from_le_bytes(digest[..16].try_into().expect("16 bytes"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_text_reads_names_as_words_and_keeps_the_author_s_words() {
+        let t = Tool::parse_many(
+            r#"[{"name": "getWeather_forecast.v2", "description": " Forecast. ", "parameters": {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}}}, "metadata": {"tags": ["weather", "travel"], "search_hint": "rain sun"}}]"#,
+        )
+        .unwrap();
+        assert_eq!(
+            tool_text(&t[0]),
+            "get Weather forecast v2. Forecast. rain sun Tags: weather, travel Parameters: city, days"
+        );
+        let bare = Tool::parse_many(r#"[{"name": "ping"}]"#).unwrap();
+        assert_eq!(tool_text(&bare[0]), "ping");
+    }
+
+    #[test]
+    fn host_embedder_answers_are_checked_and_normalized() {
+        let ok = HostEmbedder::new(2, "", Arc::new(|t: &[&str]| Ok(vec![3.0, 4.0].repeat(t.len())))).unwrap();
+        assert_eq!(ok.identity(), "host:2");
+        assert_eq!(ok.embed(&["a", "b"]).unwrap(), vec![0.6, 0.8, 0.6, 0.8]);
+        for (what, f) in [
+            ("short", Arc::new(|_: &[&str]| Ok(vec![1.0])) as HostEmbedFn),
+            ("nan", Arc::new(|_: &[&str]| Ok(vec![f32::NAN, 1.0]))),
+            ("zero", Arc::new(|_: &[&str]| Ok(vec![0.0, 0.0]))),
+            ("error", Arc::new(|_: &[&str]| Err("quota".to_string()))),
+        ] {
+            let e = HostEmbedder::new(2, "x", f).unwrap();
+            assert!(e.embed(&["a"]).is_err(), "{what}");
+        }
+        assert!(HostEmbedder::new(0, "", Arc::new(|_: &[&str]| Ok(vec![]))).is_err());
+    }
 }

@@ -25,9 +25,11 @@ unsafe fn discoverer_ref<'a>(d: *const tr_discoverer) -> Result<&'a Discoverer, 
 /// Creates a discoverer on `r` with its own ranking options.
 ///
 /// `options_json` may be NULL or discovery options as for `tr_registry_enable_discovery`; the
-/// default profile is `enhanced`, `{"profile": "reference"}` gives exactly the Python reference's
-/// ranking. On success `*out` receives the handle; free it with `tr_discoverer_free`.
-/// Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT.
+/// default profile is `enhanced` (`hybrid` on a registry with an embedder), `{"profile":
+/// "reference"}` gives exactly the Python reference's ranking. On success `*out` receives the
+/// handle; free it with `tr_discoverer_free`.
+/// Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (also `"profile":
+/// "hybrid"` on a registry without an embedder).
 ///
 /// # Safety
 /// Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
@@ -44,7 +46,7 @@ pub unsafe extern "C" fn tr_discoverer_new(
         let registry = unsafe { registry_ref(r as *const tr_registry) }?;
         let options = unsafe { opt_arg_str(options_json, "options_json") }?;
         let out = out_ptr(out, "out")?;
-        let inner = registry.discoverer(DiscoveryOptions::from_json(options)?);
+        let inner = registry.try_discoverer(DiscoveryOptions::from_json(options)?)?;
         // SAFETY: `out` checked non-NULL.
         unsafe { *out = Box::into_raw(Box::new(tr_discoverer { inner })) };
         Ok(())

@@ -18,14 +18,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// Room for a host embedder's error message, NUL included; a longer one is cut.
-pub const TR_EMBED_ERROR_CAP: usize = 1024;
+const ERROR_CAP: usize = 1024;
 
 /// A host function that embeds a batch of texts.
 ///
 /// `texts` holds `count` NUL-terminated UTF-8 strings, owned by the library and valid only during
 /// the call. Write `count * dim` numbers into `vectors` (row by row: text 0's vector first; the
 /// library normalizes them to unit length) and return 0. On failure return any other value and
-/// write a NUL-terminated message of at most `error_cap` bytes (TR_EMBED_ERROR_CAP) into `error`.
+/// write a NUL-terminated message of at most `error_cap` bytes (1024) into `error`.
 /// A vector left unwritten, with a NaN or an infinity, or all zeros, fails its batch too.
 ///
 /// A failed batch never fails a registry call: its tools stay findable by words (see
@@ -74,7 +74,7 @@ impl HostEmbed {
         let ptrs: Vec<*const c_char> = owned.iter().map(|c| c.as_ptr()).collect();
         // NaN until written: a host that reports success without writing is caught.
         let mut out = vec![f32::NAN; texts.len() * self.dim];
-        let mut error = vec![0u8; TR_EMBED_ERROR_CAP];
+        let mut error = vec![0u8; ERROR_CAP];
         // SAFETY: the host's function, called with its own user data and buffers that are valid
         // and of the stated sizes for the duration of the call, per the `tr_embed_fn` contract.
         let rc = unsafe {

@@ -29,10 +29,18 @@ pub(crate) unsafe fn registry_ref<'a>(r: *const tr_registry) -> Result<&'a Regis
 
 /// Creates an empty registry.
 ///
-/// `options_json` may be NULL (defaults) or `{"discovery": {...discovery options...}}`, which enables
-/// `discover_tools` at once (see `tr_registry_enable_discovery`).
+/// `options_json` may be NULL (defaults) or `{"embedding"?: {"model_dir": str, "cache_path"?: str,
+/// "threads"?: int} | null, "discovery"?: {...discovery options...}}`. `discovery` enables
+/// `discover_tools` at once (see `tr_registry_enable_discovery`). `embedding` loads the built-in
+/// sentence encoder from a sentence-transformers model directory (config.json, model.safetensors,
+/// tokenizer.json; all-MiniLM-L6-v2 and other BERT models) and finds tools by meaning with the
+/// `hybrid` profile (see `tr_registry_set_embedder` for how tools are embedded); `cache_path` keeps
+/// the catalog's vectors across restarts, `threads` caps the cores used to embed the catalog. When
+/// the options do not say `"embedding"` and the environment variable TOOLREGISTRY_MODEL_DIR names a
+/// directory, that model is loaded (`"embedding": null` opts out). Nothing is ever downloaded.
 /// On success `*out` receives the handle; free it with `tr_registry_free`.
-/// Errors: NULL_ARGUMENT (`out`), INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (unknown key, bad option).
+/// Errors: NULL_ARGUMENT (`out`), INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (unknown key, bad
+/// option, a missing or malformed model directory: the message names the file).
 ///
 /// # Safety
 /// Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
@@ -260,7 +268,10 @@ pub unsafe extern "C" fn tr_registry_deferred_summaries(
 /// "call_deferred"?: true}`. Ratios and `b` must be in [0, 1]; weights, `k1` and `delta` in
 /// [0, 1e6]; unknown keys are refused.
 ///
-/// `profile` is `"enhanced"` (the default: identifier splitting, stemming, NFKC, parameter
+/// `profile` is `"hybrid"` (the default on a registry with an embedder, and only there: the
+/// `enhanced` ranking fused with the cosine similarity of the query's and each tool's vectors, so a
+/// tool is found by meaning where the words differ; a tool not embedded yet is found by words),
+/// `"enhanced"` (the default without an embedder: identifier splitting, stemming, NFKC, parameter
 /// descriptions as a sixth field `param_docs` (weight 1.0), English function words dropped from
 /// queries, the IDF of words more common in general English than in the catalog discounted, and
 /// `delta` 0) or `"reference"` (the Python reference engine's ranking, bit for bit,
@@ -268,7 +279,8 @@ pub unsafe extern "C" fn tr_registry_deferred_summaries(
 /// it sets the defaults of the other options. A registry holds an index only for the profiles its
 /// discoverers and `discover_tools` rank with: each is built the first time a profile is used and
 /// kept in step from then on.
-/// Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT.
+/// Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (also `"profile":
+/// "hybrid"` on a registry without an embedder).
 ///
 /// # Safety
 /// Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
@@ -349,7 +361,9 @@ pub unsafe extern "C" fn tr_registry_disable(
 /// The status of every registered tool, disabled ones included, sorted by name:
 /// `[{"name", "namespace": str|null, "enabled": bool, "reason": str|null, "deferred": bool,
 /// "tags": [str], "callable": bool}]`. `enabled` counts the namespace too; `callable` is true when
-/// a call would reach a host function (the tool's own or the fallback).
+/// a call would reach a host function (the tool's own or the fallback). With an embedder each
+/// entry also has `"embedding": "ready" | "pending" | "failed" | "none"`: `pending` and `failed`
+/// tools are found by words only (`none`: disabled, so not embedded).
 /// On success `*json_out` receives the array; free it with `tr_string_free`.
 /// Errors: NULL_ARGUMENT.
 ///

@@ -104,6 +104,7 @@ impl Registry {
                 deferred: s.tool.metadata().defer,
                 tags: s.tool.metadata().tags.clone(),
                 callable: state.extras.host(id).is_some() || state.fallback.0.is_some(),
+                embedding: state.vectors().map(|v| v.state(id)),
             })
             .collect();
         all.sort_by(|a, b| a.name.cmp(&b.name));
@@ -111,7 +112,8 @@ impl Registry {
     }
 
     /// [`tools_status`](Self::tools_status) as JSON:
-    /// `[{"name","namespace","enabled","reason","deferred","tags","callable"}]`.
+    /// `[{"name","namespace","enabled","reason","deferred","tags","callable","embedding"?}]`
+    /// (`embedding` only with an embedder).
     pub fn tools_status_json(&self) -> Result<String> {
         let mut out = vec![b'['];
         for (i, t) in self.tools_status()?.iter().enumerate() {
@@ -131,7 +133,21 @@ impl Registry {
                 }
                 write_str(&mut out, tag);
             }
-            out.extend_from_slice(format!("],\"callable\":{}}}", t.callable).as_bytes());
+            out.extend_from_slice(format!("],\"callable\":{}", t.callable).as_bytes());
+            if let Some(e) = t.embedding {
+                use crate::embed::store::VectorState;
+                out.extend_from_slice(b",\"embedding\":");
+                write_str(
+                    &mut out,
+                    match e {
+                        VectorState::Ready => "ready",
+                        VectorState::Pending => "pending",
+                        VectorState::Failed => "failed",
+                        VectorState::None => "none",
+                    },
+                );
+            }
+            out.push(b'}');
         }
         out.push(b']');
         Ok(into_string(out))
@@ -186,4 +202,7 @@ pub struct ToolStatus {
     pub tags: Vec<String>,
     /// Whether a call would reach a host function (its own or the fallback).
     pub callable: bool,
+    /// With an embedder: whether the tool has its vector (`Ready`), waits for it (`Pending`:
+    /// found by words until then), or the embedder failed on it (`Failed`). `None` without one.
+    pub embedding: Option<crate::embed::store::VectorState>,
 }

@@ -1,0 +1,56 @@
+//! Dumps what the hybrid profile fuses, for studying fusion rules offline: per query the
+//! `enhanced` profile's best 100 (name and score), and the local encoder's vectors of every
+//! tool's embedded text and every query.
+//!
+//! `cargo run --release --example fusion_dump -- EVAL_DIR MODEL_DIR OUT_DIR` writes
+//! OUT_DIR/lexical.jsonl, tools.json (names), tools.f32 and queries.f32 (row-major, little-endian).
+
+use std::io::Write;
+use toolregistry::embed::{Embedder, LocalEncoder, tool_text};
+use toolregistry::{DiscoverRequest, DiscoveryOptions, Registry, eval};
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [dir, model, out] = &args[..] else {
+        panic!("usage: fusion_dump EVAL_DIR MODEL_DIR OUT_DIR")
+    };
+    let dir = std::path::Path::new(dir);
+    let out = std::path::Path::new(out);
+    std::fs::create_dir_all(out).unwrap();
+    let tools =
+        eval::parse_catalog(&std::fs::read_to_string(dir.join("catalog.json")).unwrap()).unwrap();
+    let queries =
+        eval::parse_queries(&std::fs::read_to_string(dir.join("queries.jsonl")).unwrap()).unwrap();
+    let names: Vec<String> = tools.iter().map(|t| t.name().to_string()).collect();
+    let texts: Vec<String> = tools.iter().map(tool_text).collect();
+    let registry = Registry::new();
+    registry.register(tools).unwrap();
+    let options = DiscoveryOptions {
+        min_score_ratio: 0.0,
+        ..DiscoveryOptions::enhanced()
+    };
+    let d = registry.discoverer(options);
+    let req = DiscoverRequest {
+        top_k: 100,
+        ..Default::default()
+    };
+    let mut lex = std::fs::File::create(out.join("lexical.jsonl")).unwrap();
+    for q in &queries {
+        let hits: Vec<(String, f64)> = d
+            .discover(&q.query, &req)
+            .map(|h| h.into_iter().map(|h| (h.name, h.score)).collect())
+            .unwrap_or_default();
+        let line = serde_json::json!({"id": q.id, "query": q.query, "relevant": q.relevant, "hits": hits});
+        writeln!(lex, "{line}").unwrap();
+    }
+    std::fs::write(out.join("tools.json"), serde_json::json!(names).to_string()).unwrap();
+    let enc = LocalEncoder::load(std::path::Path::new(model)).unwrap();
+    let write = |name: &str, texts: Vec<&str>| {
+        let v = enc.embed(&texts).unwrap();
+        let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+        std::fs::write(out.join(name), bytes).unwrap();
+    };
+    write("tools.f32", texts.iter().map(String::as_str).collect());
+    write("queries.f32", queries.iter().map(|q| q.query.as_str()).collect());
+    eprintln!("{} tools, {} queries, dim {}", names.len(), queries.len(), enc.dim());
+}
