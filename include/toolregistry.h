@@ -183,7 +183,7 @@ typedef void (*tr_free_fn)(void *user_data);
  * `texts` holds `count` NUL-terminated UTF-8 strings, owned by the library and valid only during
  * the call. Write `count * dim` numbers into `vectors` (row by row: text 0's vector first; the
  * library normalizes them to unit length) and return 0. On failure return any other value and
- * write a NUL-terminated message of at most `error_cap` bytes (TR_EMBED_ERROR_CAP) into `error`.
+ * write a NUL-terminated message of at most `error_cap` bytes (1024) into `error`.
  * A vector left unwritten, with a NaN or an infinity, or all zeros, fails its batch too.
  *
  * A failed batch never fails a registry call: its tools stay findable by words (see
@@ -405,9 +405,11 @@ void tr_conversation_free(struct tr_conversation *c);
  * Creates a discoverer on `r` with its own ranking options.
  *
  * `options_json` may be NULL or discovery options as for `tr_registry_enable_discovery`; the
- * default profile is `enhanced`, `{"profile": "reference"}` gives exactly the Python reference's
- * ranking. On success `*out` receives the handle; free it with `tr_discoverer_free`.
- * Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT.
+ * default profile is `enhanced` (`hybrid` on a registry with an embedder), `{"profile":
+ * "reference"}` gives exactly the Python reference's ranking. On success `*out` receives the
+ * handle; free it with `tr_discoverer_free`.
+ * Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (also `"profile":
+ * "hybrid"` on a registry without an embedder).
  *
  * # Safety
  * Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
@@ -576,10 +578,18 @@ tr_status tr_registry_embedding_status(const struct tr_registry *r, char **json_
 /**
  * Creates an empty registry.
  *
- * `options_json` may be NULL (defaults) or `{"discovery": {...discovery options...}}`, which enables
- * `discover_tools` at once (see `tr_registry_enable_discovery`).
+ * `options_json` may be NULL (defaults) or `{"embedding"?: {"model_dir": str, "cache_path"?: str,
+ * "threads"?: int} | null, "discovery"?: {...discovery options...}}`. `discovery` enables
+ * `discover_tools` at once (see `tr_registry_enable_discovery`). `embedding` loads the built-in
+ * sentence encoder from a sentence-transformers model directory (config.json, model.safetensors,
+ * tokenizer.json; all-MiniLM-L6-v2 and other BERT models) and finds tools by meaning with the
+ * `hybrid` profile (see `tr_registry_set_embedder` for how tools are embedded); `cache_path` keeps
+ * the catalog's vectors across restarts, `threads` caps the cores used to embed the catalog. When
+ * the options do not say `"embedding"` and the environment variable TOOLREGISTRY_MODEL_DIR names a
+ * directory, that model is loaded (`"embedding": null` opts out). Nothing is ever downloaded.
  * On success `*out` receives the handle; free it with `tr_registry_free`.
- * Errors: NULL_ARGUMENT (`out`), INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (unknown key, bad option).
+ * Errors: NULL_ARGUMENT (`out`), INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (unknown key, bad
+ * option, a missing or malformed model directory: the message names the file).
  *
  * # Safety
  * Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
@@ -707,7 +717,10 @@ tr_status tr_registry_deferred_summaries(const struct tr_registry *r, char **jso
  * "call_deferred"?: true}`. Ratios and `b` must be in [0, 1]; weights, `k1` and `delta` in
  * [0, 1e6]; unknown keys are refused.
  *
- * `profile` is `"enhanced"` (the default: identifier splitting, stemming, NFKC, parameter
+ * `profile` is `"hybrid"` (the default on a registry with an embedder, and only there: the
+ * `enhanced` ranking fused with the cosine similarity of the query's and each tool's vectors, so a
+ * tool is found by meaning where the words differ; a tool not embedded yet is found by words),
+ * `"enhanced"` (the default without an embedder: identifier splitting, stemming, NFKC, parameter
  * descriptions as a sixth field `param_docs` (weight 1.0), English function words dropped from
  * queries, the IDF of words more common in general English than in the catalog discounted, and
  * `delta` 0) or `"reference"` (the Python reference engine's ranking, bit for bit,
@@ -715,7 +728,8 @@ tr_status tr_registry_deferred_summaries(const struct tr_registry *r, char **jso
  * it sets the defaults of the other options. A registry holds an index only for the profiles its
  * discoverers and `discover_tools` rank with: each is built the first time a profile is used and
  * kept in step from then on.
- * Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT.
+ * Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (also `"profile":
+ * "hybrid"` on a registry without an embedder).
  *
  * # Safety
  * Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
@@ -758,7 +772,9 @@ tr_status tr_registry_disable(struct tr_registry *r, const char *name, const cha
  * The status of every registered tool, disabled ones included, sorted by name:
  * `[{"name", "namespace": str|null, "enabled": bool, "reason": str|null, "deferred": bool,
  * "tags": [str], "callable": bool}]`. `enabled` counts the namespace too; `callable` is true when
- * a call would reach a host function (the tool's own or the fallback).
+ * a call would reach a host function (the tool's own or the fallback). With an embedder each
+ * entry also has `"embedding": "ready" | "pending" | "failed" | "none"`: `pending` and `failed`
+ * tools are found by words only (`none`: disabled, so not embedded).
  * On success `*json_out` receives the array; free it with `tr_string_free`.
  * Errors: NULL_ARGUMENT.
  *

@@ -5,7 +5,7 @@
 //! frequency, and per field its term frequency and weight. This is what a tool author needs to
 //! fix a description or a search hint.
 
-use crate::discovery::hybrid::{CANDIDATES, Fusion, QueryVector, rank_hybrid};
+use crate::discovery::hybrid::{CANDIDATES, QueryVector, rank_hybrid};
 use crate::discovery::{
     DiscoverRequest, Discoverer, DiscoveryOptions, Dropped, Profile, QueryToken, rank_query,
     score_floor, validate_query,
@@ -536,7 +536,7 @@ fn explain_hybrid(
         top_k: 2 * CANDIDATES,
         ..request.clone()
     };
-    let fused = rank_hybrid(state, options, query, vector, &everything, Fusion::default())?;
+    let fused = rank_hybrid(state, options, query, vector, &everything, options.fusion)?;
     let mut lex_rank: Vec<_> = fused.iter().filter_map(|f| f.lexical.map(|l| (f.doc, l))).collect();
     lex_rank.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     let mut sem_rank: Vec<_> = fused.iter().filter_map(|f| f.cosine.map(|c| (f.doc, c))).collect();

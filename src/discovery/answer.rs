@@ -1,7 +1,7 @@
 //! The answer to a search: the exact-name shortcut and `select:`, the score floor, and the hits
 //! as typed [`Hit`]s or JSON written straight from the registry's tools, within `max_tokens`.
 
-use super::hybrid::{Fusion, QueryVector, rank_hybrid};
+use super::hybrid::{QueryVector, rank_hybrid};
 use super::{DiscoverRequest, DiscoveryOptions, rank_query, score_floor, validate_query};
 use crate::error::{Error, Result};
 use crate::format::{into_string, write_f64, write_opt_str, write_schema_strict, write_str};
@@ -263,7 +263,7 @@ fn answer(
     }
     let mut scored = if !matches!(vector, QueryVector::NotNeeded) {
         // The filters apply inside: each list is of admitted tools only.
-        rank_hybrid(state, options, query, vector, request, Fusion::default())?
+        rank_hybrid(state, options, query, vector, request, options.fusion)?
             .into_iter()
             .map(|f| crate::index::ScoredDoc {
                 doc: f.doc,

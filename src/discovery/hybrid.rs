@@ -36,6 +36,20 @@ pub enum Fusion {
     SemanticOnly,
 }
 
+impl Fusion {
+    /// Parses `zscore`, `minmax`, `rrf`, `lexical` or `semantic`.
+    pub fn parse(name: &str) -> Option<Self> {
+        Some(match name {
+            "zscore" => Fusion::ZScore,
+            "minmax" => Fusion::MinMax,
+            "rrf" => Fusion::Rrf,
+            "lexical" => Fusion::LexicalOnly,
+            "semantic" => Fusion::SemanticOnly,
+            _ => return None,
+        })
+    }
+}
+
 /// The query's vector, computed before the registry is locked (an embedder runs with no lock
 /// held), or why there is none.
 #[derive(Debug, Clone)]

@@ -173,6 +173,9 @@ pub struct DiscoveryOptions {
     /// The options named the profile. When they did not, a registry with an embedder ranks
     /// with [`Profile::Hybrid`] instead of `profile`.
     pub profile_named: bool,
+    /// How `hybrid` fuses its two lists (see [`crate::discovery::hybrid`]); other profiles
+    /// ignore it.
+    pub fusion: crate::discovery::hybrid::Fusion,
 }
 
 impl Default for DiscoveryOptions {
@@ -200,6 +203,7 @@ impl DiscoveryOptions {
             b: 0.75,
             delta: 1.0,
             profile_named: true,
+            fusion: Default::default(),
         };
         match profile {
             Profile::Reference => reference,
@@ -293,9 +297,19 @@ impl DiscoveryOptions {
                 "k1" => o.k1 = number_in(v, &here, 0.0, MAX_RANKING_PARAMETER)?,
                 "b" => o.b = number_in(v, &here, 0.0, 1.0)?,
                 "delta" => o.delta = number_in(v, &here, 0.0, MAX_RANKING_PARAMETER)?,
+                "fusion" => {
+                    o.fusion = v
+                        .as_str()
+                        .and_then(crate::discovery::hybrid::Fusion::parse)
+                        .ok_or_else(|| {
+                            Error::invalid(format!(
+                                "{here}: expected \"zscore\", \"minmax\", \"rrf\", \"lexical\" or \"semantic\", got {v}"
+                            ))
+                        })?
+                }
                 _ => {
                     return Err(Error::invalid(format!(
-                        "{here}: unknown option (expected profile, field_weights, min_score_ratio, max_df_ratio, k1, b or delta)"
+                        "{here}: unknown option (expected profile, field_weights, min_score_ratio, max_df_ratio, k1, b, delta or fusion)"
                     )));
                 }
             }
