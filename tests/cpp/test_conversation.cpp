@@ -44,7 +44,9 @@ TEST(Conversation, CorpusByteForByte) {
         auto result = conversation_corpus::run(kCorpus, c);
         EXPECT_EQ(result.messages, c.file("expected.json"));
         EXPECT_EQ(result.loaded, c.file("loaded.json"));
-        if (c.has("tools.json")) EXPECT_EQ(result.tools, c.file("tools.json"));
+        if (c.has("tools.json")) {
+            EXPECT_EQ(result.tools, c.file("tools.json"));
+        }
     }
 }
 

@@ -95,7 +95,7 @@ def test_modes_and_typed_tools():
             t = c.tools()
             assert isinstance(t, tr.ConversationTools)
             assert names(t) == ["get_time", "book_bus", "discover_tools", "call_deferred"]
-            assert "send_email" in t.tools[1]["function"]["description"] and t.system_text == ""
+            assert "send_email" in t.tools[2]["function"]["description"] and t.system_text == ""
         with r.conversation(mode="stable") as c:
             t = c.tools()
             assert "send_email" in t.system_text and "get_weather" in t.system_text
