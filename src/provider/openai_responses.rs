@@ -224,12 +224,17 @@ impl Provider for OpenAiResponses {
     fn parse_search_calls(&self, calls: &Value) -> Result<Vec<SearchCall>> {
         let mut out = Vec::new();
         let mut calls_before = 0;
+        let at = if calls.is_object() {
+            "calls.output"
+        } else {
+            "calls"
+        };
         for (i, item) in response_items(calls).iter().enumerate() {
             match item.get("type").and_then(Value::as_str) {
                 Some("function_call") => calls_before += 1,
                 Some("tool_search_call") if !server_side(item) => {
                     let id = item.get("call_id").and_then(Value::as_str).ok_or_else(|| {
-                        Error::invalid(format!("calls[{i}].call_id: missing or not a string"))
+                        Error::invalid(format!("{at}[{i}].call_id: missing or not a string"))
                     })?;
                     let arguments = match item.get("arguments") {
                         Some(Value::String(t)) => Arguments::Text(t.clone()),

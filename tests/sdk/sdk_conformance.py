@@ -394,6 +394,8 @@ def check_replies(r: tr.Registry) -> typing.Dict[str, typing.List[typing.Dict[st
         check(len(distinct) == 1, f"{fmt}: the dumps give {len(distinct)} different answers: "
               + "; ".join(f"{k}: {v[:200]}" for k, v in seen.items()))
         answers[fmt] = json.loads(next(iter(seen.values()))) if seen else []
+        if not seen:
+            continue
         for mode in (["native"] if fmt in ("anthropic", "openai-responses") else ["stable"]):
             for search in (["client", "server"] if mode == "native" else ["client"]):
                 with r.conversation(api_format=fmt, mode=mode, search=search) as c:
@@ -503,6 +505,44 @@ def same(got: typing.Any, want: typing.Any, where: str, ordered: bool = True) ->
         check(True, where)
 
 
+def round_trip(c: typing.Any, fmt: str, tools: typing.Any, where: str, clients: typing.Any,
+               user: typing.Dict[str, typing.Any]) -> None:
+    """The SDK's client sends the conversation's tools; its parsed reply goes through the
+    library; the client sends the library's messages back. Both requests must carry the
+    library's JSON."""
+    oa, an, gc = clients
+    if fmt == "openai-chat":
+        reply = oa.chat.completions.create(model="m", messages=[user], tools=tools)
+        same(sent()["tools"], tools, where + " tools")
+        messages = c.execute(reply.choices[0].message.model_dump(), include_assistant=True)
+        oa.chat.completions.create(model="m", messages=[user, *messages], tools=tools)
+        same(sent()["messages"][1:], messages, where + " messages")
+    elif fmt == "openai-responses":
+        reply = oa.responses.create(model="m", input=[user], tools=tools)
+        same(sent()["tools"], tools, where + " tools")
+        messages = c.execute(reply.model_dump(), include_assistant=True)
+        oa.responses.create(model="m", input=[user, *messages], tools=tools)
+        same(sent()["input"][1:], messages, where + " input")
+    elif fmt == "anthropic":
+        reply = an.messages.create(model="m", max_tokens=64, messages=[user], tools=tools)
+        same(sent()["tools"], tools, where + " tools")
+        messages = c.execute(reply.model_dump(), include_assistant=True)
+        an.messages.create(model="m", max_tokens=64, messages=[user, *messages], tools=tools)
+        same(sent()["messages"][1:], messages, where + " messages")
+    else:
+        guser = {"role": "user", "parts": [{"text": user["content"]}]}
+        reply = gc.models.generate_content(
+            model="m", contents=[guser], config=gtypes.GenerateContentConfig(tools=tools))
+        same(sent()["tools"], tools, where + " tools", ordered=False)
+        messages = c.execute(reply.to_json_dict(), include_assistant=True)
+        # Content objects read from JSON, as a host holds them (a dict's base64
+        # signature would be taken as raw bytes by pydantic's python mode).
+        contents = [gtypes.Content.model_validate_json(json.dumps(m)) for m in [guser, *messages]]
+        gc.models.generate_content(
+            model="m", contents=contents, config=gtypes.GenerateContentConfig(tools=tools))
+        same(sent()["contents"][1:], messages, where + " contents", ordered=False)
+
+
 def check_clients(r: tr.Registry, answers: typing.Dict[str, typing.Any]) -> None:
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -525,36 +565,10 @@ def check_clients(r: tr.Registry, answers: typing.Dict[str, typing.Any]) -> None
                                 loaded=["get_weather"]) as c:
                 tools = c.tools().tools
                 where = f"{fmt} client, conversation({mode}, {search}, strict={strict})"
-                if fmt == "openai-chat":
-                    reply = oa.chat.completions.create(model="m", messages=[user], tools=tools)
-                    same(sent()["tools"], tools, where + " tools")
-                    messages = c.execute(reply.choices[0].message.model_dump(), include_assistant=True)
-                    oa.chat.completions.create(model="m", messages=[user, *messages], tools=tools)
-                    same(sent()["messages"][1:], messages, where + " messages")
-                elif fmt == "openai-responses":
-                    reply = oa.responses.create(model="m", input=[user], tools=tools)
-                    same(sent()["tools"], tools, where + " tools")
-                    messages = c.execute(reply.model_dump(), include_assistant=True)
-                    oa.responses.create(model="m", input=[user, *messages], tools=tools)
-                    same(sent()["input"][1:], messages, where + " input")
-                elif fmt == "anthropic":
-                    reply = an.messages.create(model="m", max_tokens=64, messages=[user], tools=tools)
-                    same(sent()["tools"], tools, where + " tools")
-                    messages = c.execute(reply.model_dump(), include_assistant=True)
-                    an.messages.create(model="m", max_tokens=64, messages=[user, *messages], tools=tools)
-                    same(sent()["messages"][1:], messages, where + " messages")
-                else:
-                    guser = {"role": "user", "parts": [{"text": user["content"]}]}
-                    reply = gc.models.generate_content(
-                        model="m", contents=[guser], config=gtypes.GenerateContentConfig(tools=tools))
-                    same(sent()["tools"], tools, where + " tools", ordered=False)
-                    messages = c.execute(reply.to_json_dict(), include_assistant=True)
-                    # Content objects read from JSON, as a host holds them (a dict's base64
-                    # signature would be taken as raw bytes by pydantic's python mode).
-                    contents = [gtypes.Content.model_validate_json(json.dumps(m)) for m in [guser, *messages]]
-                    gc.models.generate_content(
-                        model="m", contents=contents, config=gtypes.GenerateContentConfig(tools=tools))
-                    same(sent()["contents"][1:], messages, where + " contents", ordered=False)
+                try:
+                    round_trip(c, fmt, tools, where, (oa, an, gc), user)
+                except Exception as e:  # the SDK refused what the library wrote, or the reply
+                    check(False, f"{where}: {type(e).__name__}: " + str(e).replace("\n", " | ")[:400])
         # Plain get_schemas lists and execute answers too.
         for fmt in ("openai-chat", "anthropic"):
             tools = r.get_schemas(api_format=fmt, include_deferred=False)
@@ -567,10 +581,21 @@ def check_clients(r: tr.Registry, answers: typing.Dict[str, typing.Any]) -> None
         gc.models.generate_content(model="m", contents="hi", config=gtypes.GenerateContentConfig(
             tools=[gtypes.Tool(function_declarations=tools)]))
         same(sent()["tools"], [{"functionDeclarations": tools}], "gemini client, get_schemas", ordered=False)
-        oa.responses.create(model="m", input=[user, *answers["openai-responses"]])
-        same(sent()["input"][1:], answers["openai-responses"], "responses client, execute answer")
+        if answers.get("openai-responses"):
+            oa.responses.create(model="m", input=[user, *answers["openai-responses"]])
+            same(sent()["input"][1:], answers["openai-responses"], "responses client, execute answer")
     finally:
         server.shutdown()
+
+
+def stage(run: typing.Callable[..., typing.Any], *args: typing.Any) -> typing.Any:
+    """Runs one group of checks; an exception (an SDK refusing what the library wrote, the
+    library refusing a reply) is a failed check, and the other groups still run."""
+    try:
+        return run(*args)
+    except Exception as e:
+        check(False, f"{run.__name__}: {type(e).__name__}: " + str(e).replace("\n", " | ")[:500])
+        return None
 
 
 def main(argv: typing.List[str]) -> int:
@@ -578,11 +603,11 @@ def main(argv: typing.List[str]) -> int:
     # Every schema of the catalog in every format; the conversations, replies and clients on a
     # slice of it (each conversation mode lists every tool again).
     with registry(catalog) as r:
-        check_schemas(r)
+        stage(check_schemas, r)
     with registry(catalog[:CONVERSATION_CATALOG]) as r:
-        check_conversation_tools(r)
-        answers = check_replies(r)
-        check_clients(r, answers)
+        stage(check_conversation_tools, r)
+        answers = stage(check_replies, r) or {}
+        stage(check_clients, r, answers)
     versions = ", ".join(f"{name} {version(name)}" for name in ("openai", "anthropic", "google-genai"))
     if FAILURES:
         sys.stderr.write(f"{len(FAILURES)} of {CHECKS} SDK checks failed ({versions}):\n")
