@@ -28,6 +28,12 @@ fn read(path: PathBuf) -> String {
         .to_string()
 }
 
+/// A case's `tools.json` (the `tools_json` answer after its calls ran), when it has one.
+fn read_tools(case: &std::path::Path) -> Option<String> {
+    let path = case.join("tools.json");
+    path.exists().then(|| read(path))
+}
+
 fn cases() -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = std::fs::read_dir(corpus())
         .unwrap()
@@ -35,7 +41,7 @@ fn cases() -> Vec<PathBuf> {
         .filter(|p| p.is_dir())
         .collect();
     out.sort();
-    assert!(out.len() >= 6);
+    assert!(out.len() >= 8);
     out
 }
 
@@ -74,6 +80,15 @@ fn native_replies_through_the_rust_api() {
             "{}",
             case.display()
         );
+        if let Some(want) = read_tools(&case) {
+            let got = c.tools_json().unwrap();
+            if got != want {
+                failures.push(format!(
+                    "{} tools\n  want {want}\n  got  {got}",
+                    case.display()
+                ));
+            }
+        }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
@@ -166,13 +181,18 @@ fn native_replies_through_the_c_abi() {
             &mut err,
         )
         .unwrap();
-        let tools: Value = serde_json::from_str(&take(out)).unwrap();
+        let tools_text = take(out);
+        if let Some(want) = read_tools(&case) {
+            assert_eq!(tools_text, want, "{} tools", case.display());
+        }
+        let tools: Value = serde_json::from_str(&tools_text).unwrap();
         assert_eq!(tools["fingerprint"].as_str().unwrap().len(), 64);
         unsafe { tr_conversation_free(c) };
     }
 }
 
-/// The `tools` array's bytes and the whole answer of one `tools_json`.
+/// The `tools` array's bytes (Gemini: the declarations array inside its one `Tool`) and the
+/// whole answer of one `tools_json`.
 struct Request {
     tools: String,
     system_text: String,
@@ -189,8 +209,18 @@ fn request(c: &Conversation) -> Request {
     }
     let text = c.tools_json().unwrap();
     let a: Answer = serde_json::from_str(&text).unwrap();
+    // Gemini's request `tools` is one `Tool` around the declarations: the contract holds for the
+    // declarations inside it.
+    let tools = a.tools.get();
+    let tools = match tools.strip_prefix("[{\"functionDeclarations\":") {
+        Some(inner) => inner
+            .strip_suffix("}]")
+            .expect("one Tool object")
+            .to_string(),
+        None => tools.to_string(),
+    };
     Request {
-        tools: a.tools.get().to_string(),
+        tools,
         system_text: a.system_text,
         fingerprint: a.fingerprint,
     }

@@ -282,6 +282,60 @@ fn a_call_list_that_is_no_providers_fails_with_its_path() {
     }
 }
 
+/// A reply recognised as a provider's that carries a call the library cannot read or run fails
+/// the batch, naming it; `null` fields and text-only replies are no calls, not errors.
+#[test]
+fn a_call_the_library_cannot_run_is_an_error_never_a_silent_empty_answer() {
+    let registry = Registry::new();
+    for (calls, needle) in [
+        (
+            r#"{"output": [{"type": "custom_tool_call", "call_id": "c", "name": "x", "input": "y"}]}"#,
+            r#"calls.output[0].type: a "custom_tool_call" item"#,
+        ),
+        (
+            r#"[{"type": "message", "content": []}, {"type": "computer_call", "call_id": "c"}]"#,
+            r#"calls[1].type: a "computer_call" item"#,
+        ),
+        (
+            r#"{"role": "assistant", "tool_calls": [{"id": "1", "type": "custom", "custom": {"name": "x", "input": "y"}}]}"#,
+            r#"calls.tool_calls[0].type: a "custom" tool call"#,
+        ),
+        (
+            r#"{"role": "assistant", "content": null, "tool_calls": null, "function_call": {"name": "x", "arguments": "{}"}}"#,
+            "calls.function_call: the deprecated function_call is not read",
+        ),
+        (
+            r#"{"choices": [{"message": {"role": "assistant", "tool_calls": null, "function_call": {"name": "x", "arguments": "{}"}}}]}"#,
+            "calls.choices[0].message.function_call",
+        ),
+        (
+            r#"{"parts": [{"function_call": {"name": "x", "partial_args": [{"json_path": "$.a"}], "will_continue": true}}]}"#,
+            "calls.parts[0].function_call: a streamed call with partialArgs only",
+        ),
+        (
+            r#"{"parts": [{"function_call": 3}]}"#,
+            "calls.parts[0].function_call: expected an object",
+        ),
+    ] {
+        let e = execute_json(&registry, calls, &ExecuteOptions::default()).unwrap_err();
+        assert!(e.to_string().contains(needle), "{calls}: {e}");
+    }
+    // Text replies as the SDKs dump them (every unset field null): no calls, no error.
+    for calls in [
+        r#"{"role": "assistant", "content": "Hi.", "refusal": null, "tool_calls": null, "function_call": null}"#,
+        r#"{"choices": [{"index": 0, "message": {"role": "assistant", "content": "Hi.", "tool_calls": null}}]}"#,
+        r#"{"parts": [{"function_call": null, "text": "Hi.", "thought_signature": null}], "role": "model"}"#,
+        r#"{"candidates": [{"content": {"parts": null, "role": "model"}, "finish_reason": "SAFETY"}]}"#,
+        r#"{"output": [{"type": "tool_search_call", "call_id": null, "execution": "server", "arguments": {}}]}"#,
+    ] {
+        assert_eq!(
+            execute_json(&registry, calls, &ExecuteOptions::default()).unwrap(),
+            "[]",
+            "{calls}"
+        );
+    }
+}
+
 // ---- C ABI: ownership of user data, the error table, the stress test ----
 
 static FREES: AtomicUsize = AtomicUsize::new(0);

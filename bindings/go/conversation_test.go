@@ -19,13 +19,14 @@ const conversationCorpus = "../../tests/conformance/conversation"
 
 // The conversation corpus, byte for byte: each case's registry is built through the binding, the
 // conversation started with typed options outlives the registry's Close, and the messages and
-// the loaded tools match expected.json and loaded.json.
+// the loaded tools match expected.json and loaded.json (and the tools answer tools.json, where the
+// case has one).
 func TestConversationCorpus(t *testing.T) {
 	cases, err := conformance.ConversationCases(conversationCorpus)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cases) < 6 {
+	if len(cases) < 8 {
 		t.Fatalf("only %d cases", len(cases))
 	}
 	for _, c := range cases {
@@ -39,6 +40,9 @@ func TestConversationCorpus(t *testing.T) {
 			}
 			if !bytes.Equal(got.Loaded, c.Loaded) {
 				t.Errorf("loaded\n got  %s\n want %s", got.Loaded, c.Loaded)
+			}
+			if c.Tools != nil && !bytes.Equal(got.Tools, c.Tools) {
+				t.Errorf("tools\n got  %s\n want %s", got.Tools, c.Tools)
 			}
 		})
 	}

@@ -104,9 +104,19 @@ impl Conversation {
         let mut body = String::with_capacity(
             shared.prefix.len() + tail.len() + shared.system_text_json.len() + 128,
         );
+        // The request's `tools` array, around the tool objects as the provider takes them
+        // (Gemini: one `Tool` with `functionDeclarations`; none when there is nothing to send).
+        let (open, close) = provider::provider(self.options.api_format).request_tools_wrapper();
+        let wrap = !(shared.prefix.is_empty() && tail.is_empty());
         body.push_str("{\"tools\":[");
+        if wrap {
+            body.push_str(open);
+        }
         body.push_str(&shared.prefix);
         body.push_str(&tail);
+        if wrap {
+            body.push_str(close);
+        }
         body.push_str("],\"system_text\":");
         body.push_str(&shared.system_text_json);
         body.push('}');
@@ -208,8 +218,8 @@ impl Conversation {
         }
         found.extend(next_search.map(|s| self.search_tools(&s.arguments)));
         let mut messages = Vec::new();
-        if options.include_assistant && !calls.is_empty() {
-            messages.extend(provider.assistant_messages(&calls));
+        if options.include_assistant && !(calls.is_empty() && searches.is_empty()) {
+            messages.extend(provider.assistant_messages(&value, &calls));
         }
         messages.extend(provider.result_messages(&calls, &results));
         messages.extend(provider.search_replies(&searches, found));

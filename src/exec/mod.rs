@@ -29,6 +29,9 @@ pub struct Executed {
     pub calls: Vec<ToolCall>,
     /// One outcome per call, same order.
     pub results: Vec<CallOutcome>,
+    /// The assistant turn rebuilt from the input (the calls and what the provider needs back
+    /// with them: reasoning, thinking, thought signatures).
+    pub assistant: Vec<serde_json::Value>,
 }
 
 impl Executed {
@@ -37,7 +40,7 @@ impl Executed {
     pub fn messages_json(&self, include_assistant: bool) -> String {
         let mut messages = Vec::new();
         if include_assistant && !self.calls.is_empty() {
-            messages.extend(self.provider.assistant_messages(&self.calls));
+            messages.extend(self.assistant.iter().cloned());
         }
         messages.extend(self.provider.result_messages(&self.calls, &self.results));
         json_text(&serde_json::Value::Array(messages))
@@ -80,10 +83,12 @@ pub fn execute(
     };
     let calls = provider.parse_calls(&value)?;
     let results = schedule::run_all(registry, &calls, options.parallel);
+    let assistant = provider.assistant_messages(&value, &calls);
     Ok(Executed {
         provider,
         calls,
         results,
+        assistant,
     })
 }
 

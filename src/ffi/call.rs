@@ -261,12 +261,15 @@ pub unsafe extern "C" fn tr_registry_set_fallback(
 /// Runs a batch of the model's tool calls and answers with the messages of the next turn.
 ///
 /// `calls_json` is what the provider returned, in any of these shapes (detected, or forced with
-/// `{"api_format": ...}`): OpenAI chat (an assistant message with `tool_calls`, or that array);
-/// OpenAI Responses (the response, its `output`, or `function_call` items; other items are
-/// skipped); Anthropic (an assistant message, or its `content`: `tool_use` blocks; text skipped);
-/// Gemini (a `Content`, its `parts` with `functionCall`, or a whole response).
+/// `{"api_format": ...}`): OpenAI chat (an assistant message with `tool_calls`, that array, or a
+/// whole completion); OpenAI Responses (the response, its `output`, or `function_call` items;
+/// other items are skipped); Anthropic (an assistant message, or its `content`: `tool_use`
+/// blocks; text skipped); Gemini (a `Content`, its `parts` with `functionCall`, or a whole
+/// response; camelCase or snake_case, as the SDKs dump them). A `null` field counts as absent.
 /// `options_json` may be NULL or `{"api_format"?: str, "include_assistant"?: bool (false: also
-/// return the rebuilt assistant turn first), "parallel"?: 1..64 (default 1)}`.
+/// return the rebuilt assistant turn first: the calls with what the provider needs back, i.e.
+/// Responses' `reasoning` items, Anthropic's `thinking`/`redacted_thinking` blocks in order,
+/// Gemini's `thoughtSignature` parts), "parallel"?: 1..64 (default 1)}`.
 ///
 /// On success `*messages_json_out` receives a JSON array of the messages to append after the
 /// assistant turn, in the same provider's shape, one result per call in call order: OpenAI chat
@@ -283,7 +286,9 @@ pub unsafe extern "C" fn tr_registry_set_fallback(
 /// another on the caller's thread, or with `parallel` N up to N at once on library threads
 /// (tools with metadata `"concurrency_safe": false` always alone); results keep call order.
 /// Errors (the batch as a whole): NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT
-/// (`calls_json` is no provider's tool-call list, with the JSON path; bad options), TOO_LARGE.
+/// (`calls_json` is no provider's tool-call list, with the JSON path; a call the library cannot
+/// read or run, such as a Responses `custom_tool_call` or a chat `function_call`, named; bad
+/// options), TOO_LARGE.
 ///
 /// # Safety
 /// Every pointer argument is NULL or valid: handles come from this library and are not yet freed,

@@ -87,7 +87,8 @@ pub unsafe extern "C" fn tr_conversation_new(
 }
 
 /// The next request's tools: `{"tools": [...], "system_text": "...", "fingerprint": "..."}`:
-/// the exact `tools` array to send, the text to add to the system prompt (or `""`), and the
+/// the exact `tools` array to send (Gemini: `[{"functionDeclarations": [...]}]`, one `Tool`
+/// holding the declarations, or `[]`), the text to add to the system prompt (or `""`), and the
 /// SHA-256 (64 hex digits) of the bytes `{"tools":<tools>,"system_text":<system_text>}` as written
 /// here, which changes exactly when those bytes change (a prompt-cache break). Costs no work
 /// proportional to the catalog when the registry has not changed.

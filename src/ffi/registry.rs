@@ -336,7 +336,8 @@ pub unsafe extern "C" fn tr_registry_call(
 
 /// Disables a tool or a namespace like `tr_registry_set_enabled(r, name, false)`, recording why:
 /// a model that calls it gets `tool "x" is disabled: REASON`, and `tr_registry_tools_status`
-/// shows it. `reason` may be NULL (no reason). Enabling again clears the reason.
+/// shows it. `reason` may be NULL or empty: no reason (it reads back as `null` in
+/// `tr_registry_tools_status`, and the model's error has none). Enabling again clears the reason.
 /// Errors: NULL_ARGUMENT (`r`, `name`), INVALID_UTF8, NOT_FOUND (neither a tool nor a namespace).
 ///
 /// # Safety

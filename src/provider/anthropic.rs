@@ -82,18 +82,37 @@ impl Provider for Anthropic {
         Ok(out)
     }
 
-    fn assistant_messages(&self, calls: &[ToolCall]) -> Vec<Value> {
-        let content = calls
-            .iter()
-            .map(|c| {
-                object([
-                    ("type", "tool_use".into()),
-                    ("id", c.id.clone().into()),
-                    ("name", c.name.clone().into()),
-                    ("input", c.arguments.as_value()),
-                ])
-            })
-            .collect();
+    /// The `thinking` and `redacted_thinking` blocks kept, unmodified and in their order among
+    /// the `tool_use` blocks: with extended thinking and tools, the API checks that the last
+    /// assistant turn's thinking comes back as it was sent (a `ThinkingBlockParam` is `type`,
+    /// `thinking`, `signature`; a `RedactedThinkingBlockParam` `type`, `data`).
+    fn assistant_messages(&self, input: &Value, calls: &[ToolCall]) -> Vec<Value> {
+        let blocks = items(input, "content", "the assistant message").map_or(&[][..], |(b, _)| b);
+        let mut calls = calls.iter();
+        let mut content = Vec::new();
+        for block in blocks.iter().filter_map(Value::as_object) {
+            let kept = |keys: &[&str]| {
+                Value::Object(
+                    keys.iter()
+                        .filter_map(|k| block.get(*k).map(|v| (k.to_string(), v.clone())))
+                        .collect(),
+                )
+            };
+            match block.get("type").and_then(Value::as_str) {
+                Some("tool_use") => {
+                    let Some(c) = calls.next() else { break };
+                    content.push(object([
+                        ("type", "tool_use".into()),
+                        ("id", c.id.clone().into()),
+                        ("name", c.name.clone().into()),
+                        ("input", c.arguments.as_value()),
+                    ]));
+                }
+                Some("thinking") => content.push(kept(&["type", "thinking", "signature"])),
+                Some("redacted_thinking") => content.push(kept(&["type", "data"])),
+                _ => {}
+            }
+        }
         vec![object([
             ("role", "assistant".into()),
             ("content", Value::Array(content)),

@@ -14,33 +14,67 @@ use serde_json::{Map, Value};
 
 /// A `Content` `{"role": "model", "parts": [...]}`, its `parts`, or a whole
 /// `GenerateContentResponse` (the first candidate's content); `{"functionCall": {"name", "args",
-/// "id"?}}` parts are the calls, other parts are skipped.
+/// "id"?}}` parts are the calls, other parts are skipped. Every field is read in both spellings
+/// the official SDK writes (google-genai's `model_dump()` and `to_json_dict()` give snake_case,
+/// `model_dump(by_alias=True)` and the REST API camelCase; protobuf JSON accepts both), and a
+/// `null` field counts as absent (a dump without `exclude_none`).
 pub struct Gemini;
+
+/// A field in either spelling, `null` counting as absent.
+fn field<'a>(obj: &'a Map<String, Value>, camel: &str, snake: &str) -> Option<&'a Value> {
+    [camel, snake]
+        .into_iter()
+        .filter_map(|k| obj.get(k))
+        .find(|v| !v.is_null())
+}
+
+/// The key under which `field` found the value, for error paths.
+fn key_of<'a>(obj: &Map<String, Value>, camel: &'a str, snake: &'a str) -> &'a str {
+    if obj.get(camel).is_some_and(|v| !v.is_null()) {
+        camel
+    } else {
+        snake
+    }
+}
 
 fn is_part(o: &Map<String, Value>) -> bool {
     !o.contains_key("type")
-        && (o.contains_key("functionCall") || o.contains_key("text") || o.contains_key("thought"))
+        && [
+            "functionCall",
+            "function_call",
+            "text",
+            "thought",
+            "thoughtSignature",
+            "thought_signature",
+        ]
+        .iter()
+        .any(|k| o.contains_key(*k))
 }
 
-/// The parts list inside a `Content` or a `GenerateContentResponse`.
+/// The parts list inside a `Content` or a `GenerateContentResponse` (a `null` or missing `parts`
+/// of a candidate's content is an empty turn: a reply cut short has no calls).
 fn parts(calls: &Value) -> Result<(&[Value], String)> {
     match calls {
         Value::Array(items) => Ok((items, "calls".into())),
         Value::Object(m) => {
-            if let Some(candidates) = m.get("candidates") {
+            if let Some(candidates) = m.get("candidates").filter(|c| !c.is_null()) {
                 let content = candidates
                     .get(0)
                     .and_then(|c| c.get("content"))
+                    .filter(|c| !c.is_null())
                     .ok_or_else(|| Error::invalid("calls.candidates[0].content: missing"))?;
                 return match content.get("parts") {
                     Some(Value::Array(p)) => Ok((p, "calls.candidates[0].content.parts".into())),
-                    _ => Err(Error::invalid(
-                        "calls.candidates[0].content.parts: expected an array",
-                    )),
+                    None | Some(Value::Null) => Ok((&[], String::new())),
+                    Some(v) => Err(Error::invalid(format!(
+                        "calls.candidates[0].content.parts: expected an array, got {}",
+                        kind_of(v)
+                    ))),
                 };
             }
             match m.get("parts") {
                 Some(Value::Array(p)) => Ok((p, "calls.parts".into())),
+                Some(Value::Null) => Ok((&[], String::new())),
                 Some(v) => Err(Error::invalid(format!(
                     "calls.parts: expected an array, got {}",
                     kind_of(v)
@@ -53,6 +87,30 @@ fn parts(calls: &Value) -> Result<(&[Value], String)> {
             kind_of(other)
         ))),
     }
+}
+
+/// The `functionCall` of a part, if it has one.
+fn function_call<'a>(
+    obj: &'a Map<String, Value>,
+    here: &str,
+) -> Result<Option<(&'a Map<String, Value>, String)>> {
+    match field(obj, "functionCall", "function_call") {
+        None => Ok(None),
+        Some(Value::Object(c)) => Ok(Some((
+            c,
+            format!("{here}.{}", key_of(obj, "functionCall", "function_call")),
+        ))),
+        Some(v) => Err(Error::invalid(format!(
+            "{here}.{}: expected an object, got {}",
+            key_of(obj, "functionCall", "function_call"),
+            kind_of(v)
+        ))),
+    }
+}
+
+/// A part's thought signature (opaque text: base64 in JSON), to echo in the rebuilt turn.
+fn thought_signature(obj: &Map<String, Value>) -> Option<Value> {
+    field(obj, "thoughtSignature", "thought_signature").cloned()
 }
 
 impl Provider for Gemini {
@@ -72,6 +130,13 @@ impl Provider for Gemini {
         out.push(b'}');
     }
 
+    /// A request's `tools` is a list of `Tool` objects; the declarations go in one, under
+    /// `functionDeclarations` (<https://ai.google.dev/api/caching#Tool>, google-genai
+    /// `types.Tool.function_declarations`).
+    fn request_tools_wrapper(&self) -> (&'static str, &'static str) {
+        ("{\"functionDeclarations\":[", "]}")
+    }
+
     fn detect(&self, calls: &Value) -> bool {
         match calls {
             Value::Object(m) => m.contains_key("parts") || m.contains_key("candidates"),
@@ -85,31 +150,43 @@ impl Provider for Gemini {
         let mut out = Vec::new();
         for entry in objects(items, &path) {
             let (here, obj) = entry?;
-            let call = match obj.get("functionCall") {
-                None => continue,
-                Some(Value::Object(c)) => c,
-                Some(v) => {
+            let Some((call, cpath)) = function_call(obj, &here)? else {
+                continue;
+            };
+            let args = match field(call, "args", "args") {
+                Some(v) => v.clone(),
+                // A streamed call (`partialArgs`, `willContinue`) is not whole yet: running it
+                // with no arguments would answer a call the model has not finished.
+                None if field(call, "partialArgs", "partial_args").is_some() => {
                     return Err(Error::invalid(format!(
-                        "{here}.functionCall: expected an object, got {}",
-                        kind_of(v)
+                        "{cpath}: a streamed call with partialArgs only; pass the complete \
+                         functionCall (with args) once the stream has ended"
                     )));
                 }
+                None => Value::Null,
             };
-            let cpath = format!("{here}.functionCall");
             out.push(ToolCall {
                 id: opt_string_field(call, "id", &cpath)?,
                 item_id: None,
                 name: string_field(call, "name", &cpath)?,
-                arguments: Arguments::Value(call.get("args").cloned().unwrap_or(Value::Null)),
+                arguments: Arguments::Value(args),
             });
         }
         Ok(out)
     }
 
-    fn assistant_messages(&self, calls: &[ToolCall]) -> Vec<Value> {
-        let parts = calls
-            .iter()
-            .map(|c| {
+    /// The calls' parts, each with its `thoughtSignature`, and the other parts that carry one
+    /// (thought summaries, text), in their order: the API needs every signature back in the
+    /// part it came in (<https://ai.google.dev/gemini-api/docs/thought-signatures>). Written
+    /// in camelCase whatever the input's spelling.
+    fn assistant_messages(&self, input: &Value, calls: &[ToolCall]) -> Vec<Value> {
+        let items = parts(input).map(|(p, _)| p).unwrap_or(&[]);
+        let mut calls = calls.iter();
+        let mut out = Vec::new();
+        for obj in items.iter().filter_map(Value::as_object) {
+            let signature = thought_signature(obj);
+            if let Ok(Some(_)) = function_call(obj, "") {
+                let Some(c) = calls.next() else { break };
                 let mut call = Map::new();
                 if let Some(id) = &c.id {
                     call.insert("id".into(), id.clone().into());
@@ -120,12 +197,27 @@ impl Provider for Gemini {
                     v => v,
                 };
                 call.insert("args".into(), args);
-                object([("functionCall", Value::Object(call))])
-            })
-            .collect();
+                let mut part = Map::new();
+                part.insert("functionCall".into(), Value::Object(call));
+                if let Some(s) = signature {
+                    part.insert("thoughtSignature".into(), s);
+                }
+                out.push(Value::Object(part));
+            } else if let Some(s) = signature {
+                let mut part = Map::new();
+                if let Some(text) = field(obj, "text", "text") {
+                    part.insert("text".into(), text.clone());
+                }
+                if let Some(thought) = field(obj, "thought", "thought") {
+                    part.insert("thought".into(), thought.clone());
+                }
+                part.insert("thoughtSignature".into(), s);
+                out.push(Value::Object(part));
+            }
+        }
         vec![object([
             ("role", "model".into()),
-            ("parts", Value::Array(parts)),
+            ("parts", Value::Array(out)),
         ])]
     }
 

@@ -210,14 +210,23 @@ pub trait Provider: Sync {
     /// this provider's [`schema_form`](Self::schema_form).
     fn write_tool(&self, out: &mut Vec<u8>, name: &str, description: &str, cleaned: &Cleaned<'_>);
 
+    /// What a request's `tools` array holds around the tool objects [`write_tool`](Self::write_tool)
+    /// writes: the text before and after them (empty for most providers; Gemini's request takes
+    /// `Tool` objects that carry the declarations under `functionDeclarations`).
+    fn request_tools_wrapper(&self) -> (&'static str, &'static str) {
+        ("", "")
+    }
+
     /// Whether `calls` (a message, an item list or a content list) looks like this provider's.
     fn detect(&self, calls: &Value) -> bool;
     /// Reads the tool calls out of `calls`, in order; other content (text, reasoning) is skipped.
     /// Fails only when `calls` is not this provider's tool-call list (with the JSON path).
     fn parse_calls(&self, calls: &Value) -> Result<Vec<ToolCall>>;
-    /// The assistant turn that made these calls, rebuilt in this provider's shape (one message;
-    /// for Responses, one item per call).
-    fn assistant_messages(&self, calls: &[ToolCall]) -> Vec<Value>;
+    /// The assistant turn that made these calls (`calls`, read from `input` by
+    /// [`parse_calls`](Self::parse_calls)), rebuilt in this provider's shape with what the
+    /// provider needs back besides the calls (reasoning items, thinking blocks, thought
+    /// signatures): one message, or for Responses one item each.
+    fn assistant_messages(&self, input: &Value, calls: &[ToolCall]) -> Vec<Value>;
     /// The messages that answer `calls` with `results` (same length, same order).
     fn result_messages(&self, calls: &[ToolCall], results: &[CallOutcome]) -> Vec<Value>;
 
@@ -348,6 +357,28 @@ pub(crate) fn items<'a>(calls: &'a Value, key: &str, what: &str) -> Result<(&'a 
             "calls: expected an array or an object, got {}",
             kind_of(other)
         ))),
+    }
+}
+
+/// A copy of `value` without its `null` fields, at every level but inside a schema or arguments
+/// (where `null` is data, as in `"default": null`): an item echoed back to the provider as the
+/// SDK dumped it (without `exclude_none`) must not carry fields the request types refuse.
+pub(crate) fn without_nulls(value: &Value) -> Value {
+    match value {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| {
+                    let data = matches!(
+                        k.as_str(),
+                        "parameters" | "input_schema" | "input" | "arguments" | "args"
+                    );
+                    (k.clone(), if data { v.clone() } else { without_nulls(v) })
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(without_nulls).collect()),
+        other => other.clone(),
     }
 }
 

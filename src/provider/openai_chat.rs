@@ -12,7 +12,8 @@ use crate::schema::Cleaned;
 use serde_json::Value;
 
 /// `{"role": "assistant", "tool_calls": [{"id", "type": "function", "function": {"name",
-/// "arguments": "<JSON text>"}}]}` or the bare `tool_calls` array.
+/// "arguments": "<JSON text>"}}]}`, the bare `tool_calls` array, or a whole chat completion
+/// (its first choice's message). `null` fields count as absent.
 pub struct OpenAiChat;
 
 impl Provider for OpenAiChat {
@@ -36,20 +37,56 @@ impl Provider for OpenAiChat {
 
     fn detect(&self, calls: &Value) -> bool {
         match calls {
-            Value::Object(m) => m.contains_key("tool_calls"),
+            Value::Object(m) => m.contains_key("tool_calls") || m.contains_key("choices"),
             Value::Array(items) => first_object(items).is_some_and(|o| o.contains_key("function")),
             _ => false,
         }
     }
 
     fn parse_calls(&self, calls: &Value) -> Result<Vec<ToolCall>> {
-        let (items, path) = items(calls, "tool_calls", "the assistant message")?;
+        let (message, at) = match calls.get("choices") {
+            Some(choices) => (
+                choices
+                    .get(0)
+                    .and_then(|c| c.get("message"))
+                    .ok_or_else(|| Error::invalid("calls.choices[0].message: missing"))?,
+                "calls.choices[0].message",
+            ),
+            None => (calls, "calls"),
+        };
+        if let Value::Object(m) = message {
+            // `null` (an SDK dump without exclude_none) is no calls; the deprecated single
+            // `function_call` is a call this library does not read, never a silent no-call.
+            if m.get("tool_calls").is_none_or(Value::is_null) {
+                if m.get("function_call").is_some_and(|f| !f.is_null()) {
+                    return Err(Error::invalid(format!(
+                        "{at}.function_call: the deprecated function_call is not read (send \
+                         tools, and the model answers with tool_calls)"
+                    )));
+                }
+                return Ok(Vec::new());
+            }
+        }
+        let (items, path) = items(message, "tool_calls", "the assistant message")?;
+        let path = if at == "calls" {
+            path
+        } else {
+            format!("{at}.tool_calls")
+        };
         let mut out = Vec::with_capacity(items.len());
         for entry in objects(items, &path) {
             let (here, obj) = entry?;
-            // Other call types (e.g. "custom") are not function calls this library runs.
-            if obj.get("type").is_some_and(|t| t != "function") {
-                continue;
+            match obj.get("type") {
+                None | Some(Value::Null) => {}
+                Some(t) if t == "function" => {}
+                // A custom tool's call is the host's to answer; skipping it would leave the
+                // model without an answer.
+                Some(t) => {
+                    return Err(Error::invalid(format!(
+                        "{here}.type: a {t} tool call, which this library does not run (only \
+                         \"function\" calls)"
+                    )));
+                }
             }
             let function = match obj.get("function") {
                 Some(Value::Object(f)) => f,
@@ -77,7 +114,7 @@ impl Provider for OpenAiChat {
         Ok(out)
     }
 
-    fn assistant_messages(&self, calls: &[ToolCall]) -> Vec<Value> {
+    fn assistant_messages(&self, _input: &Value, calls: &[ToolCall]) -> Vec<Value> {
         let tool_calls = calls
             .iter()
             .map(|c| {

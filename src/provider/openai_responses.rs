@@ -6,7 +6,8 @@
 
 use super::{
     ApiFormat, Arguments, CallOutcome, Provider, SearchCall, SearchSide, SearchTool, ToolCall,
-    first_object, items, object, objects, opt_string_field, string_field, write_tool_fields,
+    first_object, items, object, objects, opt_string_field, string_field, without_nulls,
+    write_tool_fields,
 };
 use crate::error::{Error, Result};
 use crate::json::write_str;
@@ -14,14 +15,55 @@ use crate::schema::Cleaned;
 use serde_json::Value;
 
 /// The output item types of the Responses API that tell its lists apart from the others'.
-const ITEM_TYPES: [&str; 6] = [
+const ITEM_TYPES: [&str; 14] = [
     "function_call",
     "message",
     "reasoning",
     "tool_search_call",
+    "tool_search_output",
     "web_search_call",
     "file_search_call",
+    "code_interpreter_call",
+    "image_generation_call",
+    "mcp_call",
+    "mcp_list_tools",
+    "custom_tool_call",
+    "computer_call",
+    "local_shell_call",
 ];
+
+/// Output items that ask the client for an answer this library cannot give (the host's own
+/// tools): skipping them would leave the model's call unanswered, so they fail the batch.
+const CLIENT_ITEMS_NOT_RUN: [&str; 5] = [
+    "custom_tool_call",
+    "computer_call",
+    "local_shell_call",
+    "apply_patch_call",
+    "mcp_approval_request",
+];
+
+/// The fields of a `reasoning` input item (`ResponseReasoningItemParam`: `id`, `summary`,
+/// `type`, optional `content`, `encrypted_content`, `status`), in that order.
+const REASONING_FIELDS: [&str; 6] = [
+    "type",
+    "id",
+    "summary",
+    "content",
+    "encrypted_content",
+    "status",
+];
+
+/// The fields of a `tool_search_call` input item (`ResponseInputItemParam.ToolSearchCall`).
+const SEARCH_CALL_FIELDS: [&str; 6] = ["type", "id", "call_id", "execution", "status", "arguments"];
+
+/// The fields of a `tool_search_output` input item (`ResponseToolSearchOutputItemParamParam`).
+const SEARCH_OUTPUT_FIELDS: [&str; 6] = ["type", "id", "call_id", "execution", "status", "tools"];
+
+/// Whether a `tool_search_call` item ran on the server (`"execution": "server"`): the API
+/// answered it already, with its own `tool_search_output` item.
+fn server_side(item: &Value) -> bool {
+    item.get("execution").and_then(Value::as_str) == Some("server")
+}
 
 /// The parameters of the client-executed `tool_search` tool.
 const TOOL_SEARCH_PARAMETERS: &str = r#"{"type":"object","properties":{"query":{"type":"string","description":"A tool's exact name, or a few keywords describing the capability you need."},"limit":{"type":"integer","description":"Most tools to load.","minimum":1}},"required":["query"]}"#;
@@ -36,7 +78,8 @@ fn response_items(value: &Value) -> &[Value] {
 }
 
 /// A response object `{"output": [...]}`, its `output` array, or a list of
-/// `{"type": "function_call", "call_id", "name", "arguments"}` items (other items are skipped).
+/// `{"type": "function_call", "call_id", "name", "arguments"}` items (other items are skipped,
+/// but a call the client must answer and this library cannot run fails the batch).
 pub struct OpenAiResponses;
 
 impl Provider for OpenAiResponses {
@@ -78,8 +121,15 @@ impl Provider for OpenAiResponses {
         let mut out = Vec::new();
         for entry in objects(items, &path) {
             let (here, obj) = entry?;
-            if obj.get("type").and_then(Value::as_str) != Some("function_call") {
-                continue;
+            match obj.get("type").and_then(Value::as_str) {
+                Some("function_call") => {}
+                Some(t) if CLIENT_ITEMS_NOT_RUN.contains(&t) => {
+                    return Err(Error::invalid(format!(
+                        "{here}.type: a {t:?} item, which the client must answer and this \
+                         library does not run (only function_call and client tool_search_call)"
+                    )));
+                }
+                _ => continue,
             }
             let arguments = match obj.get("arguments") {
                 None | Some(Value::Null) => Arguments::Text(String::new()),
@@ -96,21 +146,46 @@ impl Provider for OpenAiResponses {
         Ok(out)
     }
 
-    fn assistant_messages(&self, calls: &[ToolCall]) -> Vec<Value> {
-        calls
-            .iter()
-            .map(|c| {
-                let mut item = serde_json::Map::new();
-                item.insert("type".into(), "function_call".into());
-                if let Some(id) = &c.item_id {
-                    item.insert("id".into(), id.clone().into());
+    /// The `reasoning` items kept with the calls, in their order: reasoning models need them
+    /// back with the calls they led to (the SDK's `ResponseReasoningItemParam`: "Be sure to
+    /// include these items in your `input` ... if you are manually managing context"; with
+    /// `store: false` only `encrypted_content` carries them). The tool searches of the turn are
+    /// kept too: a `tool_search_output` answers a `tool_search_call` the input must hold.
+    fn assistant_messages(&self, input: &Value, calls: &[ToolCall]) -> Vec<Value> {
+        let mut calls = calls.iter();
+        let mut out = Vec::new();
+        for item in response_items(input).iter().filter_map(Value::as_object) {
+            let kept = |keys: &[&str]| {
+                Value::Object(
+                    keys.iter()
+                        .filter_map(|k| {
+                            item.get(*k)
+                                .filter(|v| !v.is_null())
+                                .map(|v| (k.to_string(), without_nulls(v)))
+                        })
+                        .collect(),
+                )
+            };
+            match item.get("type").and_then(Value::as_str) {
+                Some("function_call") => {
+                    let Some(c) = calls.next() else { break };
+                    let mut call = serde_json::Map::new();
+                    call.insert("type".into(), "function_call".into());
+                    if let Some(id) = &c.item_id {
+                        call.insert("id".into(), id.clone().into());
+                    }
+                    call.insert("call_id".into(), c.id.clone().into());
+                    call.insert("name".into(), c.name.clone().into());
+                    call.insert("arguments".into(), c.arguments.as_text().into());
+                    out.push(Value::Object(call));
                 }
-                item.insert("call_id".into(), c.id.clone().into());
-                item.insert("name".into(), c.name.clone().into());
-                item.insert("arguments".into(), c.arguments.as_text().into());
-                Value::Object(item)
-            })
-            .collect()
+                Some("reasoning") => out.push(kept(&REASONING_FIELDS)),
+                Some("tool_search_call") => out.push(kept(&SEARCH_CALL_FIELDS)),
+                Some("tool_search_output") => out.push(kept(&SEARCH_OUTPUT_FIELDS)),
+                _ => {}
+            }
+        }
+        out
     }
 
     fn result_messages(&self, calls: &[ToolCall], results: &[CallOutcome]) -> Vec<Value> {
@@ -144,21 +219,29 @@ impl Provider for OpenAiResponses {
         }))
     }
 
-    /// The `tool_search_call` items (client-executed searches).
+    /// The `tool_search_call` items the client runs (`"execution": "client"`); a search the
+    /// server ran is skipped: it has its answer already, and may have no `call_id`.
     fn parse_search_calls(&self, calls: &Value) -> Result<Vec<SearchCall>> {
         let mut out = Vec::new();
         let mut calls_before = 0;
+        let at = if calls.is_object() {
+            "calls.output"
+        } else {
+            "calls"
+        };
         for (i, item) in response_items(calls).iter().enumerate() {
             match item.get("type").and_then(Value::as_str) {
                 Some("function_call") => calls_before += 1,
-                Some("tool_search_call") => {
+                Some("tool_search_call") if !server_side(item) => {
                     let id = item.get("call_id").and_then(Value::as_str).ok_or_else(|| {
-                        Error::invalid(format!("calls[{i}].call_id: missing or not a string"))
+                        Error::invalid(format!("{at}[{i}].call_id: missing or not a string"))
                     })?;
                     let arguments = match item.get("arguments") {
                         Some(Value::String(t)) => Arguments::Text(t.clone()),
+                        None | Some(Value::Null) => {
+                            Arguments::Value(Value::Object(serde_json::Map::new()))
+                        }
                         Some(v) => Arguments::Value(v.clone()),
-                        None => Arguments::Value(Value::Object(serde_json::Map::new())),
                     };
                     out.push(SearchCall {
                         id: id.to_string(),

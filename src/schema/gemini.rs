@@ -8,7 +8,12 @@
 //! - a keyword Gemini's `Schema` object does not have (`patternProperties`, `multipleOf`, `not`,
 //!   bfcl's `optional`, …) is dropped: Gemini refuses the request over an unknown field;
 //! - a type list `[T, "null"]` (or `[T]`) becomes `"T"` with `"nullable": true`: Gemini's
-//!   `type` is a single enum value and refuses a list.
+//!   `type` is a single enum value and refuses a list;
+//! - `enum` holds strings only (google-genai's `Schema.enum: list[str]`; the API refuses
+//!   `enum[1]` as not `TYPE_STRING`): `null` leaves it for `"nullable": true`, and other values
+//!   are written as their JSON text with `"format": "enum"`, the schema's documented spelling
+//!   of a non-string enum (`{type: INTEGER, format: enum, enum: ["101", "201"]}`), so the model
+//!   still sends the tool's own type.
 
 use super::flatten::prune_required;
 use serde_json::{Map, Value};
@@ -127,7 +132,45 @@ fn sanitize(
         result = flatten_combination(result);
     }
     prune_required(&mut result);
+    if at_schema {
+        strings_only_enum(&mut result);
+    }
     result
+}
+
+/// Gemini's `enum` is a list of strings: `null` becomes `"nullable": true`, other non-string
+/// values their JSON text with `"format": "enum"` (see the module doc).
+fn strings_only_enum(schema: &mut Map<String, Value>) {
+    let Some(Value::Array(values)) = schema.get("enum") else {
+        return;
+    };
+    if values.iter().all(Value::is_string) {
+        return;
+    }
+    let has_null = values.iter().any(Value::is_null);
+    let mut converted = false;
+    let strings: Vec<Value> = values
+        .iter()
+        .filter(|v| !v.is_null())
+        .map(|v| match v {
+            Value::String(_) => v.clone(),
+            other => {
+                converted = true;
+                Value::String(crate::json::json_text(other))
+            }
+        })
+        .collect();
+    if strings.is_empty() {
+        schema.remove("enum");
+    } else {
+        schema.insert("enum".into(), Value::Array(strings));
+    }
+    if converted {
+        schema.insert("format".into(), "enum".into());
+    }
+    if has_null {
+        schema.insert("nullable".into(), Value::Bool(true));
+    }
 }
 
 /// llm-rosetta's `_flatten_combination`: a union keeps only its first non-null variant (Gemini

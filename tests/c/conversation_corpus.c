@@ -61,7 +61,7 @@ char *conversation_case_file(const corpus_case *c, const char *file) {
 }
 
 tr_status conversation_run_case(const char *corpus_dir, const corpus_case *c, char **messages_out, char **loaded_out,
-                                char **err_out) {
+                                char **tools_out, char **err_out) {
     char *options = conversation_case_file(c, "options.json");
     char *calls = conversation_case_file(c, "calls.json");
     tr_registry *r = options && calls ? corpus_registry(corpus_dir) : NULL;
@@ -78,6 +78,13 @@ tr_status conversation_run_case(const char *corpus_dir, const corpus_case *c, ch
     if (st == TR_STATUS_OK) st = tr_conversation_execute(conv, calls, NULL, messages_out, err_out);
     if (st == TR_STATUS_OK) {
         st = tr_conversation_loaded(conv, loaded_out, err_out);
+        if (st == TR_STATUS_OK && tools_out) {
+            st = tr_conversation_tools(conv, tools_out, err_out);
+            if (st != TR_STATUS_OK) {
+                tr_string_free(*loaded_out);
+                *loaded_out = NULL;
+            }
+        }
         if (st != TR_STATUS_OK) {
             tr_string_free(*messages_out);
             *messages_out = NULL;

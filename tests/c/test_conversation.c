@@ -42,22 +42,29 @@ static const char *corpus_dir;
 static void test_corpus(void) {
     corpus_case *cases = NULL;
     size_t count = conversation_cases(corpus_dir, &cases);
-    CHECK_MSG(count >= 6, "the corpus has %zu cases", count);
+    CHECK_MSG(count >= 8, "the corpus has %zu cases", count);
     for (size_t i = 0; i < count; i++) {
         char *want_messages = conversation_case_file(&cases[i], "expected.json");
         char *want_loaded = conversation_case_file(&cases[i], "loaded.json");
-        char *messages = NULL, *loaded = NULL, *err = NULL;
-        tr_status st = conversation_run_case(corpus_dir, &cases[i], &messages, &loaded, &err);
+        char *want_tools = conversation_case_file(&cases[i], "tools.json"); /* optional */
+        char *messages = NULL, *loaded = NULL, *tools = NULL, *err = NULL;
+        tr_status st = conversation_run_case(corpus_dir, &cases[i], &messages, &loaded, &tools, &err);
         CHECK_MSG(st == TR_STATUS_OK, "%s: %s: %s", cases[i].name, tr_status_name(st), err ? err : "");
         CHECK_MSG(messages && want_messages && strcmp(messages, want_messages) == 0, "%s\n  want %s\n  got  %s",
                   cases[i].name, want_messages ? want_messages : "(none)", messages ? messages : "(none)");
         CHECK_MSG(loaded && want_loaded && strcmp(loaded, want_loaded) == 0, "%s loaded\n  want %s\n  got  %s",
                   cases[i].name, want_loaded ? want_loaded : "(none)", loaded ? loaded : "(none)");
+        if (want_tools) {
+            CHECK_MSG(tools && strcmp(tools, want_tools) == 0, "%s tools\n  want %s\n  got  %s", cases[i].name,
+                      want_tools, tools ? tools : "(none)");
+        }
         tr_string_free(messages);
         tr_string_free(loaded);
+        tr_string_free(tools);
         tr_string_free(err);
         free(want_messages);
         free(want_loaded);
+        free(want_tools);
     }
     corpus_cases_free(cases, count);
 }

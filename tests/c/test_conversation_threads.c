@@ -138,7 +138,7 @@ int main(int argc, char **argv) {
     OK(tr_conversation_tools(conv, &first, &err));
     json_value *v = first ? json_parse(first, NULL, 0) : NULL;
     base_tools = json_get(v, "tools") ? json_get(v, "tools")->count : 0;
-    CHECK(base_tools == 4); /* discover_tools and the fixture's three tools */
+    CHECK(base_tools == 5); /* discover_tools and the fixture's four tools */
     json_free(v);
     tr_string_free(first);
 

@@ -1,5 +1,6 @@
 // The conversation conformance corpus (tests/conformance/conversation/) through the C++ wrapper:
-// one directory per case (options.json, calls.json, expected.json, loaded.json) over the registry
+// one directory per case (options.json, calls.json, expected.json, loaded.json, tools.json
+// optionally) over the registry
 // of fixture.json, built by corpus::registry. Shared by test_conversation.cpp and
 // tests/cross/conversation.cpp.
 #pragma once
@@ -17,6 +18,9 @@ namespace conversation_corpus {
 struct Case {
     std::string name;
     std::filesystem::path dir;
+
+    /// Whether the case has this file.
+    [[nodiscard]] bool has(const char* name_in_dir) const { return std::filesystem::exists(dir / name_in_dir); }
 
     /// A file of the case without its final newline.
     [[nodiscard]] std::string file(const char* name_in_dir) const {
@@ -38,11 +42,12 @@ inline std::vector<Case> cases(const std::filesystem::path& corpus_dir) {
 struct Result {
     std::string messages;  // what execute returned
     std::string loaded;    // loaded_json() afterwards
+    std::string tools;     // tools_json() afterwards
 };
 
 /// Runs one case as tests/conversation.rs does: a fresh fixture registry, a conversation with
 /// the case's options, the Registry destroyed (the conversation outlives it), calls.json executed
-/// with no execute options, then loaded.
+/// with no execute options, then loaded and tools.
 inline Result run(const std::filesystem::path& corpus_dir, const Case& c) {
     toolregistry::Conversation conversation = [&] {
         toolregistry::Registry registry = corpus::registry(corpus_dir);
@@ -51,6 +56,7 @@ inline Result run(const std::filesystem::path& corpus_dir, const Case& c) {
     Result result;
     result.messages = conversation.execute(c.file("calls.json"));
     result.loaded = conversation.loaded_json();
+    result.tools = conversation.tools_json();
     return result;
 }
 

@@ -38,12 +38,15 @@ std::vector<std::string> tool_names(const std::string& tools_json) {
 
 TEST(Conversation, CorpusByteForByte) {
     auto cases = conversation_corpus::cases(kCorpus);
-    ASSERT_GE(cases.size(), 6u);
+    ASSERT_GE(cases.size(), 8u);
     for (const auto& c : cases) {
         SCOPED_TRACE(c.name);
         auto result = conversation_corpus::run(kCorpus, c);
         EXPECT_EQ(result.messages, c.file("expected.json"));
         EXPECT_EQ(result.loaded, c.file("loaded.json"));
+        if (c.has("tools.json")) {
+            EXPECT_EQ(result.tools, c.file("tools.json"));
+        }
     }
 }
 

@@ -20,7 +20,7 @@ int main(int argc, char **argv) {
     int rc = count == 0;
     for (size_t i = 0; i < count && rc == 0; i++) {
         char *messages = NULL, *loaded = NULL, *err = NULL;
-        tr_status st = conversation_run_case(argv[1], &cases[i], &messages, &loaded, &err);
+        tr_status st = conversation_run_case(argv[1], &cases[i], &messages, &loaded, NULL, &err);
         if (st == TR_STATUS_OK) {
             printf("%s\t%s\t%s\n", cases[i].name, messages, loaded);
         } else {

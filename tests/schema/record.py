@@ -17,8 +17,9 @@ case, which records each schema's own answer.
 
 Deliberate differences (README, "Schemas"). Flattening: a property-name map is never pruned as if
 it were a schema (engine_walk_sanitize). Gemini: property names are never stripped, a keyword that
-Gemini's Schema object lacks (`patternProperties`, `multipleOf`, `not`, ...) is dropped, and a type
-list `[T, "null"]` becomes `T` + `nullable`. This script carries its own copy of the reference's Gemini
+Gemini's Schema object lacks (`patternProperties`, `multipleOf`, `not`, ...) is dropped, a type
+list `[T, "null"]` becomes `T` + `nullable`, and `enum` holds strings only (`null` dropped for
+`nullable`, other values as JSON text with `"format": "enum"`). This script carries its own copy of the reference's Gemini
 pass (llm-rosetta's sanitize_schema and _normalize_schema_types) with the engine's changes behind a
 switch; with the switch off the copy must reproduce the reference's answer for every case (checked
 below), and with it on it gives the expected answer. Where the engine's answer differs, the file
@@ -64,7 +65,7 @@ def corpus():
     return cases
 
 
-# ---- Gemini: the reference's pass (llm-rosetta 0.13), with the engine's two changes ----
+# ---- Gemini: the reference's pass (llm-rosetta 0.13), with the engine's changes ----
 
 GEMINI_STRIP = {
     "propertyNames", "const", "$schema", "$comment", "$id", "$anchor", "$dynamicAnchor",
@@ -110,7 +111,30 @@ def gemini_sanitize(schema, engine, in_map=False, schema_pos=True):
             result["required"] = valid
         else:
             del result["required"]
+    if engine and schema_pos:
+        strings_only_enum(result)
     return result
+
+
+def strings_only_enum(schema):
+    """The engine's third change: Gemini's `enum` is a list of strings (google-genai
+    `Schema.enum: list[str]`). `null` leaves it for `nullable`; other values become their JSON
+    text, marked `"format": "enum"` (the Schema's documented non-string enum)."""
+    values = schema.get("enum")
+    if not isinstance(values, list) or all(isinstance(v, str) for v in values):
+        return
+    kept = [v for v in values if v is not None]
+    converted = any(not isinstance(v, str) for v in kept)
+    strings = [v if isinstance(v, str) else json.dumps(v, separators=(",", ":"), ensure_ascii=False)
+               for v in kept]
+    if strings:
+        schema["enum"] = strings
+    else:
+        del schema["enum"]
+    if converted:
+        schema["format"] = "enum"
+    if len(kept) < len(values):
+        schema["nullable"] = True
 
 
 def flatten_combination(schema):

@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.IO;
 using System.Linq;
 using System.Security.Cryptography;
 using System.Text;
@@ -31,11 +32,20 @@ namespace ToolRegistry.Tests
         private static void ConversationCorpusCases(string corpusDir)
         {
             var cases = ConversationCorpus.Cases(corpusDir);
-            True(cases.Count >= 6, "the corpus has " + cases.Count + " cases in " + corpusDir);
+            True(cases.Count >= 8, "the corpus has " + cases.Count + " cases in " + corpusDir);
             var failures = new List<string>();
             foreach (var c in cases)
             {
-                var got = ConversationCorpus.Run(corpusDir, c.Value);
+                string tools;
+                var got = ConversationCorpus.Run(corpusDir, c.Value, out tools);
+                if (File.Exists(Path.Combine(c.Value, "tools.json")))
+                {
+                    string wantTools = ConversationCorpus.Expected(c.Value, "tools.json");
+                    if (tools != wantTools)
+                    {
+                        failures.Add(c.Key + " tools\n  want " + wantTools + "\n  got  " + tools);
+                    }
+                }
                 string messages = ConversationCorpus.Expected(c.Value, "expected.json");
                 string loaded = ConversationCorpus.Expected(c.Value, "loaded.json");
                 if (got.Key != messages)

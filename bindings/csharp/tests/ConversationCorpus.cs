@@ -51,6 +51,14 @@ namespace ToolRegistry.Tests
         /// <summary>Runs one case: (messages JSON, loaded JSON), both exactly as returned.</summary>
         internal static KeyValuePair<string, string> Run(string corpusDir, string caseDir)
         {
+            string tools;
+            return Run(corpusDir, caseDir, out tools);
+        }
+
+        /// <summary>Runs one case: (messages JSON, loaded JSON), and the tools answer afterwards in
+        /// <paramref name="tools"/>, all exactly as returned.</summary>
+        internal static KeyValuePair<string, string> Run(string corpusDir, string caseDir, out string tools)
+        {
             Conversation conversation;
             using (var registry = ExecuteCorpus.Build(corpusDir))
             {
@@ -59,7 +67,9 @@ namespace ToolRegistry.Tests
             using (conversation)
             {
                 string messages = conversation.Execute(File.ReadAllText(Path.Combine(caseDir, "calls.json")));
-                return new KeyValuePair<string, string>(messages, conversation.LoadedJson());
+                string loaded = conversation.LoadedJson();
+                tools = conversation.ToolsJson();
+                return new KeyValuePair<string, string>(messages, loaded);
             }
         }
 

@@ -26,7 +26,7 @@ def main(argv):
         sys.stderr.write(f"no cases under {corpus}\n")
         return 1
     for case in cases:
-        messages, loaded = test_conversation.run_case(case, corpus)
+        messages, loaded, _tools = test_conversation.run_case(case, corpus)
         sys.stdout.write(f"{case.name}\t{messages.decode()}\t{loaded.decode()}\n")
     return 0
 

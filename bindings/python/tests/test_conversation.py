@@ -39,7 +39,8 @@ def fixture_registry(corpus=None):
 
 
 def run_case(case, corpus=None):
-    """Runs one case on a fresh fixture registry; returns the library's bytes (messages, loaded).
+    """Runs one case on a fresh fixture registry; returns the library's bytes (messages, loaded,
+    tools afterwards).
 
     The registry handle is closed before the calls run: the conversation outlives it."""
     r = fixture_registry(corpus)
@@ -47,7 +48,8 @@ def run_case(case, corpus=None):
         r.close()
         messages = c.execute_json((case / "calls.json").read_bytes())
         loaded = c.loaded_json()
-    return messages, loaded
+        tools = c.tools_json()
+    return messages, loaded, tools
 
 
 def read(path):
@@ -55,15 +57,17 @@ def read(path):
 
 
 def test_corpus_present():
-    assert len(cases()) >= 6, f"conversation corpus missing under {CORPUS}"
+    assert len(cases()) >= 8, f"conversation corpus missing under {CORPUS}"
 
 
 @pytest.mark.parametrize("case", cases(), ids=[p.name for p in cases()])
 def test_conformance(case):
-    messages, loaded = run_case(case)
+    messages, loaded, tools = run_case(case)
     # The library's bytes, as C, Go and C# compare them.
     assert messages.decode() == read(case / "expected.json")
     assert loaded.decode() == read(case / "loaded.json")
+    if (case / "tools.json").exists():
+        assert tools.decode() == read(case / "tools.json")
     # The decoded answers of the public methods, with options given as a dict, are the same.
     with fixture_registry() as r, r.conversation(json.loads((case / "options.json").read_text())) as c:
         assert c.execute(json.loads((case / "calls.json").read_text())) == json.loads(
@@ -90,8 +94,8 @@ def test_modes_and_typed_tools():
         with r.conversation() as c:  # summaries, openai-chat
             t = c.tools()
             assert isinstance(t, tr.ConversationTools)
-            assert names(t) == ["get_time", "discover_tools", "call_deferred"]
-            assert "send_email" in t.tools[1]["function"]["description"] and t.system_text == ""
+            assert names(t) == ["get_time", "book_bus", "discover_tools", "call_deferred"]
+            assert "send_email" in t.tools[2]["function"]["description"] and t.system_text == ""
         with r.conversation(mode="stable") as c:
             t = c.tools()
             assert "send_email" in t.system_text and "get_weather" in t.system_text
@@ -111,6 +115,7 @@ def test_modes_and_typed_tools():
             assert deferred == {
                 "discover_tools": False,
                 "get_time": False,
+                "book_bus": False,
                 "send_email": True,
                 "get_weather": True,
             }

@@ -148,6 +148,11 @@ def test_disable_with_reason_and_tools_status():
         assert status["add"]["callable"] is True and status["gw-definition_only"]["callable"] is False
         r.set_enabled("add", True)
         assert {s["name"]: s for s in r.tools_status()}["add"]["reason"] is None
+        # An empty reason is no reason: it reads back as null and the model hears none.
+        r.disable("add", "")
+        assert {s["name"]: s for s in r.tools_status()}["add"]["reason"] is None
+        assert contents(r.execute(openai_calls(("add", {"a": 1, "b": 2}))))[0] == 'Error: tool "add" is disabled'
+        r.set_enabled("add", True)
         with pytest.raises(tr.ToolRegistryError) as e:
             r.disable("nope")
         assert e.value.status == tr.Status.NOT_FOUND

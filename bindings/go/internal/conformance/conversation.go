@@ -20,12 +20,16 @@ type ConversationCase struct {
 	// Expected and Loaded are expected.json and loaded.json without their final newline.
 	Expected []byte
 	Loaded   []byte
+	// Tools is tools.json without its final newline (the tools answer after the calls), or nil
+	// when the case has none.
+	Tools []byte
 }
 
 // ConversationResult is what a case produced through the binding.
 type ConversationResult struct {
 	Messages []byte
 	Loaded   []byte
+	Tools    []byte
 }
 
 // ConversationCases reads every case directory under dir, sorted by name.
@@ -54,6 +58,11 @@ func ConversationCases(dir string) ([]ConversationCase, error) {
 		if c.Loaded, err = readTrimmed(filepath.Join(path, "loaded.json")); err != nil {
 			return nil, err
 		}
+		if _, statErr := os.Stat(filepath.Join(path, "tools.json")); statErr == nil {
+			if c.Tools, err = readTrimmed(filepath.Join(path, "tools.json")); err != nil {
+				return nil, err
+			}
+		}
 		cases = append(cases, c)
 	}
 	sort.Slice(cases, func(i, j int) bool { return cases[i].Name < cases[j].Name })
@@ -67,7 +76,7 @@ func readTrimmed(path string) ([]byte, error) {
 
 // RunConversation runs one case as tests/conversation.rs does: a fresh fixture registry from
 // dir/fixture.json, a conversation on it, the registry closed (the conversation outlives it),
-// the calls executed, then the loaded tools read.
+// the calls executed, then the loaded tools and the tools answer read.
 func RunConversation(dir string, c ConversationCase) (ConversationResult, error) {
 	var res ConversationResult
 	reg, err := NewRegistry(dir)
@@ -88,5 +97,10 @@ func RunConversation(dir string, c ConversationCase) (ConversationResult, error)
 		return res, fmt.Errorf("%s: loaded: %w", c.Name, err)
 	}
 	res.Loaded = []byte(loaded)
+	tools, err := conv.ToolsJSON()
+	if err != nil {
+		return res, fmt.Errorf("%s: tools: %w", c.Name, err)
+	}
+	res.Tools = []byte(tools)
 	return res, nil
 }

@@ -220,8 +220,8 @@ class Registry(_RegistryBase):
     def disable(self, name: str, reason: Optional[str] = None) -> None:
         """Disables a tool or a namespace like ``set_enabled(name, False)``, recording why.
 
-        The reason shows in :meth:`tools_status` and in the error result of a call of the tool.
-        Enabling again clears it.
+        The reason shows in :meth:`tools_status` and in the error result of a call of the tool; an
+        empty reason is no reason (``None`` in :meth:`tools_status`). Enabling again clears it.
         """
         self._do(
             _lib.tr_registry_disable, _text("name", name), None if reason is None else _text("reason", reason)
