@@ -110,22 +110,22 @@ fn finds_by_meaning_what_words_miss() {
     assert_eq!(hits[0].score, 1.0);
     assert!(hits[0].schema.is_some(), "deferred hits carry their schema");
     // The other profiles' contract holds: exact name alone with 1.0, select:, filters, top_k.
-    let exact = hybrid.discover("send_message", &req).unwrap();
-    assert_eq!((names(&exact), exact[0].score), (vec!["send_message"], 1.0));
-    let sel = hybrid.discover("select:write_file,price_feed", &req).unwrap();
-    assert_eq!(names(&sel), ["write_file", "price_feed"]);
+    let exact = hybrid.discover("mail-send_message", &req).unwrap();
+    assert_eq!((names(&exact), exact[0].score), (vec!["mail-send_message"], 1.0));
+    let sel = hybrid.discover("select:fs-write_file,price_feed", &req).unwrap();
+    assert_eq!(names(&sel), ["fs-write_file", "price_feed"]);
     let filtered = DiscoverRequest {
         namespaces: vec!["mail".into()],
         ..Default::default()
     };
-    assert_eq!(names(&hybrid.discover(q, &filtered).unwrap()), ["send_message"]);
+    assert_eq!(names(&hybrid.discover(q, &filtered).unwrap()), ["mail-send_message"]);
     let one = DiscoverRequest {
         top_k: 1,
         ..Default::default()
     };
-    assert_eq!(hybrid.discover("bitcoin value", &one).unwrap().len(), 1);
+    assert_eq!(hybrid.discover("bitcoin", &one).unwrap().len(), 1);
     assert_eq!(
-        hybrid.discover("bitcoin value", &one).unwrap()[0].name,
+        hybrid.discover("bitcoin", &one).unwrap()[0].name,
         "price_feed"
     );
     // JSON answers agree with the typed ones.
@@ -268,8 +268,8 @@ fn a_failing_embedder_leaves_tools_findable_by_words() {
         // Discovers still answer, by words: the query's embedding fails too.
         let d = registry.discoverer(DiscoveryOptions::default());
         let hits = d.discover("send a message", &Default::default()).unwrap();
-        assert_eq!(hits[0].name, "send_message", "{what}");
-        let e = d.explain("send a message", "send_message", &Default::default()).unwrap();
+        assert_eq!(hits[0].name, "mail-send_message", "{what}");
+        let e = d.explain("send a message", "mail-send_message", &Default::default()).unwrap();
         assert!(
             e.hybrid.as_ref().unwrap().note.as_deref().unwrap_or("").contains("words"),
             "{what}: {:?}",
@@ -308,7 +308,7 @@ fn discovers_never_wait_for_the_embedder_and_it_may_call_back() {
                 let d = r.discoverer(DiscoveryOptions::default());
                 for _ in 0..20 {
                     let hits = d.discover("send a message", &Default::default()).unwrap();
-                    assert_eq!(hits[0].name, "send_message");
+                    assert_eq!(hits[0].name, "mail-send_message");
                 }
             })
         })

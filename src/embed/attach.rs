@@ -134,13 +134,19 @@ impl Registry {
             )));
         }
         let shared = self.shared();
-        let embedding = Embedding::start(shared, embedder, cache_path)?;
+        let embedding = Embedding::new(embedder, cache_path);
         let mut state = shared.write()?;
-        let old = shared.replace_embedding(Some(embedding));
+        let old = shared.replace_embedding(Some(Arc::clone(&embedding)));
         state.reset_vectors(dim);
         drop(state);
         if let Some(old) = old {
             old.stop();
+        }
+        if let Err(e) = embedding.spawn(shared) {
+            // No thread: undo, so the registry stays as it was (words only).
+            shared.replace_embedding(None);
+            shared.write()?.clear_vectors();
+            return Err(e);
         }
         Ok(())
     }

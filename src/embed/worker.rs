@@ -42,12 +42,12 @@ impl std::fmt::Debug for Embedding {
 }
 
 impl Embedding {
-    /// Starts the thread for `shared` with `embedder` and an optional cache file.
-    pub(crate) fn start(
-        shared: &Arc<Shared>,
+    /// An embedder at work with an optional cache file; its thread starts with
+    /// [`spawn`](Self::spawn), once it is the registry's embedder.
+    pub(crate) fn new(
         embedder: Arc<dyn Embedder>,
         cache_path: Option<&std::path::Path>,
-    ) -> Result<Arc<Self>> {
+    ) -> Arc<Self> {
         let mut warnings = Vec::new();
         let cache = cache_path.map(|p| {
             let (c, w) = VectorCache::open(p, &embedder.identity(), embedder.dim());
@@ -67,15 +67,21 @@ impl Embedding {
             cond: Condvar::new(),
             warnings: Mutex::new(warnings),
         });
+        e
+    }
+
+    /// Starts the embedding thread for `shared`, whose embedder this must already be (a thread
+    /// that finds another embedder in place ends at once).
+    pub(crate) fn spawn(self: &Arc<Self>, shared: &Arc<Shared>) -> Result<()> {
         let weak = Arc::downgrade(shared);
-        let me = Arc::clone(&e);
+        let me = Arc::clone(self);
         std::thread::Builder::new()
             .name("toolregistry-embed".into())
             .spawn(move || me.run(weak))
+            .map(|_| ())
             .map_err(|err| {
                 crate::error::Error::Internal(format!("cannot start the embedding thread: {err}"))
-            })?;
-        Ok(e)
+            })
     }
 
     /// The embedder.

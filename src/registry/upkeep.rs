@@ -108,6 +108,12 @@ impl State {
         }
     }
 
+    /// Drops the vectors (no embedder any more).
+    pub(crate) fn clear_vectors(&mut self) {
+        self.vectors = None;
+        self.embed_kick = false;
+    }
+
     fn index_vector(&mut self, id: DocId) {
         let Some(slot) = self.slots[id as usize].as_ref() else {
             return;
