@@ -41,7 +41,7 @@ def config() -> dict:
         "mcpServers": {
             "time": {"command": str(BIN / "mcp-server-time"), "args": ["--local-timezone", "UTC"], "defer": False},
             "script": server("scripted", env={"SCRIPT_TOKEN": SECRET}, timeout_ms=1500),
-            "big": server("big", "2000"),
+            "big": server("big", "2000", deny=["op_0000"], disabled=False),  # "disabled": a host's key, ignored
             # "p" lists "q-echo" and "p-q" lists "echo": both would be "p-q-echo".
             "p": server("prefixed"),
             "p-q": server("echo"),
@@ -78,7 +78,7 @@ def run_check(path: str) -> None:
     # echo, fail, crash, hang, garbage, add_tool, env_names; oversized, "bad name" and the malformed
     # entries are skipped.
     check("running  7 tools" in lines.get("script", ""), "--check: the scripted server's 7 valid tools")
-    check("running  2000 tools" in lines.get("big", ""), "--check: the 2,000-tool server")
+    check("running  1999 tools" in lines.get("big", ""), "--check: the 2,000-tool server, one tool denied")
     check("failed" in lines.get("broken", ""), "--check: the broken server is reported failed")
     check(SECRET not in out.stdout + out.stderr, "--check never prints a secret from env")
     skipped = out.stderr
@@ -87,9 +87,22 @@ def run_check(path: str) -> None:
     check("tool #9" in skipped and "tool #10" in skipped, "malformed entries are skipped with their reason")
     check("is already a tool of server" in skipped, "a server cannot take another server's tool name")
     bad = Path(path).with_name("bad.json")
-    bad.write_text('{"mcpServers": {"a": {"command": "x", "env": {"K": 5}}}}')
-    out = subprocess.run([PROXY, "mcp", "--check", "--config", str(bad)], capture_output=True, text=True)
-    check(out.returncode == 1 and "env.K" in out.stderr, "a bad config is refused with the key named")
+    for text, needle in [
+        ('{"servers": {}}', "mcpServers"),
+        ('{"mcpServers": {"a": {"args": []}}}', "a.command: missing"),
+        ('{"mcpServers": {"bad name": {"command": "x"}}}', "bad name"),
+        ('{"mcpServers": {"a": {"url": "http://127.0.0.1:1/mcp"}}}', "only stdio servers"),
+        ('{"mcpServers": {"a": {"command": "x", "defer": 1}}}', "a.defer: expected a boolean"),
+        ('{"mcpServers": {"a": {"command": "x", "timeout_ms": 0}}}', "a.timeout_ms"),
+        ('{"mcpServers": {"a": {"command": "x", "allow": "one"}}}', "a.allow: expected an array"),
+        ('{"mcpServers": {"a": {"command": "x", "env": {"K": 5}}}}', "a.env.K: expected a string"),
+        ('{"mcpServers": {"a": {"command": "x", "env": {"K=": "%s"}}}}' % SECRET, "a.env.K=: not a valid"),
+        ("not json", "not JSON"),
+    ]:
+        bad.write_text(text)
+        out = subprocess.run([PROXY, "mcp", "--check", "--config", str(bad)], capture_output=True, text=True)
+        check(out.returncode == 1 and needle in out.stderr and SECRET not in out.stderr,
+              f"config {text[:50]!r} is refused: {out.stderr.strip()[:120]}")
 
 
 async def session_tests(path: str, errlog) -> None:
@@ -147,6 +160,8 @@ async def session_tests(path: str, errlog) -> None:
             hits = json.loads(text_of(r))
             check(bool(hits) and hits[0]["name"] == "big-op_1234" and all(h["name"].startswith("big-") for h in hits),
                   "search over the 2,000-tool server: " + str([h["name"] for h in hits]))
+            r = await call(session, "discover_tools", {"query": "big-op_0000"})
+            check(all(h["name"] != "big-op_0000" for h in json.loads(text_of(r))), "a denied tool is not registered")
             r = await call(session, "call_deferred", {"_target_tool": "big-op_1234"})
             check(not r.is_error and text_of(r) == "op_1234 ran", "call_deferred runs a tool of the 2,000-tool server")
 
@@ -156,9 +171,15 @@ async def session_tests(path: str, errlog) -> None:
                   "a server gets the config's env and PATH, not the proxy's other variables")
 
             t0 = time.monotonic()
-            r = await call(session, "script-hang")
+            try:
+                # The client's own deadline, so that a proxy without one fails here instead of hanging.
+                r = await session.call_tool("script-hang", {}, read_timeout_seconds=15)
+                hung = r.is_error and "did not answer" in text_of(r)
+            except Exception as e:  # the client's timeout: the proxy never answered
+                hung = False
+                print("     the proxy did not answer:", repr(e)[:200])
             took = time.monotonic() - t0
-            check(r.is_error and "did not answer" in text_of(r) and took < 5, f"a hung call times out with an error result ({took:.1f} s)")
+            check(hung and took < 5, f"a hung call times out with an error result ({took:.1f} s)")
 
             r = await call(session, "script-garbage")
             check(not r.is_error and text_of(r) == "answered after garbage", "a line that is not JSON-RPC is ignored")
