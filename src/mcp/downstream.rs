@@ -146,6 +146,8 @@ impl Downstream {
                     self.set_peer(None);
                     match quit {
                         Ok(q) => format!("the server exited ({q:?})"),
+                        // The proxy is shutting down: nothing to restart or report.
+                        Err(e) if e.is_cancelled() => return,
                         Err(e) => format!("the server's connection failed: {e}"),
                     }
                 }
