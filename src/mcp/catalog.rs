@@ -25,6 +25,8 @@ pub const MAX_TOOLS_PER_SERVER: usize = 10_000;
 pub struct Route {
     /// Index of the server in the config's order.
     pub server: usize,
+    /// The server's name (for messages).
+    pub owner: String,
     /// The tool's name on its server.
     pub tool: String,
     /// The definition the client is shown: the server's own, under the registered name.
@@ -121,7 +123,7 @@ impl Catalog {
                         skip(
                             server,
                             &label,
-                            &format!("{name:?} is already a tool of server #{}", other.server),
+                            &format!("{name:?} is already a tool of server {:?}", other.owner),
                         );
                     } else if !seen.insert(name.clone()) {
                         skip(server, &label, &format!("{name:?} is listed twice"));
@@ -267,6 +269,7 @@ fn accept(
         tool,
         Route {
             server: index,
+            owner: server.name.clone(),
             tool: name.to_string(),
             listed,
         },
