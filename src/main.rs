@@ -3,6 +3,9 @@
 //! `toolregistry discover "convert currency"` searches the embedded BFCL catalog (1,998 tools, all
 //! deferred); `--catalog FILE` searches your own.
 
+#[cfg(feature = "mcp")]
+mod mcp;
+
 use clap::{Args, Parser, Subcommand};
 use std::process::ExitCode;
 use toolregistry::{
@@ -127,6 +130,19 @@ enum Command {
         /// OpenAI strict mode: answers {"tools": [...], "warnings": [...]}.
         #[arg(long)]
         strict: bool,
+    },
+    /// Serve MCP on stdio in front of the MCP servers of a config file, with tool search.
+    #[cfg(feature = "mcp")]
+    Mcp {
+        /// `{"mcpServers": {"NAME": {"command", "args", "env", "defer", "allow", "deny"}}}`.
+        #[arg(long, value_name = "FILE")]
+        config: std::path::PathBuf,
+        /// Start each server once, print its state and tool count, and exit.
+        #[arg(long)]
+        check: bool,
+        /// A local text encoder: rank with the `hybrid` profile instead of `enhanced`.
+        #[arg(long, value_name = "DIR")]
+        model_dir: Option<std::path::PathBuf>,
     },
 }
 
@@ -322,6 +338,16 @@ fn run(cli: Cli, out: &mut String) -> Result<(), String> {
     use std::fmt::Write;
     let err = |e: toolregistry::Error| e.to_string();
     match cli.command {
+        #[cfg(feature = "mcp")]
+        Command::Mcp {
+            config,
+            check,
+            model_dir,
+        } => mcp::run(&mcp::Options {
+            config,
+            check,
+            model_dir,
+        })?,
         Command::Discover {
             query,
             namespaces,

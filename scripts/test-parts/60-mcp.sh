@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# `toolregistry mcp` (the MCP proxy, cargo feature `mcp`): the release binary with the feature
+# (the one cargo build of this part; config errors are checked through the binary too), then the
+# official MCP Python SDK as the client over stdio against a published server
+# (mcp-server-time), the scripted servers of tests/mcp/downstream.py (crash, hang, malformed
+# output, list_changed, 2,000 tools) and one that cannot start. The virtualenv stays in
+# $target/mcp-venv, so a second run installs nothing.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+source scripts/lib/setup.sh
+target="${CARGO_TARGET_DIR:-target}"
+venv="$target/mcp-venv"
+python="${PYTHON:-python3}"
+
+if ! command -v "$python" >/dev/null 2>&1 || ! "$python" -c "import venv, ensurepip" >/dev/null 2>&1; then
+  apt_install python3 python3-venv
+  python=python3
+fi
+[ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check "mcp==2.3.0" "mcp-server-time==2026.10.19"
+
+cargo build --release --locked --features mcp --bin toolregistry
+"$venv/bin/python" tests/mcp/test_proxy.py "$target/release/toolregistry"

@@ -1,0 +1,299 @@
+//! One downstream server: started as a child process (no shell, only the environment it needs),
+//! initialized, its tools listed (every page) into the catalog and listed again when it says they
+//! changed; calls routed to it with a timeout; restarted with backoff when it dies. Calls made
+//! while it is down get an error result saying so at once.
+
+use super::catalog::Catalog;
+use super::config::ServerConfig;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientConfig, ClientRequest,
+    CustomRequest, Implementation, JsonObject, ServerResult,
+};
+use rmcp::service::{NotificationContext, RunningService};
+use rmcp::transport::TokioChildProcess;
+use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
+use serde_json::{Value, json};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::sync::{mpsc, watch};
+
+/// Backoff before the first restart; doubled per failed start, up to [`MAX_BACKOFF`].
+const FIRST_BACKOFF: Duration = Duration::from_millis(250);
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+/// A server that ran this long before it died is restarted after [`FIRST_BACKOFF`] again.
+const STABLE_RUN: Duration = Duration::from_secs(30);
+/// Least time a start (spawn, initialize, every page of `tools/list`) is given, whatever the call
+/// timeout: interpreters and package runners (`uvx`, `npx`) take seconds to start.
+const MIN_START_TIMEOUT: Duration = Duration::from_secs(30);
+/// Most pages of `tools/list` read (a server that keeps returning cursors is cut off).
+const MAX_PAGES: usize = 1000;
+
+/// Where a server is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum State {
+    /// Starting (or restarting).
+    Starting,
+    /// Running, with this many tools registered.
+    Running(usize),
+    /// Down: why, and when the next start is tried.
+    Down { reason: String, retry_at: Instant },
+}
+
+/// A downstream server and its supervisor's shared state.
+pub struct Downstream {
+    /// Its config entry.
+    pub config: ServerConfig,
+    index: usize,
+    state: watch::Sender<State>,
+    peer: Mutex<Option<Peer<RoleClient>>>,
+}
+
+/// Receives the server's notifications: `tools/list_changed` asks for a new listing.
+struct Handler {
+    changed: mpsc::UnboundedSender<()>,
+}
+
+impl ClientHandler for Handler {
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        let _ = self.changed.send(());
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        let mut info = ClientConfig::default();
+        info.client_info = Implementation::new("toolregistry", toolregistry::VERSION);
+        info
+    }
+}
+
+impl Downstream {
+    /// A server not started yet.
+    pub fn new(index: usize, config: ServerConfig) -> Arc<Downstream> {
+        Arc::new(Downstream {
+            config,
+            index,
+            state: watch::channel(State::Starting).0,
+            peer: Mutex::new(None),
+        })
+    }
+
+    /// Where it is now.
+    pub fn state(&self) -> State {
+        self.state.borrow().clone()
+    }
+
+    /// Waits for the outcome of the first start: running or down.
+    pub async fn started(&self) -> State {
+        let mut rx = self.state.subscribe();
+        let state = rx.wait_for(|s| *s != State::Starting).await;
+        state.map_or(State::Starting, |s| s.clone())
+    }
+
+    fn set_peer(&self, peer: Option<Peer<RoleClient>>) {
+        *self
+            .peer
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = peer;
+    }
+
+    fn peer(&self) -> Option<Peer<RoleClient>> {
+        self.peer
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Keeps the server running: starts it, follows its tool list, and restarts it after it
+    /// dies, waiting longer after each start that fails. `on_change` is called when the tools
+    /// the client sees may have changed. With `once`, stops after the first start's outcome.
+    pub async fn supervise(
+        self: Arc<Self>,
+        catalog: Arc<Catalog>,
+        on_change: Arc<dyn Fn() + Send + Sync>,
+        once: bool,
+    ) {
+        let mut backoff = FIRST_BACKOFF;
+        loop {
+            self.state.send_replace(State::Starting);
+            let began = Instant::now();
+            let reason = match self.start(&catalog, &on_change).await {
+                Ok((service, mut changed)) => {
+                    if once {
+                        self.set_peer(None);
+                        drop(service);
+                        return;
+                    }
+                    let peer = service.peer().clone();
+                    let mut waiting = std::pin::pin!(service.waiting());
+                    // Re-list whenever the server says its tools changed, until it exits.
+                    let quit = loop {
+                        tokio::select! {
+                            quit = &mut waiting => break quit,
+                            Some(()) = changed.recv() => {
+                                while changed.try_recv().is_ok() {}
+                                match self.list(&peer).await {
+                                    Ok(entries) => {
+                                        if catalog.sync(self.index, &self.config, &entries) {
+                                            on_change();
+                                        }
+                                        self.state.send_replace(State::Running(catalog.count(self.index)));
+                                    }
+                                    Err(e) => self.log(&format!("re-listing tools: {e}")),
+                                }
+                            }
+                        }
+                    };
+                    self.set_peer(None);
+                    match quit {
+                        Ok(q) => format!("the server exited ({q:?})"),
+                        // The proxy is shutting down: nothing to restart or report.
+                        Err(e) if e.is_cancelled() => return,
+                        Err(e) => format!("the server's connection failed: {e}"),
+                    }
+                }
+                Err(reason) => reason,
+            };
+            if began.elapsed() >= STABLE_RUN {
+                backoff = FIRST_BACKOFF;
+            }
+            let reason = self.config.redact(&reason);
+            self.log(&format!("{reason}; restarting in {backoff:?}"));
+            self.state.send_replace(State::Down {
+                reason,
+                retry_at: Instant::now() + backoff,
+            });
+            if once {
+                return;
+            }
+            tokio::time::sleep(backoff).await;
+            backoff = (backoff * 2).min(MAX_BACKOFF);
+        }
+    }
+
+    /// Starts the process, initializes, lists and registers its tools.
+    async fn start(
+        &self,
+        catalog: &Catalog,
+        on_change: &Arc<dyn Fn() + Send + Sync>,
+    ) -> Result<
+        (
+            RunningService<RoleClient, Handler>,
+            mpsc::UnboundedReceiver<()>,
+        ),
+        String,
+    > {
+        let mut command = tokio::process::Command::new(&self.config.command);
+        command
+            .args(&self.config.args)
+            .env_clear()
+            .envs(self.config.environment())
+            .kill_on_drop(true);
+        let (transport, _) = TokioChildProcess::builder(command)
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| format!("starting {:?}: {e}", self.config.command))?;
+        let (tx, rx) = mpsc::unbounded_channel();
+        let timeout = self.config.timeout.max(MIN_START_TIMEOUT);
+        let started = tokio::time::timeout(timeout, async {
+            let service = Handler { changed: tx }
+                .serve(transport)
+                .await
+                .map_err(|e| format!("initialize: {e}"))?;
+            let entries = self.list(service.peer()).await?;
+            Ok::<_, String>((service, entries))
+        })
+        .await
+        .map_err(|_| format!("no answer to initialize and tools/list within {timeout:?}"))??;
+        let (service, entries) = started;
+        if catalog.sync(self.index, &self.config, &entries) {
+            on_change();
+        }
+        self.set_peer(Some(service.peer().clone()));
+        self.state
+            .send_replace(State::Running(catalog.count(self.index)));
+        Ok((service, rx))
+    }
+
+    /// Every page of `tools/list`, as raw entries: the catalog checks them one by one, so one
+    /// malformed tool is skipped instead of failing the whole list.
+    async fn list(&self, peer: &Peer<RoleClient>) -> Result<Vec<Value>, String> {
+        let mut entries = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..MAX_PAGES {
+            let params = cursor.as_ref().map(|c| json!({"cursor": c}));
+            let request = ClientRequest::CustomRequest(CustomRequest::new("tools/list", params));
+            let timeout = self.config.timeout.max(MIN_START_TIMEOUT);
+            let answer = tokio::time::timeout(timeout, peer.send_request(request))
+                .await
+                .map_err(|_| format!("tools/list: no answer within {timeout:?}"))?
+                .map_err(|e| format!("tools/list: {e}"))?;
+            let page = match answer {
+                ServerResult::CustomResult(r) => r.0,
+                other => serde_json::to_value(other).map_err(|e| format!("tools/list: {e}"))?,
+            };
+            match page.get("tools") {
+                Some(Value::Array(tools)) => entries.extend(tools.iter().cloned()),
+                _ => return Err("tools/list: the answer has no \"tools\" array".into()),
+            }
+            match page.get("nextCursor").and_then(Value::as_str) {
+                Some(next) if cursor.as_deref() != Some(next) => cursor = Some(next.to_string()),
+                _ => return Ok(entries),
+            }
+        }
+        self.log(&format!(
+            "tools/list: stopped after {MAX_PAGES} pages; the rest is ignored"
+        ));
+        Ok(entries)
+    }
+
+    /// Calls tool `tool` (its name on this server). Every failure is an error result the client
+    /// can show: the server is down, the call timed out, the connection broke.
+    pub async fn call(&self, tool: &str, arguments: Option<JsonObject>) -> CallToolResponse {
+        let Some(peer) = self.peer() else {
+            return error_result(match self.state() {
+                State::Down { reason, retry_at } => format!(
+                    "MCP server {:?} is not running ({reason}); the next start is in {:.1} s",
+                    self.config.name,
+                    retry_at
+                        .saturating_duration_since(Instant::now())
+                        .as_secs_f64()
+                ),
+                _ => format!(
+                    "MCP server {:?} is starting; try again shortly",
+                    self.config.name
+                ),
+            })
+            .into();
+        };
+        let mut params = CallToolRequestParams::new(tool.to_string());
+        params.arguments = arguments;
+        let timeout = self.config.timeout;
+        // Dropping the request on timeout sends the server notifications/cancelled.
+        match tokio::time::timeout(timeout, peer.call_tool_once(params)).await {
+            Ok(Ok(response)) => response,
+            Ok(Err(e)) => error_result(self.config.redact(&format!(
+                "MCP server {:?} failed the call: {e}",
+                self.config.name
+            )))
+            .into(),
+            Err(_) => error_result(format!(
+                "MCP server {:?} did not answer within {timeout:?}; the call was cancelled",
+                self.config.name
+            ))
+            .into(),
+        }
+    }
+
+    fn log(&self, message: &str) {
+        eprintln!(
+            "toolregistry mcp: server {:?}: {}",
+            self.config.name,
+            self.config.redact(message)
+        );
+    }
+}
+
+/// A tool result with `isError` and one text block.
+pub fn error_result(message: String) -> CallToolResult {
+    CallToolResult::error(vec![rmcp::model::ContentBlock::text(message)])
+}

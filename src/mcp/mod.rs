@@ -1,0 +1,147 @@
+//! `toolregistry mcp`: one MCP server (stdio) in front of many, with the library's tool search.
+//!
+//! It is a client of the library's public API only: the downstream servers' tools go into a
+//! [`toolregistry::Registry`] under their server's name as namespace, searches are the built-in
+//! `discover_tools`, `call_deferred` runs a deferred tool through the registry's host function,
+//! and the client's tool list is a [`toolregistry::Conversation`]'s. The MCP side is the official
+//! Rust SDK (`rmcp`). One file per concept: [`config`], [`downstream`] (a server and its
+//! supervisor), [`catalog`] (registry and routes), [`upstream`] (what the client sees).
+
+mod catalog;
+mod config;
+mod downstream;
+mod upstream;
+
+use catalog::Catalog;
+use downstream::{Downstream, State};
+use rmcp::ServiceExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use toolregistry::Registry;
+use upstream::Proxy;
+
+/// How long serving waits for the servers' first starts, so that the client's first
+/// `tools/list` is complete; a server that takes longer joins with `list_changed`.
+const FIRST_START_WAIT: Duration = Duration::from_secs(30);
+
+/// What `toolregistry mcp` was asked to do.
+pub struct Options {
+    /// The `{"mcpServers": ...}` file.
+    pub config: PathBuf,
+    /// Start every server once, print its state and tool count, and exit.
+    pub check: bool,
+    /// A local text encoder for the `hybrid` ranking profile.
+    pub model_dir: Option<PathBuf>,
+}
+
+/// Runs the proxy until the client disconnects (or, with `check`, prints the servers' states).
+pub fn run(options: &Options) -> Result<(), String> {
+    let servers = config::load(&options.config)?;
+    let registry = registry(options.model_dir.as_deref())?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("starting the async runtime: {e}"))?;
+    let result = runtime.block_on(async {
+        let catalog = Arc::new(Catalog::new(registry)?);
+        let servers: Arc<Vec<Arc<Downstream>>> = Arc::new(
+            servers
+                .into_iter()
+                .enumerate()
+                .map(|(i, c)| Downstream::new(i, c))
+                .collect(),
+        );
+        if options.check {
+            check(&catalog, &servers).await
+        } else {
+            serve(catalog, servers).await
+        }
+    });
+    // A call still waiting on a hung server must not hold the exit.
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    result
+}
+
+/// The registry the proxy searches: `enhanced` ranking, or `hybrid` with a local encoder.
+fn registry(model_dir: Option<&Path>) -> Result<Registry, String> {
+    let options = match model_dir {
+        // The encoder is a registry option (`{"embedding": {"model_dir": DIR}}`); the profile
+        // that uses it is `hybrid`.
+        Some(dir) => serde_json::json!({
+            "embedding": {"model_dir": dir.to_string_lossy()},
+            "discovery": {"profile": "hybrid"},
+        }),
+        None => serde_json::json!({"discovery": {"profile": "enhanced"}}),
+    };
+    Registry::from_options_json(Some(&options.to_string()))
+        .map_err(|e| format!("registry options: {e}"))
+}
+
+/// `--check`: starts every server once, at the same time, and prints how each went.
+async fn check(catalog: &Arc<Catalog>, servers: &Arc<Vec<Arc<Downstream>>>) -> Result<(), String> {
+    let quiet: Arc<dyn Fn() + Send + Sync> = Arc::new(|| {});
+    let tasks: Vec<_> = servers
+        .iter()
+        .map(|s| {
+            tokio::spawn(Arc::clone(s).supervise(Arc::clone(catalog), Arc::clone(&quiet), true))
+        })
+        .collect();
+    for t in tasks {
+        t.await.map_err(|e| e.to_string())?;
+    }
+    let width = servers
+        .iter()
+        .map(|s| s.config.name.len())
+        .max()
+        .unwrap_or(0);
+    let mut failed = 0;
+    for s in servers.iter() {
+        let line = match s.state() {
+            State::Running(n) => format!("running  {n} tools"),
+            State::Down { reason, .. } => {
+                failed += 1;
+                format!("failed   {reason}")
+            }
+            State::Starting => {
+                failed += 1;
+                "failed   did not start".to_string()
+            }
+        };
+        println!("{:width$}  {line}", s.config.name);
+    }
+    match failed {
+        0 => Ok(()),
+        n => Err(format!("{n} of {} servers did not start", servers.len())),
+    }
+}
+
+/// Serves the client on stdio until it disconnects.
+async fn serve(catalog: Arc<Catalog>, servers: Arc<Vec<Arc<Downstream>>>) -> Result<(), String> {
+    let proxy = Proxy::new(Arc::clone(&catalog), Arc::clone(&servers));
+    catalog
+        .registry()
+        .set_fallback(Some(upstream::host_function(
+            Arc::downgrade(&catalog),
+            Arc::clone(&servers),
+            tokio::runtime::Handle::current(),
+        )))
+        .map_err(|e| e.to_string())?;
+    let hook = proxy.list_changed_hook();
+    for s in servers.iter() {
+        tokio::spawn(Arc::clone(s).supervise(Arc::clone(&catalog), Arc::clone(&hook), false));
+    }
+    let began = Instant::now();
+    for s in servers.iter() {
+        let left = FIRST_START_WAIT.saturating_sub(began.elapsed());
+        let _ = tokio::time::timeout(left, s.started()).await;
+    }
+    tokio::spawn(proxy.clone().announce_changes());
+    let service = proxy
+        .serve(rmcp::transport::io::stdio_pipes())
+        .await
+        .map_err(|e| format!("MCP client: {e}"))?;
+    service.waiting().await.map_err(|e| e.to_string())?;
+    Ok(())
+}

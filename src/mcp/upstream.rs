@@ -1,0 +1,189 @@
+//! What the MCP client sees: one server whose tools are the downstream servers' listed tools,
+//! `discover_tools` (the library's search, with its `namespace` filter) and `call_deferred`;
+//! tools a search finds join the list, announced with `notifications/tools/list_changed`.
+//! Downstream results (content, `isError`, structured content) pass through unchanged.
+
+use super::catalog::Catalog;
+use super::downstream::{Downstream, error_result};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, JsonObject,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
+use std::sync::{Arc, OnceLock};
+use tokio::sync::Notify;
+use toolregistry::registry::{CALL_DEFERRED, DISCOVER_TOOLS};
+
+const INSTRUCTIONS: &str = "This server fronts several MCP servers. Only some of their tools are \
+listed; call discover_tools with a few keywords (and optionally a server name as namespace) to \
+find the others. Found tools are added to your tool list; if your client cannot refresh it, run \
+them with call_deferred.";
+
+/// The upstream server.
+#[derive(Clone)]
+pub struct Proxy {
+    catalog: Arc<Catalog>,
+    servers: Arc<Vec<Arc<Downstream>>>,
+    client: Arc<OnceLock<Peer<RoleServer>>>,
+    changed: Arc<Notify>,
+}
+
+impl Proxy {
+    /// A proxy over the catalog and its servers. `changed` is notified when the list changes.
+    pub fn new(catalog: Arc<Catalog>, servers: Arc<Vec<Arc<Downstream>>>) -> Proxy {
+        Proxy {
+            catalog,
+            servers,
+            client: Arc::new(OnceLock::new()),
+            changed: Arc::new(Notify::new()),
+        }
+    }
+
+    /// Call when the tool list the client sees may have changed (from any thread).
+    pub fn list_changed_hook(&self) -> Arc<dyn Fn() + Send + Sync> {
+        let changed = Arc::clone(&self.changed);
+        Arc::new(move || changed.notify_one())
+    }
+
+    /// Sends `notifications/tools/list_changed` to the client whenever the list changed (a
+    /// burst of changes is one notification).
+    pub async fn announce_changes(self) {
+        loop {
+            self.changed.notified().await;
+            if let Some(peer) = self.client.get() {
+                if let Err(e) = peer.notify_tool_list_changed().await {
+                    eprintln!("toolregistry mcp: notifying the client: {e}");
+                }
+            }
+        }
+    }
+
+    fn remember(&self, peer: &Peer<RoleServer>) {
+        let _ = self.client.set(peer.clone());
+    }
+
+    /// `discover_tools`: the library's search; the deferred tools found join the list.
+    fn discover(&self, arguments: &str) -> CallToolResult {
+        match self.catalog.registry().call_json(DISCOVER_TOOLS, arguments) {
+            Ok(answer) => {
+                if self.catalog.load_found(&answer) {
+                    self.changed.notify_one();
+                }
+                CallToolResult::success(vec![rmcp::model::ContentBlock::text(answer)])
+            }
+            Err(e) => error_result(e.to_string()),
+        }
+    }
+
+    /// `call_deferred`: the library's built-in, on a blocking thread since it runs the target
+    /// through the registry's (synchronous) host function, which waits for the server.
+    async fn call_deferred(&self, arguments: String) -> CallToolResponse {
+        let registry = self.catalog.registry().share();
+        let outcome =
+            tokio::task::spawn_blocking(move || registry.call_json(CALL_DEFERRED, &arguments))
+                .await;
+        match outcome {
+            // The host function's text is the server's result as JSON (see `host_function`).
+            Ok(Ok(text)) => serde_json::from_str::<CallToolResult>(&text)
+                .unwrap_or_else(|_| {
+                    CallToolResult::success(vec![rmcp::model::ContentBlock::text(text)])
+                })
+                .into(),
+            Ok(Err(e)) => error_result(e.to_string()).into(),
+            Err(e) => error_result(format!("call_deferred failed: {e}")).into(),
+        }
+    }
+
+    /// A downstream tool's call, routed to its server.
+    async fn route(&self, name: &str, arguments: Option<JsonObject>) -> CallToolResponse {
+        let Some(route) = self.catalog.route(name) else {
+            return error_result(format!(
+                "unknown tool {name:?}: call discover_tools to find tools"
+            ))
+            .into();
+        };
+        // Calling a deferred tool by name counts as finding it.
+        if self.catalog.load(&[name.to_string()]) {
+            self.changed.notify_one();
+        }
+        self.servers[route.server]
+            .call(&route.tool, arguments)
+            .await
+    }
+}
+
+/// The registry's host function for downstream tools (what `call_deferred` runs): routes the
+/// call and waits for it, answering the server's result as JSON text. Runs on a blocking
+/// thread, never on the runtime's own.
+pub fn host_function(
+    catalog: std::sync::Weak<Catalog>,
+    servers: Arc<Vec<Arc<Downstream>>>,
+    runtime: tokio::runtime::Handle,
+) -> toolregistry::HostFn {
+    Arc::new(move |name: &str, arguments: &str| {
+        let route = catalog
+            .upgrade()
+            .and_then(|c| c.route(name))
+            .ok_or_else(|| format!("no MCP server has a tool named {name:?}"))?;
+        let arguments = serde_json::from_str::<JsonObject>(arguments).ok();
+        let server = Arc::clone(&servers[route.server]);
+        let response = runtime.block_on(async move { server.call(&route.tool, arguments).await });
+        match response {
+            CallToolResponse::Complete(result) => {
+                serde_json::to_string(&result).map_err(|e| e.to_string())
+            }
+            _ => Err(format!(
+                "{name:?} answered with a task or an input request, which call_deferred cannot \
+                 pass on: call the tool directly"
+            )),
+        }
+    })
+}
+
+impl ServerHandler for Proxy {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build(),
+        )
+        .with_server_info(Implementation::new("toolregistry", toolregistry::VERSION))
+        .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.remember(&context.peer);
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        self.remember(&context.peer);
+        let tools = self
+            .catalog
+            .listed()
+            .map_err(|e| ErrorData::internal_error(e, None))?;
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.remember(&context.peer);
+        let name = request.name.as_ref();
+        let text = |arguments: Option<JsonObject>| {
+            serde_json::Value::Object(arguments.unwrap_or_default()).to_string()
+        };
+        Ok(match name {
+            DISCOVER_TOOLS => self.discover(&text(request.arguments)).into(),
+            CALL_DEFERRED => self.call_deferred(text(request.arguments)).await,
+            _ => self.route(name, request.arguments).await,
+        })
+    }
+}
