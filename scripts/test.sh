@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of the project: the Rust crate (unit, golden vectors, C ABI, concurrency), then
-# each language part. Builds or installs what it needs; safe to run on a fresh machine.
+# each language part. Builds or installs what it needs; safe to run on a fresh machine. Prints each
+# part's wall time at the end, so a part that grows slow shows up in CI's log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,13 +16,29 @@ for dir in "${HOME:-/root}/.cargo/bin" /usr/local/go/bin; do
 done
 export PATH
 
+timings=()
+suite_start=$SECONDS
+# timed NAME COMMAND...: runs the command and records its wall time under NAME.
+timed() {
+  local name="$1" start=$SECONDS
+  shift
+  "$@"
+  timings+=("$(printf '%5d s  %s' $((SECONDS - start)) "$name")")
+}
+print_timings() {
+  section "wall time per part"
+  printf '%s\n' "${timings[@]}"
+  printf '%5d s  total\n' $((SECONDS - suite_start))
+}
+trap 'print_timings' EXIT
+
 section "Rust: cargo test (core, golden vectors, C ABI, header freshness)"
-cargo test --locked
+timed "cargo test" cargo test --locked
 
 for part in scripts/test-parts/*.sh; do
   [ -e "$part" ] || continue
   section "$(basename "$part" .sh)"
-  bash "$part"
+  timed "$(basename "$part" .sh)" bash "$part"
 done
 
 section "all tests passed"
