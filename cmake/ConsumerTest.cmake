@@ -1,5 +1,6 @@
 # Consumer tests, one STEP per CTest test (see tests/consumer/CMakeLists.txt):
-#   install               cmake --install into WORK_DIR/staging, then move it to WORK_DIR/prefix
+#   install               cmake --install into WORK_DIR/staging, then move it to WORK_DIR/prefix;
+#                         the library stripped, its debug info beside it (with SPLIT_DEBUG)
 #   find_package_c        configure, build and run tests/consumer/c against WORK_DIR/prefix
 #   find_package_c_static the same with the static library
 #   find_package_cpp      the same in C++ with toolregistry::cpp
@@ -60,6 +61,20 @@ if(STEP STREQUAL "install")
       message(FATAL_ERROR "not installed: ${f}")
     endif()
   endforeach()
+  # The library is shipped stripped, its debug info beside it behind a .gnu_debuglink.
+  file(GLOB shipped "${prefix}/*/libtoolregistry.so.${VERSION}" "${prefix}/*/*/libtoolregistry.so.${VERSION}")
+  list(GET shipped 0 shipped)
+  find_program(READELF readelf REQUIRED)
+  run("${READELF}" -S --wide "${shipped}")
+  if(SPLIT_DEBUG)
+    if(run_output MATCHES "\\.debug_info" OR NOT run_output MATCHES "\\.gnu_debuglink")
+      message(FATAL_ERROR "${shipped} is not stripped or has no debug link")
+    endif()
+    run("${READELF}" -S --wide "${shipped}.debug")
+    if(NOT run_output MATCHES "\\.debug_info")
+      message(FATAL_ERROR "${shipped}.debug holds no debug info")
+    endif()
+  endif()
   file(GLOB_RECURSE installed RELATIVE "${prefix}" "${prefix}/*")
   list(SORT installed)
   string(REPLACE ";" "\n  " listing "${installed}")
@@ -102,7 +117,11 @@ elseif(STEP STREQUAL "pkg_config")
   run("${PKG_CONFIG}" --variable=libdir toolregistry)
   string(STRIP "${run_output}" libdir)
   set(program "${WORK_DIR}/pkg_config_discover")
-  run("${C_COMPILER}" -std=c99 -Wall -Wextra -Werror
+  set(werror)
+  if(WERROR)
+    set(werror -Werror)
+  endif()
+  run("${C_COMPILER}" -std=c99 -Wall -Wextra ${werror}
       "${TOOLREGISTRY_SOURCE_DIR}/examples/discover.c" ${flags} -o "${program}")
   check_needed("${program}" TRUE)
   # Found through the loader's search path, by SONAME.

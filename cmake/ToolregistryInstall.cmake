@@ -1,5 +1,7 @@
-# Install rules: the libraries (with their SONAME symlink), both headers, a relocatable CMake
-# package (toolregistryConfig.cmake + toolregistryConfigVersion.cmake) and toolregistry.pc.
+# Install rules: the libraries (with their SONAME symlink; stripped, the shared one's debug info
+# in libtoolregistry.so.X.Y.Z.debug beside it unless TOOLREGISTRY_SPLIT_DEBUG is OFF), both
+# headers, a relocatable CMake package (toolregistryConfig.cmake + toolregistryConfigVersion.cmake)
+# and toolregistry.pc.
 #
 # The targets are imported (cargo builds them), so install(EXPORT) cannot describe them; the
 # config file is written by hand from cmake/toolregistryConfig.cmake.in and finds everything
@@ -17,6 +19,10 @@ install(FILES
     "${_tr_lib_dir}/libtoolregistry.so"
   DESTINATION "${CMAKE_INSTALL_LIBDIR}"
   PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+# The debug info beside the library it belongs to, where its .gnu_debuglink tells gdb to look.
+if(TOOLREGISTRY_DEBUG_FILE)
+  install(FILES "${TOOLREGISTRY_DEBUG_FILE}" DESTINATION "${CMAKE_INSTALL_LIBDIR}")
+endif()
 install(FILES "${_tr_lib_dir}/libtoolregistry.a" DESTINATION "${CMAKE_INSTALL_LIBDIR}")
 install(FILES
     "${PROJECT_SOURCE_DIR}/include/toolregistry.h"

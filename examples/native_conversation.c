@@ -27,24 +27,25 @@
 /* ---- the recorded models ------------------------------------------------------------------ */
 
 /* Anthropic: the assistant messages of three replies (stop_reason "tool_use", "tool_use",
- * "end_turn"). */
+ * "end_turn"). A literal split over lines is parenthesized: one element, not a missing comma
+ * (clang's -Wstring-concatenation). */
 static const char *const ANTHROPIC_REPLIES[] = {
-    "{\"role\": \"assistant\", \"content\": [{\"type\": \"text\", \"text\": \"Let me find a weather tool.\"},"
+    ("{\"role\": \"assistant\", \"content\": [{\"type\": \"text\", \"text\": \"Let me find a weather tool.\"},"
     " {\"type\": \"tool_use\", \"id\": \"toolu_01\", \"name\": \"discover_tools\","
-    " \"input\": {\"query\": \"weather forecast for a city\"}}]}",
-    "{\"role\": \"assistant\", \"content\": [{\"type\": \"tool_use\", \"id\": \"toolu_02\", \"name\": \"get_weather\","
-    " \"input\": {\"city\": \"Oslo\"}}]}",
+    " \"input\": {\"query\": \"weather forecast for a city\"}}]}"),
+    ("{\"role\": \"assistant\", \"content\": [{\"type\": \"tool_use\", \"id\": \"toolu_02\", \"name\": \"get_weather\","
+    " \"input\": {\"city\": \"Oslo\"}}]}"),
     "{\"role\": \"assistant\", \"content\": [{\"type\": \"text\", \"text\": \"Light rain in Oslo, 12 C.\"}]}",
 };
 
 /* OpenAI Responses: the `output` of three responses. */
 static const char *const RESPONSES_REPLIES[] = {
-    "[{\"type\": \"tool_search_call\", \"id\": \"ts_01\", \"call_id\": \"call_s1\", \"execution\": \"client\","
-    " \"status\": \"completed\", \"arguments\": {\"query\": \"send an email\"}}]",
-    "[{\"type\": \"function_call\", \"id\": \"fc_01\", \"call_id\": \"call_1\", \"name\": \"send_email\","
-    " \"arguments\": \"{\\\"to\\\": \\\"ada@example.com\\\", \\\"subject\\\": \\\"Q3 report\\\"}\"}]",
-    "[{\"type\": \"message\", \"role\": \"assistant\", \"content\": [{\"type\": \"output_text\","
-    " \"text\": \"Done: the Q3 report is on its way to ada@example.com.\"}]}]",
+    ("[{\"type\": \"tool_search_call\", \"id\": \"ts_01\", \"call_id\": \"call_s1\", \"execution\": \"client\","
+    " \"status\": \"completed\", \"arguments\": {\"query\": \"send an email\"}}]"),
+    ("[{\"type\": \"function_call\", \"id\": \"fc_01\", \"call_id\": \"call_1\", \"name\": \"send_email\","
+    " \"arguments\": \"{\\\"to\\\": \\\"ada@example.com\\\", \\\"subject\\\": \\\"Q3 report\\\"}\"}]"),
+    ("[{\"type\": \"message\", \"role\": \"assistant\", \"content\": [{\"type\": \"output_text\","
+    " \"text\": \"Done: the Q3 report is on its way to ada@example.com.\"}]}]"),
 };
 
 /* ---- the host's tools --------------------------------------------------------------------- */

@@ -728,8 +728,8 @@ tr_status tr_registry_deferred_summaries(const struct tr_registry *r, char **jso
  * tool is found by meaning where the words differ; a tool not embedded yet is found by words),
  * `"enhanced"` (the default without an embedder: identifier splitting, stemming, NFKC, parameter
  * descriptions as a sixth field `param_docs` (weight 1.0), English function words dropped from
- * queries, the IDF of words more common in general English than in the catalog discounted, and
- * `delta` 0) or `"reference"` (the Python reference engine's ranking, bit for bit,
+ * queries, repeated query words saturated, each field's length normalized on its own (BM25F),
+ * the IDF of words more common in general English than in the catalog discounted, and `delta` 0) or `"reference"` (the Python reference engine's ranking, bit for bit,
  * with `delta` 1.0 and no `param_docs` field: pass `{"profile": "reference"}` for exact parity);
  * it sets the defaults of the other options. A registry holds an index only for the profiles its
  * discoverers and `discover_tools` rank with: each is built the first time a profile is used and

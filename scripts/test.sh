@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of the project: the Rust crate (unit, golden vectors, C ABI, concurrency), then
-# each language part. Builds or installs what it needs; safe to run on a fresh machine.
+# each language part. Builds or installs what it needs; safe to run on a fresh machine. Prints each
+# part's wall time at the end, so a part that grows slow shows up in CI's log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,13 +16,33 @@ for dir in "${HOME:-/root}/.cargo/bin" /usr/local/go/bin; do
 done
 export PATH
 
-section "Rust: cargo test (core, golden vectors, C ABI, header freshness)"
-cargo test --locked
+timings=()
+suite_start=$SECONDS
+# timed NAME COMMAND...: runs the command and records its wall time under NAME.
+timed() {
+  local name="$1" start=$SECONDS
+  shift
+  "$@"
+  timings+=("$(printf '%5d s  %s' $((SECONDS - start)) "$name")")
+}
+print_timings() {
+  section "wall time per part"
+  printf '%s\n' "${timings[@]}"
+  printf '%5d s  total\n' $((SECONDS - suite_start))
+}
+trap 'print_timings' EXIT
+
+# One optimised build for everything: the crate's tests run on the release profile, so the library,
+# its dependencies and the test binaries compiled here are the ones every part below links or runs
+# (memcheck's test binaries, CMake's `cargo build --release --lib`, the Python wheel, Go, C#) and
+# no part compiles the crate again in another profile. The tests also run faster optimised.
+section "Rust: cargo test --release (core, golden vectors, C ABI, header freshness)"
+timed "cargo test" cargo test --release --locked
 
 for part in scripts/test-parts/*.sh; do
   [ -e "$part" ] || continue
   section "$(basename "$part" .sh)"
-  bash "$part"
+  timed "$(basename "$part" .sh)" bash "$part"
 done
 
 section "all tests passed"

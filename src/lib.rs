@@ -3,8 +3,8 @@
 //! Register tool definitions (OpenAI, Anthropic, MCP or flat JSON), mark the rarely used ones
 //! deferred, and let the model find them on demand through the built-in `discover_tools`: by exact
 //! name (full schema, score 1.0) or by a natural-language query ranked with BM25F over the name,
-//! description, search hint, tags and parameter names. Rankings reproduce the Python reference
-//! `toolregistry` 0.19.0.
+//! description, search hint, tags and parameter names. With the reference profile, rankings reproduce
+//! the Python reference `toolregistry` 0.19.0 exactly.
 //!
 //! Data flows one way: JSON ([`tool`]) → validated [`Tool`] values → [`Registry`] (the source of
 //! truth) → [`analyzer`] → BM25F [`index`] (kept in step incrementally) → ranked [`Hit`]s → JSON.
@@ -21,9 +21,10 @@
 //! assert_eq!(hits[0].name, "send_email");
 //! ```
 //!
-//! Two ranking profiles: [`Profile::Reference`] (the default) reproduces the reference exactly;
-//! [`Profile::Enhanced`] finds the right tool more often on real catalogs (identifier splitting,
-//! stemming, parameter descriptions, query function words dropped; see EVALUATION.md).
+//! Two ranking profiles: [`Profile::Enhanced`] (the default) finds the right tool more often on
+//! real catalogs (identifier splitting, stemming, parameter descriptions, query function words
+//! dropped, per-field BM25F, common English words discounted; see EVALUATION.md);
+//! [`Profile::Reference`] (`DiscoveryOptions::reference()`) reproduces the reference exactly.
 //! [`Discoverer::explain`] says why a tool ranks where it does, and [`eval`] measures a ranking.
 //!
 //! The C ABI lives in `src/ffi/` (header `include/toolregistry.h`); it is the only code with `unsafe`.

@@ -2,8 +2,8 @@
 //! later call on that registry fails cleanly with TR_STATUS_INTERNAL and a message (no cascade of
 //! panics, no crash), while other registries are unaffected.
 //!
-//! Needs the test-only hook: `cargo test --features test-hooks --test poison`
-//! (scripts/test-parts/55-poison.sh runs it).
+//! Needs the test-only hook: `cargo test --release --features test-hooks --test poison`
+//! (scripts/test-parts/95-poison.sh runs it).
 #![cfg(feature = "test-hooks")]
 #![allow(unsafe_code)]
 

@@ -2,12 +2,26 @@
 # C and C++ consumers: the CMake build (cargo underneath), the C tests under valgrind, the C++
 # wrapper's GoogleTest tests, the examples, and the install / find_package / pkg-config /
 # add_subdirectory consumer tests. Installs the system tools it needs when they are missing.
+#
+# Two build types, warnings as errors in both: Debug runs every test (valgrind wants unoptimised
+# programs), Release builds everything again with optimisation, which is where GCC's
+# -Wformat-truncation and similar warnings appear, and runs the tests natively plus the consumer
+# tests (the install is what a Release build ships). Both use the one `cargo build --release --lib`
+# in target/ (the Rust library does not depend on the CMake build type).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/lib/setup.sh
 
 need_commands cmake:cmake gcc:gcc gcc:libc6-dev g++:g++ make:make valgrind:valgrind \
-  pkg-config:pkg-config readelf:binutils
+  pkg-config:pkg-config readelf:binutils objcopy:binutils
 [ -f /usr/include/gtest/gtest.h ] || apt_install libgtest-dev
 
-cmake -S . -B build/cmake && cmake --build build/cmake -j2 && ctest --test-dir build/cmake --output-on-failure
+common=(-DTOOLREGISTRY_WERROR=ON)
+
+cmake -S . -B build/cmake-debug -DCMAKE_BUILD_TYPE=Debug "${common[@]}"
+cmake --build build/cmake-debug -j2
+ctest --test-dir build/cmake-debug --output-on-failure -E '^consumer_'
+
+cmake -S . -B build/cmake-release -DCMAKE_BUILD_TYPE=Release -DTOOLREGISTRY_VALGRIND=OFF "${common[@]}"
+cmake --build build/cmake-release -j2
+ctest --test-dir build/cmake-release --output-on-failure

@@ -101,14 +101,24 @@ static void fail(worker *w, const char *what, const char *detail) {
 static void check_result(worker *w, const char *name, const char *seq, const char *id, const char *got_id,
                          const char *content) {
     char want[160];
+    int n;
     if (!got_id || strcmp(got_id, id) != 0) {
         fail(w, "result for another call", got_id);
         return;
     }
-    snprintf(want, sizeof want, "%s <- {\"seq\":\"%s\"}", name, seq);
+    /* A truncated expectation could match a wrong answer's prefix: refuse it instead. */
+    n = snprintf(want, sizeof want, "%s <- {\"seq\":\"%s\"}", name, seq);
+    if (n < 0 || (size_t)n >= sizeof want) {
+        fail(w, "expected content does not fit", name);
+        return;
+    }
     if (content && strcmp(content, want) == 0) return;
     if (strncmp(name, "churn", 5) == 0) {
-        snprintf(want, sizeof want, "Error: tool \"%s\" is not registered", name);
+        n = snprintf(want, sizeof want, "Error: tool \"%s\" is not registered", name);
+        if (n < 0 || (size_t)n >= sizeof want) {
+            fail(w, "expected error does not fit", name);
+            return;
+        }
         if (content && strncmp(content, want, strlen(want)) == 0) return;
     }
     fail(w, "wrong content", content);

@@ -14,7 +14,15 @@ Hooks: ``build_wheel``, ``build_editable`` (PEP 660), ``build_sdist`` (carries t
 needed to build the library under ``rust/``), and the ``get_requires_for_*`` hooks (nothing).
 
 Environment: ``CARGO`` (the cargo to run), ``CARGO_TARGET_DIR`` (honoured like cargo does),
-``TOOLREGISTRY_CARGO_DIR`` (the crate to build, when it is not ``../..`` of this package).
+``TOOLREGISTRY_CARGO_DIR`` (the crate to build, when it is not ``../..`` of this package),
+``TOOLREGISTRY_SHIPPED_LIB`` (a library already stripped for shipping, put in the wheel as it is,
+without running cargo: scripts/dist.sh passes the one of the release tarball, so both artifacts
+carry the same bytes and one debug file serves both).
+
+The library in the wheel is stripped of debug info (cargo's release profile keeps line tables), with
+a ``.gnu_debuglink`` to ``libtoolregistry.so.X.Y.Z.debug``, the name of the debug file beside the
+library in the release tarball and in a CMake install: copied next to the wheel's library, gdb and
+valgrind find it.
 """
 
 from __future__ import annotations
@@ -115,13 +123,22 @@ def _build_library() -> Path:
 
 
 def _shipped_library(lib: Path, workdir: Path) -> Path:
-    """The library as shipped: debug info stripped when ``strip`` exists (9 MB -> under 3 MB)."""
-    strip = shutil.which("strip")
-    if not strip or sys.platform != "linux":
+    """The library as shipped: debug info stripped, a debug link to the file that would hold it.
+
+    Without ``objcopy`` (binutils) the library goes in as cargo built it, with a warning.
+    """
+    objcopy = shutil.which("objcopy")
+    if sys.platform != "linux":
         return lib
+    if not objcopy:
+        print("toolregistry_rs: objcopy not found; the wheel carries the library with its debug info",
+              file=sys.stderr, flush=True)
+        return lib
+    # The same two steps as cmake/SplitDebug.cmake; the debug file itself is not shipped here.
+    debug = workdir / f"{lib.name}.{_version()}.debug"
     out = workdir / lib.name
-    if subprocess.run([strip, "--strip-debug", "-o", str(out), str(lib)]).returncode != 0:
-        return lib
+    subprocess.run([objcopy, "--only-keep-debug", str(lib), str(debug)], check=True)
+    subprocess.run([objcopy, "--strip-debug", f"--add-gnu-debuglink={debug}", str(lib), str(out)], check=True)
     return out
 
 
@@ -181,10 +198,13 @@ def _write_wheel(wheel_directory: str, editable: bool) -> str:
     # ctypes code runs on any Python 3 but the library is native: py3-none-<platform>.
     tag = f"py3-none-{_platform_tag()}"
     name = f"{DIST_NAME}-{version}-{tag}.whl"
-    lib = _build_library()
+    prebuilt = os.environ.get("TOOLREGISTRY_SHIPPED_LIB")
+    lib = Path(prebuilt) if prebuilt else _build_library()
+    if not lib.is_file():
+        raise RuntimeError(f"toolregistry_rs: TOOLREGISTRY_SHIPPED_LIB={lib} is not a file")
     wheel = _Wheel(Path(wheel_directory) / name, f"{DIST_NAME}-{version}.dist-info")
     with tempfile.TemporaryDirectory() as tmp:
-        shipped = _shipped_library(lib, Path(tmp))
+        shipped = lib if prebuilt else _shipped_library(lib, Path(tmp))
         if editable:
             # The package is imported from src/; the library goes beside it (ignored by git).
             shutil.copyfile(shipped, SOURCE / _library_name())

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Release artifacts in dist/, for users without a Rust toolchain:
+#
+#   toolregistry-VERSION-ARCH-linux-gnu.tar.gz   the C library (shared, stripped, its debug info in
+#       lib/libtoolregistry.so.VERSION.debug; static), include/toolregistry.h, the C++17 headers,
+#       the CMake package (lib/cmake/toolregistry), lib/pkgconfig/toolregistry.pc, and under
+#       share/doc/toolregistry the licence, README.md and the embedded data's source notes.
+#       It is `cmake --install` of a Release build: relocatable, unpack it anywhere.
+#   toolregistry_rs-VERSION-py3-none-manylinux_*.whl   the Python binding with the same stripped
+#       library inside, repaired and checked by auditwheel (tagged for the oldest glibc it runs on).
+#
+# Reuses target/release when it is built (cargo runs once, through CMake; the wheel takes the
+# library CMake made instead of running cargo again). Needs cargo, CMake, a C/C++ compiler,
+# binutils and patchelf (installed from Debian packages when missing) and Python's venv;
+# auditwheel comes from PyPI into $DIST_VENV (default $target/dist-venv, kept between runs).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib/setup.sh
+
+need_commands cmake:cmake cc:gcc c++:g++ make:make objcopy:binutils readelf:binutils patchelf:patchelf
+python="${PYTHON:-python3}"
+if ! command -v "$python" >/dev/null 2>&1 || ! "$python" -c "import venv, ensurepip" >/dev/null 2>&1; then
+  apt_install python3 python3-venv
+  python=python3
+fi
+
+target="${CARGO_TARGET_DIR:-target}"
+[[ "$target" = /* ]] || target="$PWD/$target"
+version=$(sed -n 's/^version = "\([^"]*\)"/\1/p' Cargo.toml | head -n 1)
+name="toolregistry-$version-$(uname -m)-linux-gnu"
+build=build/dist
+venv="${DIST_VENV:-$target/dist-venv}"
+
+rm -rf dist "$build/stage" "$build/wheel"
+mkdir -p dist "$build/stage" "$build/wheel"
+
+# The library: CMake runs `cargo build --release --lib --locked` (nothing to do when it is built)
+# and strips it into toolregistry-lib/, the debug info beside it.
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DTOOLREGISTRY_BUILD_TESTS=OFF \
+  -DTOOLREGISTRY_BUILD_EXAMPLES=OFF -DTOOLREGISTRY_CARGO_TARGET_DIR="$target" >/dev/null
+cmake --build "$build"
+stage="$build/stage/$name"
+cmake --install "$build" --prefix "$stage"
+doc="$stage/share/doc/toolregistry"
+mkdir -p "$doc"
+cp LICENSE README.md "$doc/"
+cp data/english-background/SOURCE.md "$doc/english-background-SOURCE.md"
+tar -C "$build/stage" -czf "dist/$name.tar.gz" --owner=0 --group=0 --numeric-owner "$name"
+
+# The wheel, with the library just stripped for the tarball (same bytes, same debug file).
+if [ ! -x "$venv/bin/auditwheel" ]; then
+  rm -rf "$venv"
+  "$python" -m venv "$venv"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check auditwheel
+fi
+TOOLREGISTRY_SHIPPED_LIB="$PWD/$build/toolregistry-lib/libtoolregistry.so.$version" \
+  "$venv/bin/python" -m pip wheel --quiet --disable-pip-version-check --no-deps \
+  -w "$build/wheel" bindings/python
+# auditwheel checks every symbol version and library the .so needs against the manylinux
+# policies and retags the wheel with the oldest one it satisfies; it refuses a wheel that needs
+# anything outside them. It patches ELF files with patchelf >= 0.14.5; Debian 12's is 0.14.3.
+# This wheel grafts no library (the .so needs only glibc and libgcc_s), so nothing needs patching
+# and the "none" patcher, which fails on any patch it would have to make, does the same job there.
+patcher=patchelf
+if ! printf '%s\n' 0.14.5 "$(patchelf --version | awk '{print $2}')" | sort -V -C; then
+  patcher=none
+fi
+"$venv/bin/auditwheel" repair --patcher "$patcher" -w dist "$build/wheel"/toolregistry_rs-*.whl
+"$venv/bin/auditwheel" show dist/toolregistry_rs-*.whl
+
+echo
+ls -l dist
