@@ -8,6 +8,8 @@
 //!
 //! Data flows one way: JSON ([`tool`]) → validated [`Tool`] values → [`Registry`] (the source of
 //! truth) → [`analyzer`] → BM25F [`index`] (kept in step incrementally) → ranked [`Hit`]s → JSON.
+//! Beside the index, [`embed`] keeps each tool's vector (an embedder: the built-in sentence encoder
+//! or a host function), and discovery fuses the two rankings.
 //!
 //! ```
 //! use toolregistry::{Registry, DiscoveryOptions, DiscoverRequest};
@@ -21,10 +23,12 @@
 //! assert_eq!(hits[0].name, "send_email");
 //! ```
 //!
-//! Two ranking profiles: [`Profile::Enhanced`] (the default) finds the right tool more often on
-//! real catalogs (identifier splitting, stemming, parameter descriptions, query function words
-//! dropped, per-field BM25F, common English words discounted; see EVALUATION.md);
-//! [`Profile::Reference`] (`DiscoveryOptions::reference()`) reproduces the reference exactly.
+//! Three ranking profiles: [`Profile::Enhanced`] (the default without an embedder) finds the right
+//! tool more often on real catalogs (identifier splitting, stemming, parameter descriptions, query
+//! function words dropped, per-field BM25F, common English words discounted; see EVALUATION.md);
+//! [`Profile::Hybrid`] (the default with an embedder, [`Registry::set_embedder`]) fuses it with the
+//! embedder's cosine, finding tools by meaning; [`Profile::Reference`]
+//! (`DiscoveryOptions::reference()`) reproduces the reference exactly.
 //! [`Discoverer::explain`] says why a tool ranks where it does, and [`eval`] measures a ranking.
 //!
 //! The C ABI lives in `src/ffi/` (header `include/toolregistry.h`); it is the only code with `unsafe`.
