@@ -149,6 +149,20 @@ struct Summary {
     std::optional<std::string> namespace_name;
 };
 
+/// Each side of a "hybrid" ranking for the explained tool (Explanation::hybrid).
+struct HybridExplanation {
+    std::optional<double> lexical_score;
+    std::optional<std::size_t> lexical_rank;
+    std::optional<double> cosine;
+    std::optional<std::size_t> semantic_rank;
+    std::optional<double> fused_score;
+    std::optional<std::size_t> fused_rank;
+    /// Whether the tool had its vector.
+    bool embedded = false;
+    /// Why a side is missing, when one is.
+    std::optional<std::string> note;
+};
+
 /// Why a query ranks a tool where it does (the main fields of tr_discoverer_explain's answer).
 struct Explanation {
     /// "ranked", "exact_match", "other_exact_match", "disabled", "no_query_tokens",
@@ -250,19 +264,6 @@ struct EmbeddingStatus {
     std::vector<std::string> warnings;
 };
 
-/// Each side of a "hybrid" ranking for the explained tool (Explanation::hybrid).
-struct HybridExplanation {
-    std::optional<double> lexical_score;
-    std::optional<std::size_t> lexical_rank;
-    std::optional<double> cosine;
-    std::optional<std::size_t> semantic_rank;
-    std::optional<double> fused_score;
-    std::optional<std::size_t> fused_rank;
-    /// Whether the tool had its vector.
-    bool embedded = false;
-    /// Why a side is missing, when one is.
-    std::optional<std::string> note;
-};
 }  // namespace toolregistry
 
 #endif  // TOOLREGISTRY_TYPES_HPP
