@@ -6,12 +6,14 @@
  * batch, an over-long message without NUL) leaving the tools lexically findable, free_user_data
  * exactly once, NULL arguments and bad options.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "json.h"
 #include "test_util.h"
@@ -114,6 +116,29 @@ static void free_embedder(void *user_data) {
     pthread_mutex_unlock(&e->lock);
 }
 
+/* The library frees an embedder once no call of it runs, "on whichever thread lets go of it
+ * last": after tr_registry_free or a replacement, the embedding thread may still be finishing,
+ * so the count is awaited (10 s at most) rather than read at once. */
+static int freed_after(embedder *e, int want) {
+    for (int i = 0; i < 1000; i++) {
+        pthread_mutex_lock(&e->lock);
+        int n = e->freed;
+        pthread_mutex_unlock(&e->lock);
+        if (n >= want) {
+            /* Never more than once: give a second free the chance to show. */
+            struct timespec pause = {0, 20 * 1000 * 1000};
+            nanosleep(&pause, NULL);
+            pthread_mutex_lock(&e->lock);
+            n = e->freed;
+            pthread_mutex_unlock(&e->lock);
+            return n;
+        }
+        struct timespec pause = {0, 10 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+    return e->freed;
+}
+
 static void init(embedder *e, mode_t_ mode) {
     memset(e, 0, sizeof *e);
     pthread_mutex_init(&e->lock, NULL);
@@ -213,7 +238,7 @@ static void test_hybrid_finds_by_vector(void) {
 
     CHECK(e.freed == 0);
     tr_registry_free(r);
-    CHECK(e.freed == 1);
+    CHECK(freed_after(&e, 1) == 1);
     pthread_mutex_destroy(&e.lock);
 }
 
@@ -231,7 +256,7 @@ static void test_reentry(void) {
     CHECK(num(s, "ready") == 3 && num(s, "failed") == 0);
     json_free(s);
     tr_registry_free(r);
-    CHECK(e.freed == 1);
+    CHECK(freed_after(&e, 1) == 1);
     pthread_mutex_destroy(&e.lock);
 }
 
@@ -263,7 +288,7 @@ static void check_failing(mode_t_ mode, size_t dim_given, const char *warning_pa
     top_hit(r, NULL, "polish sprocket", name, sizeof name);
     CHECK_STR_EQ(name, "beta_gadget");
     tr_registry_free(r);
-    CHECK(e.freed == 1);
+    CHECK(freed_after(&e, 1) == 1);
     pthread_mutex_destroy(&e.lock);
 }
 
@@ -275,12 +300,12 @@ static void test_replacing_frees_once(void) {
     OK(tr_registry_set_embedder(r, "{\"dim\": 64, \"identity\": \"fake-a\"}", embed, &a, free_embedder, &err));
     OK(tr_registry_set_embedder(r, "{\"dim\": 64, \"identity\": \"fake-b\"}", embed, &b, free_embedder, &err));
     wait_done(r);
-    CHECK(a.freed == 1 && b.freed == 0);
+    CHECK(freed_after(&a, 1) == 1 && b.freed == 0);
     json_value *s = status_json(r);
     CHECK_STR_EQ(json_str(json_get(s, "embedder")), "fake-b");
     json_free(s);
     tr_registry_free(r);
-    CHECK(a.freed == 1 && b.freed == 1);
+    CHECK(freed_after(&b, 1) == 1 && a.freed == 1);
     pthread_mutex_destroy(&a.lock);
     pthread_mutex_destroy(&b.lock);
 }
@@ -380,7 +405,7 @@ static void test_bad_arguments(void) {
     expect(tr_registry_new("{\"embedding\": {\"threads\": 0}}", &bad_r, &err), TR_STATUS_INVALID_ARGUMENT, err,
            "threads 0");
     tr_registry_free(r);
-    CHECK(e.freed == frees + 1);
+    CHECK(freed_after(&e, frees + 1) == frees + 1);
     pthread_mutex_destroy(&e.lock);
 }
 
