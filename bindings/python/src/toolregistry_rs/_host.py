@@ -138,7 +138,7 @@ def _embed(
             return _fail_embed(error, error_cap, f"the embedder returned {len(result)} vectors for {count} texts")
         out = (ctypes.c_float * (count * dim)).from_address(cast(int, vectors))
         for i, row in enumerate(result):
-            values = [float(x) for x in row]
+            values: List[Any] = [float(x) for x in row]
             if len(values) != dim:
                 return _fail_embed(
                     error, error_cap, f"the embedder returned a vector of {len(values)} numbers, expected {dim}"
