@@ -134,8 +134,10 @@ impl Registry {
             )));
         }
         let shared = self.shared();
-        let embedding = Embedding::start(shared, embedder, cache_path)?;
+        // Locked before the thread starts: its first `take_embedding_jobs` must find it installed
+        // as the current embedding, or it ends at once and the catalog stays pending for good.
         let mut state = shared.write()?;
+        let embedding = Embedding::start(shared, embedder, cache_path)?;
         let old = shared.replace_embedding(Some(embedding));
         state.reset_vectors(dim);
         drop(state);
