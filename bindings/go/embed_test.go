@@ -165,7 +165,7 @@ func TestHybridFindsByVectorOnTheRightThreads(t *testing.T) {
 	}
 	h := why.Hybrid
 	if why.Profile != toolregistry.ProfileHybrid || h == nil || !h.Embedded || h.LexicalScore != nil ||
-		h.Cosine == nil || *h.Cosine < 0.5 || h.FusedRank == nil || *h.FusedRank != 1 {
+		h.Cosine == nil || *h.Cosine < 0.4 || h.FusedRank == nil || *h.FusedRank != 1 {
 		t.Fatalf("explain: %+v %+v", why, h)
 	}
 }

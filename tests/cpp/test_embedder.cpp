@@ -138,7 +138,7 @@ TEST(Embedder, HybridFindsByVectorOnTheRightThreads) {
     EXPECT_TRUE(why.hybrid->embedded);
     EXPECT_FALSE(why.hybrid->lexical_score);
     ASSERT_TRUE(why.hybrid->cosine);
-    EXPECT_GT(*why.hybrid->cosine, 0.5);
+    EXPECT_GT(*why.hybrid->cosine, 0.4);
     EXPECT_EQ(why.hybrid->fused_rank.value_or(0), 1u);
     EXPECT_FALSE(r.discoverer("{\"profile\": \"enhanced\"}").explain(kQuery, "beta_gadget").hybrid);
 }

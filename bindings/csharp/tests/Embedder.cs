@@ -222,7 +222,7 @@ namespace ToolRegistry.Tests
                     var why = d.Explain(FakeQuery, "beta_gadget");
                     Eq("hybrid", why.Profile, "profile");
                     var h = why.Hybrid;
-                    True(h != null && h.Embedded && h.LexicalScore == null && h.Cosine > 0.5 && h.FusedRank == 1, "explain: " + why.Json);
+                    True(h != null && h.Embedded && h.LexicalScore == null && h.Cosine > 0.4 && h.FusedRank == 1, "explain: " + why.Json);
                 }
                 using (var d = r.CreateDiscoverer(new DiscoveryOptions { Profile = DiscoveryProfile.Enhanced }))
                 {
