@@ -32,7 +32,6 @@ static class DiscoverCli
         try
         {
             using (var registry = new Registry())
-            using (var discoverer = registry.CreateDiscoverer(options))
             {
                 registry.Register(File.ReadAllText(args[0]));
                 if (options.Profile == DiscoveryProfile.Hybrid)
@@ -44,16 +43,19 @@ static class DiscoverCli
                         return 1;
                     }
                 }
-                var hits = discoverer.Discover(args[1], topK);
-                if (json)
+                using (var discoverer = registry.CreateDiscoverer(options))
                 {
-                    Console.WriteLine(ToJson(hits));
-                    return 0;
-                }
-                int rank = 0;
-                foreach (var hit in hits)
-                {
-                    Console.WriteLine("{0}\t{1}\t{2}", ++rank, hit.Name, hit.Score.ToString("R", CultureInfo.InvariantCulture));
+                    var hits = discoverer.Discover(args[1], topK);
+                    if (json)
+                    {
+                        Console.WriteLine(ToJson(hits));
+                        return 0;
+                    }
+                    int rank = 0;
+                    foreach (var hit in hits)
+                    {
+                        Console.WriteLine("{0}\t{1}\t{2}", ++rank, hit.Name, hit.Score.ToString("R", CultureInfo.InvariantCulture));
+                    }
                 }
             }
             return 0;

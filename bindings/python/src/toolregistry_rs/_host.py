@@ -20,6 +20,8 @@ from __future__ import annotations
 import ctypes
 import itertools
 import json
+import threading
+import time
 from typing import Any, Callable, Dict, List, Optional, Tuple, cast
 
 from . import _native
@@ -108,6 +110,24 @@ def _free(user_data: Optional[int]) -> None:
     _functions.pop(user_data or 0, None)
 
 
+#: Set while an embedder callable runs on this thread (``Registry.close`` must not wait then).
+_in_embedder = threading.local()
+
+
+def wait_released(keys: List[int], timeout: float = 5.0) -> None:
+    """Waits (GIL released) until the library has dropped these embedders.
+
+    The library lets go of an embedder once no call of it runs, possibly on its embedding thread a
+    moment after ``tr_registry_free`` returns; a ctypes callback that arrives while the
+    interpreter finalizes aborts the process, so ``Registry.close`` waits for it here.
+    """
+    if getattr(_in_embedder, "active", False):
+        return
+    deadline = time.monotonic() + timeout
+    while any(k in _functions for k in keys) and time.monotonic() < deadline:
+        time.sleep(0.001)
+
+
 def _fail_embed(error: Optional[int], error_cap: int, message: str) -> int:
     """Writes a NUL-terminated message (cut to ``error_cap``) into the library's buffer; returns 1."""
     if error and error_cap > 0:
@@ -127,6 +147,7 @@ def _embed(
     error_cap: int,
 ) -> int:
     """``tr_embed_fn``: runs the embedder callable; nothing it raises reaches the library."""
+    _in_embedder.active = True
     try:
         entry = _functions.get(user_data or 0)
         if entry is None:
@@ -149,6 +170,8 @@ def _embed(
         if not isinstance(e, Exception):
             _interrupts.append(e)
         return _fail_embed(error, error_cap, f"the embedder raised {type(e).__name__}: {e}")
+    finally:
+        _in_embedder.active = False
 
 
 #: The C side of every host function; alive as long as the module.

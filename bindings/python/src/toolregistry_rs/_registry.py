@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import atexit
 import json
+import weakref
 from ctypes import byref, c_bool, c_void_p
 from typing import (
     Any,
@@ -59,6 +61,18 @@ def status_name(status: int) -> str:
     return cast(bytes, _lib.tr_status_name(status)).decode()
 
 
+#: Registries that may hold an embedder: closed at exit, before the interpreter finalizes (the
+#: library's embedding thread must not call into Python after that).
+_live_with_embedders: "weakref.WeakSet[Registry]" = weakref.WeakSet()
+
+
+@atexit.register
+def _close_registries_at_exit() -> None:
+    for r in list(_live_with_embedders):
+        if r._embedders:
+            r.close()
+
+
 class Registry(_RegistryBase):
     """Tool definitions, their metadata and enabled state, and the search index.
 
@@ -90,6 +104,16 @@ class Registry(_RegistryBase):
         err = c_void_p()
         _check(_lib.tr_registry_new(options, byref(out), byref(err)), err)
         self._handle = _Handle(self, out, _lib.tr_registry_free)
+        #: user_data keys of the embedders given to the library, awaited by ``close``.
+        self._embedders: List[int] = []
+        _live_with_embedders.add(self)
+
+    def close(self) -> None:
+        """Frees the registry (see the class). Waits for calls in flight, and for the library to
+        drop the embedders it was given (a moment later, on its embedding thread)."""
+        super().close()
+        keys, self._embedders = self._embedders, []
+        _host.wait_released(keys)
 
     def _out(self, call: Callable[..., int], *args: Any) -> bytes:
         """Runs ``call(handle, *args, &out, &err)`` and returns the output string."""
@@ -273,6 +297,7 @@ class Registry(_RegistryBase):
         except ValueError:
             _host.drop(key)
             raise
+        self._embedders.append(key)
         err = c_void_p()
         try:
             # The library owns ``key`` from here on, success or not, and frees it once.
