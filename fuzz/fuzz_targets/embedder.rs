@@ -49,7 +49,10 @@ struct Fake {
 fn word_vector(text: &str, out: &mut [f32]) {
     out.fill(0.0);
     let mut any = false;
-    for w in text.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty()) {
+    for w in text
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
         let mut h: u32 = 0x811c_9dc5;
         for b in w.to_ascii_lowercase().bytes() {
             h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
@@ -83,7 +86,9 @@ unsafe extern "C" fn embed(
     match behaviour {
         1 => {
             let msg = b"the fake refuses\0";
-            unsafe { ptr::copy_nonoverlapping(msg.as_ptr().cast(), error, msg.len().min(error_cap)) };
+            unsafe {
+                ptr::copy_nonoverlapping(msg.as_ptr().cast(), error, msg.len().min(error_cap))
+            };
             3
         }
         2 => {
@@ -101,7 +106,9 @@ unsafe extern "C" fn embed(
         }
         _ => {
             for (i, &t) in texts.iter().enumerate() {
-                let text = unsafe { CStr::from_ptr(t) }.to_str().expect("texts are UTF-8");
+                let text = unsafe { CStr::from_ptr(t) }
+                    .to_str()
+                    .expect("texts are UTF-8");
                 word_vector(text, &mut out[i * dim..(i + 1) * dim]);
             }
             0
@@ -116,7 +123,10 @@ unsafe extern "C" fn free_fake(user_data: *mut c_void) {
 
 fn take(p: *mut c_char) -> String {
     assert!(!p.is_null());
-    let s = unsafe { CStr::from_ptr(p) }.to_str().expect("UTF-8 out").to_string();
+    let s = unsafe { CStr::from_ptr(p) }
+        .to_str()
+        .expect("UTF-8 out")
+        .to_string();
     unsafe { tr_string_free(p) };
     s
 }
@@ -153,7 +163,11 @@ fuzz_target!(|input: Input| {
     take(out);
 
     // The fuzzed options: refused cleanly, or an embedder set.
-    let end = input.options.iter().position(|&b| b == 0).unwrap_or(input.options.len());
+    let end = input
+        .options
+        .iter()
+        .position(|&b| b == 0)
+        .unwrap_or(input.options.len());
     let mut bytes = &input.options[..end];
     // A fuzzed cache path could name any file on the machine: those options are not tried.
     let names_a_file = serde_json::from_slice::<serde_json::Value>(bytes)
@@ -166,16 +180,36 @@ fuzz_target!(|input: Input| {
     let options = CString::new(bytes).unwrap();
     let mut sets = 1;
     let status = unsafe {
-        tr_registry_set_embedder(r, options.as_ptr(), Some(embed), fake(&input.behaviours, freed), Some(free_fake), &mut err)
+        tr_registry_set_embedder(
+            r,
+            options.as_ptr(),
+            Some(embed),
+            fake(&input.behaviours, freed),
+            Some(free_fake),
+            &mut err,
+        )
     };
     if status != tr_status::TR_STATUS_OK {
         check_failure(status, err);
         err = ptr::null_mut();
-        assert_eq!(freed.load(Ordering::SeqCst), 1, "refused embedder freed at once");
+        assert_eq!(
+            freed.load(Ordering::SeqCst),
+            1,
+            "refused embedder freed at once"
+        );
         let valid = CString::new(format!("{{\"dim\": {DIM}}}")).unwrap();
         sets += 1;
         assert_eq!(
-            unsafe { tr_registry_set_embedder(r, valid.as_ptr(), Some(embed), fake(&input.behaviours, freed), Some(free_fake), &mut err) },
+            unsafe {
+                tr_registry_set_embedder(
+                    r,
+                    valid.as_ptr(),
+                    Some(embed),
+                    fake(&input.behaviours, freed),
+                    Some(free_fake),
+                    &mut err,
+                )
+            },
             tr_status::TR_STATUS_OK
         );
     }
@@ -185,30 +219,70 @@ fuzz_target!(|input: Input| {
         match op {
             Op::Discover { query, hybrid } => {
                 let q = CString::new(QUERIES[query as usize % QUERIES.len()]).unwrap();
-                let options = CString::new(if hybrid { r#"{"profile": "hybrid"}"# } else { "{}" }).unwrap();
+                let options = CString::new(if hybrid {
+                    r#"{"profile": "hybrid"}"#
+                } else {
+                    "{}"
+                })
+                .unwrap();
                 let (mut d, mut out) = (ptr::null_mut(), ptr::null_mut());
-                assert_eq!(unsafe { tr_discoverer_new(r, options.as_ptr(), &mut d, &mut err) }, tr_status::TR_STATUS_OK);
-                let status = unsafe { tr_discoverer_discover(d, q.as_ptr(), ptr::null(), &mut out, &mut err) };
-                assert_eq!(status, tr_status::TR_STATUS_OK, "{}", if err.is_null() { String::new() } else { take(err) });
+                assert_eq!(
+                    unsafe { tr_discoverer_new(r, options.as_ptr(), &mut d, &mut err) },
+                    tr_status::TR_STATUS_OK
+                );
+                let status = unsafe {
+                    tr_discoverer_discover(d, q.as_ptr(), ptr::null(), &mut out, &mut err)
+                };
+                assert_eq!(
+                    status,
+                    tr_status::TR_STATUS_OK,
+                    "{}",
+                    if err.is_null() {
+                        String::new()
+                    } else {
+                        take(err)
+                    }
+                );
                 let hits = assert_json(&take(out));
                 let mut last = f64::INFINITY;
                 for h in hits.as_array().expect("an array") {
                     let s = h["score"].as_f64().expect("a score");
-                    assert!(s.is_finite() && s > 0.0 && s <= last + 1e-12, "bad ranking {hits}");
+                    assert!(
+                        s.is_finite() && s > 0.0 && s <= last + 1e-12,
+                        "bad ranking {hits}"
+                    );
                     last = s;
                 }
                 unsafe { tr_discoverer_free(d) };
             }
             Op::Explain { query, tool } => {
                 let q = CString::new(QUERIES[query as usize % QUERIES.len()]).unwrap();
-                let name = CString::new(["read_file", "send_email", "web/search", "missing"][tool as usize % 4]).unwrap();
+                let name = CString::new(
+                    ["read_file", "send_email", "web/search", "missing"][tool as usize % 4],
+                )
+                .unwrap();
                 let (mut d, mut out) = (ptr::null_mut(), ptr::null_mut());
-                assert_eq!(unsafe { tr_discoverer_new(r, ptr::null(), &mut d, &mut err) }, tr_status::TR_STATUS_OK);
-                let status = unsafe { tr_discoverer_explain(d, q.as_ptr(), name.as_ptr(), ptr::null(), &mut out, &mut err) };
+                assert_eq!(
+                    unsafe { tr_discoverer_new(r, ptr::null(), &mut d, &mut err) },
+                    tr_status::TR_STATUS_OK
+                );
+                let status = unsafe {
+                    tr_discoverer_explain(
+                        d,
+                        q.as_ptr(),
+                        name.as_ptr(),
+                        ptr::null(),
+                        &mut out,
+                        &mut err,
+                    )
+                };
                 if status == tr_status::TR_STATUS_OK {
                     let why = assert_json(&take(out));
                     assert_eq!(why["profile"], "hybrid");
-                    assert!(why["hybrid"].is_object() || why["exact_match"].is_string(), "{why}");
+                    assert!(
+                        why["hybrid"].is_object() || why["exact_match"].is_string(),
+                        "{why}"
+                    );
                 } else {
                     assert_eq!(status, tr_status::TR_STATUS_NOT_FOUND);
                     check_failure(status, err);
@@ -217,39 +291,71 @@ fuzz_target!(|input: Input| {
                 unsafe { tr_discoverer_free(d) };
             }
             Op::Register { words } => {
-                let desc: Vec<&str> = words.iter().take(8).map(|&w| QUERIES[w as usize % QUERIES.len()]).collect();
+                let desc: Vec<&str> = words
+                    .iter()
+                    .take(8)
+                    .map(|&w| QUERIES[w as usize % QUERIES.len()])
+                    .collect();
                 extra += 1;
                 let tool = serde_json::json!({"name": format!("extra_{}", extra % 3), "description": desc.join(" ")});
                 let c = CString::new(tool.to_string()).unwrap();
                 let mut out = ptr::null_mut();
-                assert_eq!(unsafe { tr_registry_register(r, c.as_ptr(), &mut out, &mut err) }, tr_status::TR_STATUS_OK);
+                assert_eq!(
+                    unsafe { tr_registry_register(r, c.as_ptr(), &mut out, &mut err) },
+                    tr_status::TR_STATUS_OK
+                );
                 take(out);
             }
             Op::SetEnabled { tool, enabled } => {
-                let name = CString::new(["read_file", "github", "weather_query"][tool as usize % 3]).unwrap();
-                assert_eq!(unsafe { tr_registry_set_enabled(r, name.as_ptr(), enabled, &mut err) }, tr_status::TR_STATUS_OK);
+                let name =
+                    CString::new(["read_file", "github", "weather_query"][tool as usize % 3])
+                        .unwrap();
+                assert_eq!(
+                    unsafe { tr_registry_set_enabled(r, name.as_ptr(), enabled, &mut err) },
+                    tr_status::TR_STATUS_OK
+                );
             }
             Op::Status => {
                 let mut out = ptr::null_mut();
-                assert_eq!(unsafe { tr_registry_embedding_status(r, &mut out, &mut err) }, tr_status::TR_STATUS_OK);
+                assert_eq!(
+                    unsafe { tr_registry_embedding_status(r, &mut out, &mut err) },
+                    tr_status::TR_STATUS_OK
+                );
                 let s = assert_json(&take(out));
-                assert!(s["dim"].as_u64().is_some() && s["warnings"].is_array(), "{s}");
+                assert!(
+                    s["dim"].as_u64().is_some() && s["warnings"].is_array(),
+                    "{s}"
+                );
                 let mut out = ptr::null_mut();
-                assert_eq!(unsafe { tr_registry_tools_status(r, &mut out, &mut err) }, tr_status::TR_STATUS_OK);
+                assert_eq!(
+                    unsafe { tr_registry_tools_status(r, &mut out, &mut err) },
+                    tr_status::TR_STATUS_OK
+                );
                 for t in assert_json(&take(out)).as_array().unwrap() {
-                    let e = t["embedding"].as_str().expect("embedding state with an embedder");
+                    let e = t["embedding"]
+                        .as_str()
+                        .expect("embedding state with an embedder");
                     assert!(["ready", "pending", "failed", "none"].contains(&e), "{t}");
                 }
             }
             Op::Wait => {
                 let mut done = false;
-                assert_eq!(unsafe { tr_registry_wait_embeddings(r, 10_000, &mut done, &mut err) }, tr_status::TR_STATUS_OK);
+                assert_eq!(
+                    unsafe { tr_registry_wait_embeddings(r, 10_000, &mut done, &mut err) },
+                    tr_status::TR_STATUS_OK
+                );
                 assert!(done, "embedding did not finish in 10 s");
                 let mut out = ptr::null_mut();
-                assert_eq!(unsafe { tr_registry_embedding_status(r, &mut out, &mut err) }, tr_status::TR_STATUS_OK);
+                assert_eq!(
+                    unsafe { tr_registry_embedding_status(r, &mut out, &mut err) },
+                    tr_status::TR_STATUS_OK
+                );
                 let s = assert_json(&take(out));
                 let mut out = ptr::null_mut();
-                assert_eq!(unsafe { tr_registry_tools_status(r, &mut out, &mut err) }, tr_status::TR_STATUS_OK);
+                assert_eq!(
+                    unsafe { tr_registry_tools_status(r, &mut out, &mut err) },
+                    tr_status::TR_STATUS_OK
+                );
                 let enabled = assert_json(&take(out))
                     .as_array()
                     .unwrap()
@@ -263,5 +369,9 @@ fuzz_target!(|input: Input| {
         }
     }
     unsafe { tr_registry_free(r) };
-    assert_eq!(freed.load(Ordering::SeqCst), sets, "user data freed once per set_embedder");
+    assert_eq!(
+        freed.load(Ordering::SeqCst),
+        sets,
+        "user data freed once per set_embedder"
+    );
 });

@@ -19,7 +19,10 @@ fn fake_embed(texts: &[&str]) -> Result<Vec<f32>, String> {
     for (t, text) in texts.iter().enumerate() {
         let v = &mut out[t * DIM..(t + 1) * DIM];
         let mut any = false;
-        for word in text.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty()) {
+        for word in text
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .filter(|w| !w.is_empty())
+        {
             let mut h: u32 = 0x811c_9dc5;
             for b in word.to_ascii_lowercase().bytes() {
                 h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
@@ -54,7 +57,9 @@ fn main() {
             top_k: args[3].parse()?,
             ..Default::default()
         };
-        Ok(registry.discoverer(options).discover_json(&args[2], &request)?)
+        Ok(registry
+            .discoverer(options)
+            .discover_json(&args[2], &request)?)
     };
     match run() {
         Ok(answer) => println!("{answer}"),
