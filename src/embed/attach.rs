@@ -51,13 +51,15 @@ impl EmbeddingOptions {
                 "threads" => {
                     o.threads = match v {
                         Value::Null => None,
-                        _ => Some(v.as_u64().filter(|&n| (1..=256).contains(&n)).ok_or_else(
-                            || {
-                                Error::invalid(format!(
-                                    "{here}: expected an integer from 1 to 256, got {v}"
-                                ))
-                            },
-                        )? as usize),
+                        _ => Some(
+                            v.as_u64()
+                                .filter(|&n| (1..=256).contains(&n))
+                                .ok_or_else(|| {
+                                    Error::invalid(format!(
+                                        "{here}: expected an integer from 1 to 256, got {v}"
+                                    ))
+                                })? as usize,
+                        ),
                     }
                 }
                 _ => {
