@@ -14,7 +14,7 @@ cd "$(dirname "$0")/../fuzz"
 
 seconds="${1:-60}"
 shift || true
-all_targets=(register metadata discovery_options schema_options discover_args analyzer ops execute conversation)
+all_targets=(register metadata discovery_options schema_options discover_args analyzer ops execute conversation embedder)
 targets=("${@:-${all_targets[@]}}")
 [ ${#targets[@]} -gt 0 ] || targets=("${all_targets[@]}")
 jobs="${FUZZ_JOBS:-1}"
@@ -26,12 +26,13 @@ python3 seeds.py
 cargo +nightly fuzz build -O register
 cargo +nightly fuzz build -O execute
 cargo +nightly fuzz build -O conversation
+cargo +nightly fuzz build -O embedder
 cargo +nightly fuzz build -O -s none --target-dir target-nosan
 mkdir -p logs
 
 sanitizer_args() {
   case "$1" in
-    register | execute | conversation) ;;
+    register | execute | conversation | embedder) ;;
     *) echo "-s none --target-dir target-nosan" ;;
   esac
 }

@@ -17,6 +17,8 @@ package toolregistry
 // The exported Go functions below (their prototypes, as cgo writes them, have no const).
 extern void trGoHostCall(void *user_data, char *tool_name, char *args_json, tr_call *call);
 extern void trGoHostRelease(void *user_data);
+extern int32_t trGoEmbed(void *user_data, char **texts, size_t count, float *vectors, size_t dim, char *error, size_t error_cap);
+extern void trGoEmbedRelease(void *user_data);
 */
 import "C"
 
@@ -296,5 +298,86 @@ func nativeConversationReveal(h conversationHandle, names []byte) error {
 func nativeConversationLoaded(h conversationHandle) ([]byte, error) {
 	var out, errOut *C.char
 	st := C.tr_conversation_loaded(h, &out, &errOut)
+	return takeString(out), check(st, errOut)
+}
+
+// Host embedders: the same scheme as host functions. The user data is a C cell holding a
+// cgo.Handle to an *embedder; trGoEmbedRelease, which the library calls exactly once per
+// SetEmbedder attempt, deletes the handle and frees the cell.
+
+// embedFunctionPointers: cgo declares trGoEmbed with `char **` where tr_embed_fn has
+// `const char *const *`; the types differ only in qualifiers.
+var (
+	embedFn        = C.tr_embed_fn(C.trGoEmbed)
+	embedReleaseFn = C.tr_free_fn(C.trGoEmbedRelease)
+)
+
+func newEmbedUserData(e *embedder) unsafe.Pointer {
+	cell := C.malloc(C.size_t(unsafe.Sizeof(C.uintptr_t(0))))
+	if cell == nil {
+		panic("toolregistry: out of C memory")
+	}
+	*(*C.uintptr_t)(cell) = C.uintptr_t(cgo.NewHandle(e))
+	e.counter.created.Add(1)
+	return cell
+}
+
+func embedderFromUserData(cell unsafe.Pointer) (cgo.Handle, *embedder) {
+	h := cgo.Handle(*(*C.uintptr_t)(cell))
+	return h, h.Value().(*embedder)
+}
+
+//export trGoEmbed
+func trGoEmbed(userData unsafe.Pointer, texts **C.char, count C.size_t, vectors *C.float, dim C.size_t, errBuf *C.char, errCap C.size_t) C.int32_t {
+	_, e := embedderFromUserData(userData)
+	var err error
+	if int(dim) != e.dim {
+		err = fmt.Errorf("the embedder makes vectors of %d numbers, asked for %d", e.dim, int(dim))
+	} else {
+		batch := make([]string, int(count))
+		for i, t := range unsafe.Slice(texts, int(count)) {
+			batch[i] = C.GoString(t)
+		}
+		out := unsafe.Slice((*float32)(unsafe.Pointer(vectors)), int(count)*int(dim))
+		err = e.run(batch, out)
+	}
+	if err == nil {
+		return 0
+	}
+	if errCap > 0 {
+		msg := strings.ReplaceAll(err.Error(), "\x00", `\x00`)
+		if len(msg) > int(errCap)-1 {
+			msg = msg[:int(errCap)-1]
+		}
+		buf := unsafe.Slice((*byte)(unsafe.Pointer(errBuf)), int(errCap))
+		copy(buf, msg)
+		buf[len(msg)] = 0
+	}
+	return 1
+}
+
+//export trGoEmbedRelease
+func trGoEmbedRelease(userData unsafe.Pointer) {
+	h, e := embedderFromUserData(userData)
+	h.Delete()
+	C.free(userData)
+	e.counter.released.Add(1)
+}
+
+func nativeSetEmbedder(h registryHandle, options []byte, e *embedder) error {
+	var errOut *C.char
+	return check(C.tr_registry_set_embedder(h, ptr(options), embedFn, newEmbedUserData(e), embedReleaseFn, &errOut), errOut)
+}
+
+func nativeWaitEmbeddings(h registryHandle, timeoutMs uint64) (bool, error) {
+	var done C.bool
+	var errOut *C.char
+	err := check(C.tr_registry_wait_embeddings(h, C.uint64_t(timeoutMs), &done, &errOut), errOut)
+	return bool(done), err
+}
+
+func nativeEmbeddingStatus(h registryHandle) ([]byte, error) {
+	var out, errOut *C.char
+	st := C.tr_registry_embedding_status(h, &out, &errOut)
 	return takeString(out), check(st, errOut)
 }

@@ -33,6 +33,8 @@ type ToolStatus struct {
 	Tags     []string `json:"tags"`
 	// Callable is true when a call would reach a host function: its own or the fallback.
 	Callable bool `json:"callable"`
+	// Embedding is the state of the tool's vector when the registry has an embedder, else "".
+	Embedding EmbeddingState `json:"embedding,omitempty"`
 }
 
 // RegisterFunc registers one tool with the Go function that runs its calls (see HostFunc). A

@@ -34,6 +34,7 @@ type Option func(*registryOptions)
 
 type registryOptions struct {
 	Discovery *DiscoveryOptions `json:"discovery,omitempty"`
+	Embedding *EmbeddingOptions `json:"embedding,omitempty"`
 }
 
 // WithDiscovery enables the built-in discover_tools at once, as EnableDiscovery would.
@@ -48,7 +49,7 @@ func NewRegistry(opts ...Option) (*Registry, error) {
 		opt(&o)
 	}
 	var options []byte
-	if o.Discovery != nil {
+	if o.Discovery != nil || o.Embedding != nil {
 		doc, err := json.Marshal(o)
 		if err != nil {
 			return nil, fmt.Errorf("toolregistry: encoding options: %w", err)

@@ -179,13 +179,17 @@ const (
 	// discounts the IDF of words more common in general English than in the catalog, and
 	// defaults Delta to 0. It finds the right tool more often on real catalogs.
 	ProfileEnhanced Profile = "enhanced"
+	// ProfileHybrid fuses ProfileEnhanced with the cosine similarity of the registry's embedder
+	// (SetEmbedder, WithEmbedding); the default on a registry that has one, an
+	// CodeInvalidArgument error on one that has none.
+	ProfileHybrid Profile = "hybrid"
 )
 
 // DiscoveryOptions tunes ranking. The zero value means the defaults; nil pointers keep the
 // default of their field (use Ptr to set one, including to 0).
 type DiscoveryOptions struct {
-	// Profile is the ranking model; "" means ProfileEnhanced (set ProfileReference for exact
-	// parity with the Python reference).
+	// Profile is the ranking model; "" means ProfileEnhanced, or ProfileHybrid on a registry
+	// with an embedder (set ProfileReference for exact parity with the Python reference).
 	Profile Profile `json:"profile,omitempty"`
 	// FieldWeights overrides the weights of the named fields; the others keep their defaults.
 	FieldWeights map[Field]float64 `json:"field_weights,omitempty"`
@@ -258,6 +262,8 @@ type Result struct {
 type Explanation struct {
 	Query   string  `json:"query"`
 	Profile Profile `json:"profile"`
+	// Hybrid is each side of the fusion when ranked with ProfileHybrid, else nil.
+	Hybrid *HybridExplanation `json:"hybrid"`
 	// ExactMatch is the tool the query names exactly (then it is the whole answer), or "".
 	ExactMatch string `json:"exact_match"`
 	// Tokens are the analyzed query tokens with the filter's verdicts.

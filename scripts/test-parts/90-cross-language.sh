@@ -8,6 +8,8 @@ ensure_go 24
 target="${CARGO_TARGET_DIR:-target}"
 mkdir -p "$target/cross"
 cargo build --release --locked
+# The Rust side of the hybrid queries (a host embedder, which the CLI has no flag for).
+cargo build --release --locked --example cross_discover
 cc -std=c99 -Wall -Wextra -Werror -Iinclude tests/cross/discover.c -o "$target/cross/discover_c" \
   -L"$target/release" -l:libtoolregistry.a -lpthread -ldl -lm
 c++ -std=c++17 -Wall -Wextra -Werror -Iinclude -Ibindings/cpp/include tests/cross/discover.cpp \

@@ -1,9 +1,44 @@
 /* Answers one query over a catalog through the C ABI and prints the library's JSON answer.
  * Usage: discover_c CATALOG.json QUERY TOP_K [PROFILE]
+ * With PROFILE "hybrid" the registry gets the fake embedder every language implements alike (dim
+ * 64; words split on non-alphanumeric ASCII, lowercased, FNV-1a 32-bit, 1.0 at hash % 64; all
+ * zeros -> [1, 0, ...]) and waits for the catalog's vectors first.
  * Part of the cross-language comparison (scripts/cross_language.py). */
+#include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "toolregistry.h"
+
+static int32_t fake_embed(void *user_data, const char *const *texts, size_t count, float *vectors, size_t dim,
+                          char *error, size_t error_cap) {
+    (void)user_data;
+    (void)error;
+    (void)error_cap;
+    for (size_t t = 0; t < count; t++) {
+        float *v = vectors + t * dim;
+        memset(v, 0, dim * sizeof *v);
+        uint32_t h = 0x811c9dc5u;
+        int in_word = 0, any = 0;
+        for (const unsigned char *p = (const unsigned char *)texts[t];; p++) {
+            if (*p && *p < 128 && isalnum(*p)) {
+                h = (h ^ (uint32_t)tolower(*p)) * 0x01000193u;
+                in_word = 1;
+                continue;
+            }
+            if (in_word) {
+                v[h % dim] += 1.0f;
+                any = 1;
+                in_word = 0;
+                h = 0x811c9dc5u;
+            }
+            if (!*p) break;
+        }
+        if (!any) v[0] = 1.0f;
+    }
+    return 0;
+}
 
 static char *read_file(const char *path) {
     FILE *f = fopen(path, "rb");
@@ -35,8 +70,14 @@ int main(int argc, char **argv) {
     snprintf(options, sizeof options, "{\"profile\": \"%s\"}", argc > 4 ? argv[4] : "reference");
     snprintf(discover_options, sizeof discover_options, "{\"top_k\": %s}", argv[3]);
     int rc = 0;
+    int hybrid = argc > 4 && strcmp(argv[4], "hybrid") == 0;
+    bool done = false;
     if (tr_registry_new(NULL, &reg, &err) != TR_STATUS_OK) rc = fail("registry", err);
     else if (tr_registry_register(reg, catalog, &names, &err) != TR_STATUS_OK) rc = fail("register", err);
+    else if (hybrid && tr_registry_set_embedder(reg, "{\"dim\": 64}", fake_embed, NULL, NULL, &err) != TR_STATUS_OK)
+        rc = fail("set_embedder", err);
+    else if (hybrid && (tr_registry_wait_embeddings(reg, 120000, &done, &err) != TR_STATUS_OK || !done))
+        rc = fail("wait_embeddings", err);
     else if (tr_discoverer_new(reg, options, &d, &err) != TR_STATUS_OK) rc = fail("discoverer", err);
     else if (tr_discoverer_discover(d, argv[2], discover_options, &answer, &err) != TR_STATUS_OK) rc = fail("discover", err);
     else printf("%s\n", answer);

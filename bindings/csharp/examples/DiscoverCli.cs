@@ -32,19 +32,30 @@ static class DiscoverCli
         try
         {
             using (var registry = new Registry())
-            using (var discoverer = registry.CreateDiscoverer(options))
             {
                 registry.Register(File.ReadAllText(args[0]));
-                var hits = discoverer.Discover(args[1], topK);
-                if (json)
+                if (options.Profile == DiscoveryProfile.Hybrid)
                 {
-                    Console.WriteLine(ToJson(hits));
-                    return 0;
+                    registry.SetEmbedder(64, FakeEmbed);
+                    if (!registry.WaitEmbeddings(TimeSpan.FromMinutes(2)))
+                    {
+                        Console.Error.WriteLine("error: embedding the catalog timed out");
+                        return 1;
+                    }
                 }
-                int rank = 0;
-                foreach (var hit in hits)
+                using (var discoverer = registry.CreateDiscoverer(options))
                 {
-                    Console.WriteLine("{0}\t{1}\t{2}", ++rank, hit.Name, hit.Score.ToString("R", CultureInfo.InvariantCulture));
+                    var hits = discoverer.Discover(args[1], topK);
+                    if (json)
+                    {
+                        Console.WriteLine(ToJson(hits));
+                        return 0;
+                    }
+                    int rank = 0;
+                    foreach (var hit in hits)
+                    {
+                        Console.WriteLine("{0}\t{1}\t{2}", ++rank, hit.Name, hit.Score.ToString("R", CultureInfo.InvariantCulture));
+                    }
                 }
             }
             return 0;
@@ -54,6 +65,44 @@ static class DiscoverCli
             Console.Error.WriteLine("error: {0} ({1})", e.Message, e.Status);
             return 1;
         }
+    }
+
+    /// <summary>
+    /// The fake embedder every language of the cross-language check implements alike: dim 64; words
+    /// split on non-alphanumeric ASCII, lowercased, FNV-1a 32-bit, 1.0 at hash % 64; all zeros -> [1, 0, ...].
+    /// </summary>
+    static float[][] FakeEmbed(IReadOnlyList<string> texts)
+    {
+        var result = new float[texts.Count][];
+        for (int t = 0; t < texts.Count; t++)
+        {
+            var v = new float[64];
+            uint h = 2166136261;
+            bool inWord = false, any = false;
+            byte[] bytes = Encoding.UTF8.GetBytes(texts[t] + " ");
+            foreach (byte raw in bytes)
+            {
+                byte c = raw >= (byte)'A' && raw <= (byte)'Z' ? (byte)(raw + 32) : raw;
+                if (c >= (byte)'a' && c <= (byte)'z' || c >= (byte)'0' && c <= (byte)'9')
+                {
+                    h = unchecked((h ^ c) * 16777619);
+                    inWord = true;
+                }
+                else if (inWord)
+                {
+                    v[h % 64] += 1f;
+                    any = true;
+                    inWord = false;
+                    h = 2166136261;
+                }
+            }
+            if (!any)
+            {
+                v[0] = 1f;
+            }
+            result[t] = v;
+        }
+        return result;
     }
 
     static string ToJson(IEnumerable<DiscoverResult> hits)

@@ -61,6 +61,9 @@ namespace ToolRegistry
         [DataMember(Name = "callable")]
         private bool callable;
 
+        [DataMember(Name = "embedding")]
+        private string embedding;
+
         /// <summary>The registered name (namespace-qualified).</summary>
         public string Name { get { return name; } }
 
@@ -81,6 +84,12 @@ namespace ToolRegistry
 
         /// <summary>Whether a call would reach a host function (the tool's own or the fallback).</summary>
         public bool Callable { get { return callable; } }
+
+        /// <summary>
+        /// The tool's vector when the registry has an embedder: "ready", "pending", "failed" or
+        /// "none"; null without an embedder.
+        /// </summary>
+        public string Embedding { get { return embedding; } }
 
         internal static List<ToolStatus> ParseList(string json)
         {

@@ -47,12 +47,13 @@ namespace ToolRegistry
         [DataMember(Name = "score_floor")] private double? scoreFloor;
         [DataMember(Name = "result_count")] private int resultCount;
         [DataMember(Name = "tool")] private ToolExplanation tool;
+        [DataMember(Name = "hybrid")] private HybridExplanation hybrid;
         private string json;
 
         /// <summary>The query as given.</summary>
         public string Query { get { return query; } }
 
-        /// <summary>The ranking profile of the discoverer ("reference" or "enhanced").</summary>
+        /// <summary>The ranking profile of the discoverer ("reference", "enhanced" or "hybrid").</summary>
         public string Profile { get { return profile; } }
 
         /// <summary>The tool the query names exactly, or null (then no ranking happens).</summary>
@@ -75,6 +76,9 @@ namespace ToolRegistry
 
         /// <summary>Number of tools in the answer.</summary>
         public int ResultCount { get { return resultCount; } }
+
+        /// <summary>Each side of the fusion when ranked with "hybrid", else null.</summary>
+        public HybridExplanation Hybrid { get { return hybrid; } }
 
         /// <summary>The named tool's part.</summary>
         public ToolExplanation Tool { get { return tool; } }

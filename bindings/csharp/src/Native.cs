@@ -95,6 +95,19 @@ namespace ToolRegistry
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
         internal static extern Status tr_registry_set_fallback(RegistryHandle registry, IntPtr fn, IntPtr userData, IntPtr freeUserData, out IntPtr errOut);
 
+        /// <summary><c>tr_embed_fn</c>: the library calls it, on its embedding thread or a discovering one, to embed a batch.</summary>
+        [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
+        internal delegate int EmbedFn(IntPtr userData, IntPtr texts, UIntPtr count, IntPtr vectors, UIntPtr dim, IntPtr error, UIntPtr errorCap);
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status tr_registry_set_embedder(RegistryHandle registry, byte[] optionsJson, IntPtr fn, IntPtr userData, IntPtr freeUserData, out IntPtr errOut);
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status tr_registry_wait_embeddings(RegistryHandle registry, ulong timeoutMs, [MarshalAs(UnmanagedType.U1)] out bool doneOut, out IntPtr errOut);
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status tr_registry_embedding_status(RegistryHandle registry, out IntPtr jsonOut, out IntPtr errOut);
+
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
         internal static extern Status tr_registry_execute(RegistryHandle registry, byte[] callsJson, byte[] optionsJson, out IntPtr messagesJsonOut, out IntPtr errOut);
 

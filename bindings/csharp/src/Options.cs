@@ -22,6 +22,8 @@ namespace ToolRegistry
         public const string Reference = "reference";
         /// <summary>The default: identifier splitting, stemming, NFKC, parameter descriptions, query stopwords, delta 0.</summary>
         public const string Enhanced = "enhanced";
+        /// <summary>Enhanced fused with the registry's embedder (the default on a registry that has one; invalid without).</summary>
+        public const string Hybrid = "hybrid";
     }
 
     /// <summary>Ranking options for discovery; unset members keep the library's defaults.</summary>

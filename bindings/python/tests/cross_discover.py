@@ -2,6 +2,7 @@
 """Answers one query over a catalog through the Python binding and prints the answer as JSON.
 
 Usage: cross_discover.py CATALOG.json QUERY TOP_K [PROFILE]  (scripts/cross_language.py runs it)
+With PROFILE "hybrid" the registry gets the fake embedder every language implements alike.
 
 Like tests/cross/discover.c: register the whole catalog, a Discoverer with the profile, one
 discover. The answer is what a Python caller gets (decoded dicts), encoded again with json, which
@@ -9,9 +10,31 @@ round-trips every float exactly.
 """
 
 import json
+import re
 import sys
 
 import toolregistry_rs as tr
+
+
+def fnv1a(data):
+    h = 0x811C9DC5
+    for b in data:
+        h = ((h ^ b) * 0x01000193) & 0xFFFFFFFF
+    return h
+
+
+def fake_embed(texts):
+    """The fake embedder every language implements alike (see tests/cross/discover.c)."""
+    out = []
+    for text in texts:
+        v = [0.0] * 64
+        words = [w for w in re.split(r"[^A-Za-z0-9]+", text) if w]
+        for w in words:
+            v[fnv1a(w.lower().encode()) % 64] += 1.0
+        if not words:
+            v[0] = 1.0
+        out.append(v)
+    return out
 
 
 def main(argv):
@@ -24,6 +47,10 @@ def main(argv):
     try:
         with tr.Registry() as registry:
             registry.register(catalog)
+            if profile == "hybrid":
+                registry.set_embedder(fake_embed, 64)
+                if not registry.wait_embeddings(120):
+                    raise SystemExit("cross_discover.py: embedding timed out")
             with registry.discoverer(profile=profile) as d:
                 answer = d.discover(argv[2], int(argv[3]))
     except tr.ToolRegistryError as e:

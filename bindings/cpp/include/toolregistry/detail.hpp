@@ -4,6 +4,8 @@
 #ifndef TOOLREGISTRY_DETAIL_HPP
 #define TOOLREGISTRY_DETAIL_HPP
 
+#include <cstring>
+
 #include "types.hpp"
 
 // Number parsing for the answer parser: std::from_chars where the library has it for doubles.
@@ -455,6 +457,29 @@ private:
             e.rank = static_cast<std::size_t>(rank->number);
         for (const JsonValue& token : expect_array(member(doc, "scored_tokens", JsonValue::Kind::Array)).items)
             if (token.kind == JsonValue::Kind::String) e.scored_tokens.push_back(token.string);
+        if (const JsonValue* profile = doc.find("profile"); profile && profile->kind == JsonValue::Kind::String)
+            e.profile = profile->string;
+        if (const JsonValue* h = doc.find("hybrid"); h && h->kind == JsonValue::Kind::Object) {
+            HybridExplanation x;
+            auto number = [&](const char* key) -> std::optional<double> {
+                const JsonValue* v = h->find(key);
+                if (v && v->kind == JsonValue::Kind::Number) return v->number;
+                return std::nullopt;
+            };
+            auto rank = [&](const char* key) -> std::optional<std::size_t> {
+                if (auto v = number(key)) return static_cast<std::size_t>(*v);
+                return std::nullopt;
+            };
+            x.lexical_score = number("lexical_score");
+            x.lexical_rank = rank("lexical_rank");
+            x.cosine = number("cosine");
+            x.semantic_rank = rank("semantic_rank");
+            x.fused_score = number("fused_score");
+            x.fused_rank = rank("fused_rank");
+            if (const JsonValue* v = h->find("embedded"); v && v->kind == JsonValue::Kind::Bool) x.embedded = v->boolean;
+            x.note = optional_string(*h, "note");
+            e.hybrid = std::move(x);
+        }
     }
     e.json = std::move(json);
     return e;
@@ -474,9 +499,79 @@ private:
         for (const JsonValue& tag : member(item, "tags", JsonValue::Kind::Array).items)
             if (tag.kind == JsonValue::Kind::String) t.tags.push_back(tag.string);
         t.callable = member(item, "callable", JsonValue::Kind::Bool).boolean;
+        t.embedding = optional_string(item, "embedding");
         out.push_back(std::move(t));
     }
     return out;
+}
+
+/// `null` (no embedder) or the status object of tr_registry_embedding_status.
+[[nodiscard]] inline std::optional<EmbeddingStatus> parse_embedding_status(std::string_view json) {
+    JsonValue doc = JsonParser(json).parse();
+    if (doc.kind == JsonValue::Kind::Null) return std::nullopt;
+    EmbeddingStatus s;
+    s.embedder = member(doc, "embedder", JsonValue::Kind::String).string;
+    auto count = [&](const char* key) {
+        return static_cast<std::size_t>(member(doc, key, JsonValue::Kind::Number).number);
+    };
+    s.dim = count("dim");
+    s.ready = count("ready");
+    s.pending = count("pending");
+    s.failed = count("failed");
+    s.embedded = count("embedded");
+    for (const JsonValue& w : member(doc, "warnings", JsonValue::Kind::Array).items)
+        if (w.kind == JsonValue::Kind::String) s.warnings.push_back(w.string);
+    return s;
+}
+
+/// A host embedder as the registry owns it: boxed, passed as the C user data, deleted by
+/// delete_embedder exactly once (never during a call).
+struct HostEmbedder {
+    EmbedFunction function;
+};
+
+inline void delete_embedder(void* user_data) noexcept { delete static_cast<HostEmbedder*>(user_data); }
+
+/// Writes `message`, cut to `cap` with its NUL, into the library's error buffer; returns 1.
+inline std::int32_t fail_embed(char* error, std::size_t cap, const char* message) noexcept {
+    if (error && cap > 0) {
+        std::size_t n = std::strlen(message);
+        if (n > cap - 1) n = cap - 1;
+        std::memcpy(error, message, n);
+        error[n] = '\0';
+    }
+    return 1;
+}
+
+/// The tr_embed_fn of every C++ embedder: runs it and copies its vectors; no exception leaves.
+inline std::int32_t run_embedder(void* user_data, const char* const* texts, std::size_t count, float* vectors,
+                                 std::size_t dim, char* error, std::size_t error_cap) noexcept {
+    try {
+        std::vector<std::string> batch(texts, texts + count);
+        std::vector<std::vector<float>> out = static_cast<const HostEmbedder*>(user_data)->function(batch);
+        if (out.size() != count) {
+            std::string m = "the embedder returned " + std::to_string(out.size()) + " vectors for " +
+                            std::to_string(count) + " texts";
+            return fail_embed(error, error_cap, m.c_str());
+        }
+        for (const auto& v : out)
+            if (v.size() != dim) {
+                std::string m = "the embedder returned a vector of " + std::to_string(v.size()) +
+                                " numbers, expected " + std::to_string(dim);
+                return fail_embed(error, error_cap, m.c_str());
+            }
+        for (std::size_t i = 0; i < count; ++i) std::memcpy(vectors + i * dim, out[i].data(), dim * sizeof(float));
+        return 0;
+    } catch (const std::exception& e) {
+        try {
+            std::string m = std::string("the embedder threw: ") + e.what();
+            return fail_embed(error, error_cap, m.c_str());
+        } catch (...) {
+            return fail_embed(error, error_cap, "the embedder threw");
+        }
+    } catch (...) {
+        return fail_embed(error, error_cap, "the embedder threw: unknown exception");
+    }
 }
 
 /// A host function as the registry owns it: boxed, passed as the C user data, deleted by

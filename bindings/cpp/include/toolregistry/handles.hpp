@@ -3,6 +3,8 @@
 #ifndef TOOLREGISTRY_HANDLES_HPP
 #define TOOLREGISTRY_HANDLES_HPP
 
+#include <chrono>
+
 #include "detail.hpp"
 
 namespace toolregistry {
@@ -190,6 +192,52 @@ public:
         std::string n = detail::c_string(name, "name");
         detail::OptionalCString r(reason, "reason");
         detail::call_checked([&](char** err) { return tr_registry_disable(handle_.get(), n.c_str(), r.get(), err); });
+    }
+
+    /// Gives the registry a host embedder of `dim`-number vectors; it then ranks with "hybrid"
+    /// unless discovery options name another profile. `identity` names the model for the vector
+    /// cache at `cache_path` (both may be empty). Replaces any embedder set before (destroyed
+    /// once no call of it runs); every enabled tool is embedded again in the background.
+    ///
+    /// The registry owns `function` from here on, also when this fails (it is then destroyed
+    /// before this throws), and destroys it exactly once, on any thread. See EmbedFunction for
+    /// threads and failures. Errors: Status::NullArgument (an empty function), InvalidArgument
+    /// (a bad dim).
+    void set_embedder(std::size_t dim, EmbedFunction function, std::string_view identity = {},
+                      std::string_view cache_path = {}) {
+        auto host = std::make_unique<detail::HostEmbedder>(detail::HostEmbedder{std::move(function)});
+        std::string options = "{\"dim\":" + std::to_string(dim);
+        if (!identity.empty()) options += ",\"identity\":" + detail::json_quote(detail::c_string(identity, "identity"));
+        if (!cache_path.empty())
+            options += ",\"cache_path\":" + detail::json_quote(detail::c_string(cache_path, "cache_path"));
+        options += "}";
+        detail::call_checked([&](char** err) {
+            // The library owns the box from this call on, whatever it returns.
+            bool empty = !host->function;
+            return tr_registry_set_embedder(handle_.get(), options.c_str(), empty ? nullptr : &detail::run_embedder,
+                                            host.release(), &detail::delete_embedder, err);
+        });
+    }
+
+    /// Waits up to `timeout` for every enabled tool to have its vector (or to have failed); true
+    /// when none is left waiting (at once without an embedder). Discovers never need it.
+    bool wait_embeddings(std::chrono::milliseconds timeout) const {
+        bool done = false;
+        auto ms = static_cast<std::uint64_t>(timeout.count() < 0 ? 0 : timeout.count());
+        detail::call_checked(
+            [&](char** err) { return tr_registry_wait_embeddings(handle_.get(), ms, &done, err); });
+        return done;
+    }
+
+    /// What the embedder has done; empty without one.
+    [[nodiscard]] std::optional<EmbeddingStatus> embedding_status() const {
+        return detail::parse_embedding_status(embedding_status_json());
+    }
+
+    /// embedding_status() as JSON (`null` without an embedder).
+    [[nodiscard]] std::string embedding_status_json() const {
+        return detail::call_with_output(
+            [&](char** out, char** err) { return tr_registry_embedding_status(handle_.get(), out, err); });
     }
 
     /// Every registered tool's state, disabled ones included, sorted by name.

@@ -149,6 +149,20 @@ struct Summary {
     std::optional<std::string> namespace_name;
 };
 
+/// Each side of a "hybrid" ranking for the explained tool (Explanation::hybrid).
+struct HybridExplanation {
+    std::optional<double> lexical_score;
+    std::optional<std::size_t> lexical_rank;
+    std::optional<double> cosine;
+    std::optional<std::size_t> semantic_rank;
+    std::optional<double> fused_score;
+    std::optional<std::size_t> fused_rank;
+    /// Whether the tool had its vector.
+    bool embedded = false;
+    /// Why a side is missing, when one is.
+    std::optional<std::string> note;
+};
+
 /// Why a query ranks a tool where it does (the main fields of tr_discoverer_explain's answer).
 struct Explanation {
     /// "ranked", "exact_match", "other_exact_match", "disabled", "no_query_tokens",
@@ -162,6 +176,10 @@ struct Explanation {
     std::optional<std::size_t> rank;
     /// The query tokens that were scored, after analysis and the query filter.
     std::vector<std::string> scored_tokens;
+    /// The ranking profile ("reference", "enhanced" or "hybrid").
+    std::string profile;
+    /// Each side of the fusion when ranked with "hybrid".
+    std::optional<HybridExplanation> hybrid;
     /// The whole answer, including the per-token and per-field breakdown.
     std::string json;
 };
@@ -220,7 +238,32 @@ struct ToolStatus {
     std::vector<std::string> tags;
     /// A call would reach a host function: the tool's own, or the fallback.
     bool callable = false;
+    /// The tool's vector when the registry has an embedder: "ready", "pending", "failed" or
+    /// "none"; empty without an embedder.
+    std::optional<std::string> embedding;
 };
+
+/// A host embedder: one vector of the embedder's dimension per text, in order (the library
+/// normalizes them). Called on the registry's embedding thread for the catalog and on the
+/// discovering thread for a query, possibly at once; it may call the registry. An exception, a
+/// wrong count or length fails that batch only (the tools stay findable by words).
+using EmbedFunction = std::function<std::vector<std::vector<float>>(const std::vector<std::string>& texts)>;
+
+/// What a registry's embedder has done (Registry::embedding_status).
+struct EmbeddingStatus {
+    /// The embedder's identity ("host:<dim>" unless set).
+    std::string embedder;
+    std::size_t dim = 0;
+    /// Enabled tools with their vector, waiting for it, and failed (found by words only).
+    std::size_t ready = 0;
+    std::size_t pending = 0;
+    std::size_t failed = 0;
+    /// Vectors computed since the embedder was set (the others came from the cache).
+    std::size_t embedded = 0;
+    /// The last warnings: a cache file ignored, a batch that failed.
+    std::vector<std::string> warnings;
+};
+
 }  // namespace toolregistry
 
 #endif  // TOOLREGISTRY_TYPES_HPP

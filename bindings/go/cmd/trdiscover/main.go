@@ -17,9 +17,42 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	toolregistry "github.com/toolregistry-rs/toolregistry-rs/bindings/go"
 )
+
+// fakeEmbed is the fake embedder every language of the cross-language check implements alike:
+// dim 64; words split on non-alphanumeric ASCII, lowercased, FNV-1a 32-bit, 1.0 at hash % 64;
+// all zeros -> [1, 0, ...].
+func fakeEmbed(texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, text := range texts {
+		v := make([]float32, 64)
+		h, inWord, any := uint32(2166136261), false, false
+		for j := 0; j <= len(text); j++ {
+			c := byte(0)
+			if j < len(text) {
+				c = text[j]
+			}
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' {
+				h = (h ^ uint32(c)) * 16777619
+				inWord = true
+			} else if inWord {
+				v[h%64]++
+				any, inWord, h = true, false, 2166136261
+			}
+		}
+		if !any {
+			v[0] = 1
+		}
+		out[i] = v
+	}
+	return out, nil
+}
 
 func main() {
 	if err := run(os.Args[1:], os.Stdout); err != nil {
@@ -39,7 +72,7 @@ func run(args []string, stdout io.Writer) error {
 	flags := flag.NewFlagSet("trdiscover", flag.ContinueOnError)
 	catalog := flags.String("catalog", "", "JSON file with the tools (required)")
 	topK := flags.Int("top-k", 10, "number of hits")
-	profile := flags.String("profile", "", `ranking profile: "reference" (default) or "enhanced"`)
+	profile := flags.String("profile", "", `ranking profile: "reference" (default), "enhanced" or "hybrid" (with the fake embedder)`)
 	if err := flags.Parse(args); err != nil {
 		return err
 	}
@@ -67,6 +100,14 @@ func run(args []string, stdout io.Writer) error {
 	defer reg.Close()
 	if _, err := reg.RegisterJSON(doc); err != nil {
 		return fmt.Errorf("%s: %w", *catalog, err)
+	}
+	if *profile == string(toolregistry.ProfileHybrid) {
+		if err := reg.SetEmbedder(64, fakeEmbed); err != nil {
+			return err
+		}
+		if done, err := reg.WaitEmbeddings(2 * time.Minute); err != nil || !done {
+			return fmt.Errorf("embedding the catalog: done %v, %v", done, err)
+		}
 	}
 	finder, err := reg.NewDiscoverer(toolregistry.DiscoveryOptions{Profile: toolregistry.Profile(*profile)})
 	if err != nil {

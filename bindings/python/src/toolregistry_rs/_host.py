@@ -1,4 +1,5 @@
-"""Host functions: Python callables run by the library for tool calls (``tr_tool_fn``).
+"""Host functions: Python callables run by the library for tool calls (``tr_tool_fn``) and
+host embedders (``tr_embed_fn``).
 
 The library gets one C trampoline for every host function, and a small integer as ``user_data``
 naming the Python callable in ``_functions``. The library frees ``user_data`` through
@@ -16,16 +17,20 @@ batch is over.
 
 from __future__ import annotations
 
+import ctypes
 import itertools
 import json
-from typing import Any, Callable, Dict, List, Optional, Tuple
+import threading
+import time
+from typing import Any, Callable, Dict, List, Optional, Tuple, cast
 
 from . import _native
 
 _lib = _native.lib
 
 #: user_data key -> (callable, mode). Modes: "kwargs" fn(**arguments), "raw" fn(arguments_json),
-#: "fallback" fn(tool_name, arguments), "fallback_raw" fn(tool_name, arguments_json).
+#: "fallback" fn(tool_name, arguments), "fallback_raw" fn(tool_name, arguments_json), "embed"
+#: fn(texts) -> vectors (a host embedder, ``tr_embed_fn``).
 _functions: Dict[int, Tuple[Callable[..., Any], str]] = {}
 _keys = itertools.count(1)
 
@@ -105,8 +110,74 @@ def _free(user_data: Optional[int]) -> None:
     _functions.pop(user_data or 0, None)
 
 
+#: Set while an embedder callable runs on this thread (``Registry.close`` must not wait then).
+_in_embedder = threading.local()
+
+
+def wait_released(keys: List[int], timeout: float = 5.0) -> None:
+    """Waits (GIL released) until the library has dropped these embedders.
+
+    The library lets go of an embedder once no call of it runs, possibly on its embedding thread a
+    moment after ``tr_registry_free`` returns; a ctypes callback that arrives while the
+    interpreter finalizes aborts the process, so ``Registry.close`` waits for it here.
+    """
+    if getattr(_in_embedder, "active", False):
+        return
+    deadline = time.monotonic() + timeout
+    while any(k in _functions for k in keys) and time.monotonic() < deadline:
+        time.sleep(0.001)
+
+
+def _fail_embed(error: Optional[int], error_cap: int, message: str) -> int:
+    """Writes a NUL-terminated message (cut to ``error_cap``) into the library's buffer; returns 1."""
+    if error and error_cap > 0:
+        data = message.replace("\0", "\\0").encode("utf-8", "replace")[: error_cap - 1]
+        # A cut may split a UTF-8 sequence; the library reads the message lossily.
+        ctypes.memmove(error, data + b"\0", len(data) + 1)
+    return 1
+
+
+def _embed(
+    user_data: Optional[int],
+    texts: Any,
+    count: int,
+    vectors: Optional[int],
+    dim: int,
+    error: Optional[int],
+    error_cap: int,
+) -> int:
+    """``tr_embed_fn``: runs the embedder callable; nothing it raises reaches the library."""
+    _in_embedder.active = True
+    try:
+        entry = _functions.get(user_data or 0)
+        if entry is None:
+            return _fail_embed(error, error_cap, "the embedder is gone")
+        fn = entry[0]
+        batch = [cast(bytes, texts[i]).decode("utf-8", "surrogatepass") for i in range(count)]
+        result = list(fn(batch))
+        if len(result) != count:
+            return _fail_embed(error, error_cap, f"the embedder returned {len(result)} vectors for {count} texts")
+        out = (ctypes.c_float * (count * dim)).from_address(cast(int, vectors))
+        for i, row in enumerate(result):
+            values: List[Any] = [float(x) for x in row]
+            if len(values) != dim:
+                return _fail_embed(
+                    error, error_cap, f"the embedder returned a vector of {len(values)} numbers, expected {dim}"
+                )
+            out[i * dim : (i + 1) * dim] = values
+        return 0
+    except BaseException as e:  # nothing may unwind into the library
+        if not isinstance(e, Exception):
+            _interrupts.append(e)
+        return _fail_embed(error, error_cap, f"the embedder raised {type(e).__name__}: {e}")
+    finally:
+        _in_embedder.active = False
+
+
 #: The C side of every host function; alive as long as the module.
 TOOL_TRAMPOLINE = _native.TOOL_FN(_run)
 FREE_TRAMPOLINE = _native.FREE_FN(_free)
+#: The C side of every host embedder.
+EMBED_TRAMPOLINE = _native.EMBED_FN(_embed)
 #: A NULL ``tr_tool_fn``, to remove the fallback.
 NO_FUNCTION = _native.TOOL_FN()

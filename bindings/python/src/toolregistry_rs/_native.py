@@ -16,7 +16,7 @@ from __future__ import annotations
 import ctypes
 import os
 import sys
-from ctypes import POINTER, c_bool, c_char_p, c_int32, c_void_p
+from ctypes import POINTER, c_bool, c_char_p, c_int32, c_size_t, c_uint64, c_void_p
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +60,10 @@ CallPtr = POINTER(tr_call)
 TOOL_FN = ctypes.CFUNCTYPE(None, c_void_p, c_char_p, c_char_p, CallPtr)
 #: ``tr_free_fn``: ``void (*)(void *user_data)``.
 FREE_FN = ctypes.CFUNCTYPE(None, c_void_p)
+#: ``tr_embed_fn``: ``int32_t (*)(void *user_data, const char *const *texts, size_t count,
+#: float *vectors, size_t dim, char *error, size_t error_cap)``. ``vectors`` and ``error`` are
+#: declared as addresses: the trampoline writes into the library's buffers in place.
+EMBED_FN = ctypes.CFUNCTYPE(c_int32, c_void_p, POINTER(c_char_p), c_size_t, c_void_p, c_size_t, c_void_p, c_size_t)
 #: ``char **`` out-parameter for library-owned strings (outputs and ``err_out``).
 StringOut = POINTER(c_void_p)
 
@@ -104,6 +108,9 @@ def _declare(lib: ctypes.CDLL) -> None:
     )
     fn("tr_registry_set_fallback", c_int32, RegistryPtr, TOOL_FN, c_void_p, FREE_FN, StringOut)
     fn("tr_registry_execute", c_int32, RegistryPtr, c_char_p, c_char_p, StringOut, StringOut)
+    fn("tr_registry_set_embedder", c_int32, RegistryPtr, c_char_p, EMBED_FN, c_void_p, FREE_FN, StringOut)
+    fn("tr_registry_wait_embeddings", c_int32, RegistryPtr, c_uint64, POINTER(c_bool), StringOut)
+    fn("tr_registry_embedding_status", c_int32, RegistryPtr, StringOut, StringOut)
 
     fn("tr_conversation_new", c_int32, RegistryPtr, c_char_p, POINTER(ConversationPtr), StringOut)
     fn("tr_conversation_tools", c_int32, ConversationPtr, StringOut, StringOut)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import json
-from ctypes import byref, c_void_p
+import weakref
+from ctypes import byref, c_bool, c_void_p
 from typing import (
     Any,
     Callable,
@@ -35,6 +37,7 @@ from ._types import (
     APIFormat,
     ConversationMode,
     DiscoverResult,
+    EmbeddingStatus,
     Explanation,
     Profile,
     SearchSide,
@@ -58,6 +61,18 @@ def status_name(status: int) -> str:
     return cast(bytes, _lib.tr_status_name(status)).decode()
 
 
+#: Registries that may hold an embedder: closed at exit, before the interpreter finalizes (the
+#: library's embedding thread must not call into Python after that).
+_live_with_embedders: "weakref.WeakSet[Registry]" = weakref.WeakSet()
+
+
+@atexit.register
+def _close_registries_at_exit() -> None:
+    for r in list(_live_with_embedders):
+        if r._embedders:
+            r.close()
+
+
 class Registry(_RegistryBase):
     """Tool definitions, their metadata and enabled state, and the search index.
 
@@ -66,19 +81,39 @@ class Registry(_RegistryBase):
     ``close`` every method raises ``ValueError``; discoverers made from it keep working.
 
     ``discovery`` enables the built-in ``discover_tools`` at once, with these options (see
-    :meth:`enable_discovery`); ``True`` means the defaults.
+    :meth:`enable_discovery`); ``True`` means the defaults. ``embedding`` loads the built-in
+    sentence encoder: ``{"model_dir": str, "cache_path"?: str, "threads"?: int}``; the registry
+    then ranks with the ``hybrid`` profile unless discovery options name another.
     """
 
-    def __init__(self, *, discovery: Union[Mapping[str, Any], bool, None] = None) -> None:
-        options = None
+    def __init__(
+        self,
+        *,
+        discovery: Union[Mapping[str, Any], bool, None] = None,
+        embedding: Optional[Mapping[str, Any]] = None,
+    ) -> None:
+        doc: Dict[str, Any] = {}
         if discovery is True:
-            options = _json("options", {"discovery": {}})
+            doc["discovery"] = {}
         elif discovery:
-            options = _json("options", {"discovery": dict(discovery)})
+            doc["discovery"] = dict(discovery)
+        if embedding is not None:
+            doc["embedding"] = dict(embedding)
+        options = _json("options", doc) if doc else None
         out = _native.RegistryPtr()
         err = c_void_p()
         _check(_lib.tr_registry_new(options, byref(out), byref(err)), err)
         self._handle = _Handle(self, out, _lib.tr_registry_free)
+        #: user_data keys of the embedders given to the library, awaited by ``close``.
+        self._embedders: List[int] = []
+        _live_with_embedders.add(self)
+
+    def close(self) -> None:
+        """Frees the registry (see the class). Waits for calls in flight, and for the library to
+        drop the embedders it was given (a moment later, on its embedding thread)."""
+        super().close()
+        keys, self._embedders = self._embedders, []
+        _host.wait_released(keys)
 
     def _out(self, call: Callable[..., int], *args: Any) -> bytes:
         """Runs ``call(handle, *args, &out, &err)`` and returns the output string."""
@@ -227,10 +262,71 @@ class Registry(_RegistryBase):
             _lib.tr_registry_disable, _text("name", name), None if reason is None else _text("reason", reason)
         )
 
+    # -- embeddings --
+
+    def set_embedder(
+        self,
+        fn: Callable[[List[str]], Sequence[Sequence[float]]],
+        dim: int,
+        *,
+        identity: Optional[str] = None,
+        cache_path: Optional[str] = None,
+    ) -> None:
+        """Gives the registry a host embedder; it then ranks with ``hybrid`` by default.
+
+        ``fn(texts)`` gets a list of ``str`` and returns one vector of ``dim`` floats per text
+        (any sequences; the library normalizes them). The library calls it on its embedding
+        thread for the catalog (batches of up to 64) and on the discovering thread for a query,
+        with the GIL held; it may call back into this registry. Whatever it raises, or an answer
+        of the wrong length, fails that batch only: those tools stay findable by words and
+        :meth:`embedding_status` counts them as failed, with a warning. ``identity`` names the
+        model for the vector cache kept at ``cache_path``. It replaces any embedder set before
+        (which the library drops once no call of it runs); every enabled tool is embedded again.
+        """
+        if not callable(fn):
+            raise TypeError(f"fn must be callable, not {type(fn).__name__}")
+        doc: Dict[str, Any] = {"dim": dim}
+        if identity is not None:
+            doc["identity"] = identity
+        if cache_path is not None:
+            doc["cache_path"] = cache_path
+        options = _json("options", doc)
+        key = _host.keep(fn, "embed")
+        try:
+            h = self._handle.acquire("registry")
+        except ValueError:
+            _host.drop(key)
+            raise
+        self._embedders.append(key)
+        err = c_void_p()
+        try:
+            # The library owns ``key`` from here on, success or not, and frees it once.
+            status = _lib.tr_registry_set_embedder(
+                h, options, _host.EMBED_TRAMPOLINE, key, _host.FREE_TRAMPOLINE, byref(err)
+            )
+        finally:
+            self._handle.release()
+        _check(status, err)
+
+    def wait_embeddings(self, timeout: float) -> bool:
+        """Waits up to ``timeout`` seconds for every enabled tool to have its vector (or to have
+        failed); True when none is left waiting (at once without an embedder). Discovers never
+        need it: a tool not embedded yet is found by words. The GIL is released while waiting."""
+        if timeout < 0:
+            raise ValueError("timeout must be >= 0")
+        done = c_bool(False)
+        self._do(_lib.tr_registry_wait_embeddings, int(timeout * 1000), byref(done))
+        return bool(done.value)
+
+    def embedding_status(self) -> Optional[EmbeddingStatus]:
+        """What the embedder has done (see :class:`EmbeddingStatus`); None without one."""
+        return cast(Optional[EmbeddingStatus], json.loads(self._out(_lib.tr_registry_embedding_status)))
+
     def tools_status(self) -> List[Dict[str, Any]]:
         """Every registered tool, disabled ones included, sorted by name: ``{"name", "namespace",
         "enabled", "reason", "deferred", "tags", "callable"}`` (``callable``: a call would reach a
-        host function, its own or the fallback)."""
+        host function, its own or the fallback), plus ``"embedding"`` (an
+        :data:`EmbeddingState`) when the registry has an embedder."""
         return cast(List[Dict[str, Any]], json.loads(self._out(_lib.tr_registry_tools_status)))
 
     def unregister(self, name: str) -> None:

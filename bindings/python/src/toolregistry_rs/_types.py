@@ -13,8 +13,45 @@ ConversationMode = Literal["summaries", "stable", "native", "auto"]
 #: Who runs a ``native`` conversation's searches (default ``"client"``).
 SearchSide = Literal["client", "server"]
 
-#: The ranking profiles: ``"reference"`` reproduces toolregistry 0.19.0 bit for bit.
-Profile = Literal["reference", "enhanced"]
+#: The ranking profiles: ``"reference"`` reproduces toolregistry 0.19.0 bit for bit; ``"hybrid"``
+#: fuses ``"enhanced"`` with the registry's embedder (the default on a registry that has one).
+Profile = Literal["reference", "enhanced", "hybrid"]
+
+#: A tool's vector in ``Registry.tools_status()`` entries (the ``"embedding"`` key, present when
+#: the registry has an embedder).
+EmbeddingState = Literal["ready", "pending", "failed", "none"]
+
+
+class EmbeddingStatus(TypedDict):
+    """``Registry.embedding_status()``: what the registry's embedder has done."""
+
+    #: The embedder's identity (``"host:<dim>"`` unless set).
+    embedder: str
+    dim: int
+    #: Enabled tools with their vector.
+    ready: int
+    #: Enabled tools waiting for theirs.
+    pending: int
+    #: Tools the embedder failed on: found by words until their text changes.
+    failed: int
+    #: Vectors computed since the embedder was set (the others came from the cache).
+    embedded: int
+    #: The last warnings: a cache file ignored, a batch that failed.
+    warnings: List[str]
+
+
+class HybridExplanation(TypedDict):
+    """Each side of a ``hybrid`` ranking for the explained tool (None in other profiles)."""
+
+    lexical_score: Optional[float]
+    lexical_rank: Optional[int]
+    cosine: Optional[float]
+    semantic_rank: Optional[int]
+    fused_score: Optional[float]
+    fused_rank: Optional[int]
+    #: Whether the tool had its vector.
+    embedded: bool
+    note: Optional[str]
 
 
 class _DiscoverResultBase(TypedDict):
@@ -108,6 +145,8 @@ class Explanation(TypedDict):
 
     query: str
     profile: str
+    #: Each side of the fusion when ranked with ``hybrid``, else None.
+    hybrid: Optional[HybridExplanation]
     exact_match: Optional[str]
     tokens: List[QueryToken]
     scored_tokens: List[str]
