@@ -31,10 +31,13 @@ fn pct(v: &mut [f64], p: f64) -> f64 {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let dir = args.first().expect("usage: bench_embed MODEL_DIR [CATALOG.json]");
+    let dir = args
+        .first()
+        .expect("usage: bench_embed MODEL_DIR [CATALOG.json]");
     let mut enc = LocalEncoder::load(std::path::Path::new(dir)).expect("model");
     let per_token = flops_per_token(enc.dim(), enc.dim() * 4, 6);
-    let query = "I need to find out what the weather will be like in Paris tomorrow afternoon please";
+    let query =
+        "I need to find out what the weather will be like in Paris tomorrow afternoon please";
     let tokens = enc.token_ids(query).unwrap().len();
     enc.set_threads(1);
     let (mut times, mut cpu) = (Vec::new(), Vec::new());

@@ -40,7 +40,8 @@ fn main() {
             .discover(&q.query, &req)
             .map(|h| h.into_iter().map(|h| (h.name, h.score)).collect())
             .unwrap_or_default();
-        let line = serde_json::json!({"id": q.id, "query": q.query, "relevant": q.relevant, "hits": hits});
+        let line =
+            serde_json::json!({"id": q.id, "query": q.query, "relevant": q.relevant, "hits": hits});
         writeln!(lex, "{line}").unwrap();
     }
     std::fs::write(out.join("tools.json"), serde_json::json!(names).to_string()).unwrap();
@@ -51,6 +52,14 @@ fn main() {
         std::fs::write(out.join(name), bytes).unwrap();
     };
     write("tools.f32", texts.iter().map(String::as_str).collect());
-    write("queries.f32", queries.iter().map(|q| q.query.as_str()).collect());
-    eprintln!("{} tools, {} queries, dim {}", names.len(), queries.len(), enc.dim());
+    write(
+        "queries.f32",
+        queries.iter().map(|q| q.query.as_str()).collect(),
+    );
+    eprintln!(
+        "{} tools, {} queries, dim {}",
+        names.len(),
+        queries.len(),
+        enc.dim()
+    );
 }

@@ -531,20 +531,26 @@ fn explain_hybrid(
     e: &mut Explanation,
 ) -> Result<()> {
     e.profile = Profile::Hybrid;
-    let slot = state.slot_of(&e.tool.name).expect("explained tool is registered");
+    let slot = state
+        .slot_of(&e.tool.name)
+        .expect("explained tool is registered");
     let everything = DiscoverRequest {
         top_k: 2 * CANDIDATES,
         ..request.clone()
     };
     let fused = rank_hybrid(state, options, query, vector, &everything, options.fusion)?;
-    let mut lex_rank: Vec<_> = fused.iter().filter_map(|f| f.lexical.map(|l| (f.doc, l))).collect();
+    let mut lex_rank: Vec<_> = fused
+        .iter()
+        .filter_map(|f| f.lexical.map(|l| (f.doc, l)))
+        .collect();
     lex_rank.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    let mut sem_rank: Vec<_> = fused.iter().filter_map(|f| f.cosine.map(|c| (f.doc, c))).collect();
+    let mut sem_rank: Vec<_> = fused
+        .iter()
+        .filter_map(|f| f.cosine.map(|c| (f.doc, c)))
+        .collect();
     sem_rank.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     let pos = fused.iter().position(|f| f.doc == slot);
-    let embedded = state
-        .vectors()
-        .is_some_and(|v| v.vector(slot).is_some());
+    let embedded = state.vectors().is_some_and(|v| v.vector(slot).is_some());
     let note = match vector {
         QueryVector::Failed(why) => Some(format!(
             "the embedder failed on the query, so it was ranked by words only: {why}"
@@ -594,7 +600,12 @@ fn explain_hybrid(
             t.rank = Some(i + 1);
             if i >= request.top_k {
                 t.outcome = Outcome::BelowTopK;
-                t.reason = format!("fused rank {} of {}, below top_k {}", i + 1, fused.len(), request.top_k);
+                t.reason = format!(
+                    "fused rank {} of {}, below top_k {}",
+                    i + 1,
+                    fused.len(),
+                    request.top_k
+                );
             } else if answer.iter().any(|h| h.doc == slot) {
                 t.outcome = Outcome::Ranked;
                 t.reason = format!("fused rank {} of {} in the answer", i + 1, answer.len());

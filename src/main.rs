@@ -203,7 +203,10 @@ impl EmbeddingArgs {
         else {
             return Ok(());
         };
-        let cache = self.embed_cache.clone().or_else(|| default_cache(catalog_key));
+        let cache = self
+            .embed_cache
+            .clone()
+            .or_else(|| default_cache(catalog_key));
         let options = toolregistry::EmbeddingOptions {
             model_dir: Some(dir),
             cache_path: cache,

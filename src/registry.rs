@@ -262,7 +262,7 @@ impl Drop for Shared {
             .unwrap_or_else(|e| e.into_inner())
             .take()
         {
-            e.stop();
+            e.finish();
         }
     }
 }

@@ -19,7 +19,12 @@ fn concept(word: &str) -> usize {
         "bitcoin" | "crypto" | "cryptocurrency" | "coin" | "ethereum" => 1,
         "email" | "mail" | "message" | "inbox" => 2,
         "file" | "disk" | "save" | "write" | "notes" => 3,
-        _ => 4 + word.bytes().fold(0usize, |h, b| h.wrapping_mul(31) + b as usize) % 4,
+        _ => {
+            4 + word
+                .bytes()
+                .fold(0usize, |h, b| h.wrapping_mul(31) + b as usize)
+                % 4
+        }
     }
 }
 
@@ -111,14 +116,22 @@ fn finds_by_meaning_what_words_miss() {
     assert!(hits[0].schema.is_some(), "deferred hits carry their schema");
     // The other profiles' contract holds: exact name alone with 1.0, select:, filters, top_k.
     let exact = hybrid.discover("mail-send_message", &req).unwrap();
-    assert_eq!((names(&exact), exact[0].score), (vec!["mail-send_message"], 1.0));
-    let sel = hybrid.discover("select:fs-write_file,price_feed", &req).unwrap();
+    assert_eq!(
+        (names(&exact), exact[0].score),
+        (vec!["mail-send_message"], 1.0)
+    );
+    let sel = hybrid
+        .discover("select:fs-write_file,price_feed", &req)
+        .unwrap();
     assert_eq!(names(&sel), ["fs-write_file", "price_feed"]);
     let filtered = DiscoverRequest {
         namespaces: vec!["mail".into()],
         ..Default::default()
     };
-    assert_eq!(names(&hybrid.discover(q, &filtered).unwrap()), ["mail-send_message"]);
+    assert_eq!(
+        names(&hybrid.discover(q, &filtered).unwrap()),
+        ["mail-send_message"]
+    );
     let one = DiscoverRequest {
         top_k: 1,
         ..Default::default()
@@ -142,11 +155,17 @@ fn hybrid_needs_an_embedder_and_a_named_profile_wins() {
     registry.register_json(CATALOG).unwrap();
     let opts = DiscoveryOptions::from_json(Some(r#"{"profile": "hybrid"}"#)).unwrap();
     let err = registry.try_discoverer(opts).unwrap_err();
-    assert!(matches!(err, Error::InvalidArgument(ref m) if m.contains("embedder")), "{err}");
+    assert!(
+        matches!(err, Error::InvalidArgument(ref m) if m.contains("embedder")),
+        "{err}"
+    );
     assert!(registry.enable_discovery(opts).is_err());
     // Without an embedder the default is enhanced, as before.
     assert_eq!(
-        registry.discoverer(DiscoveryOptions::default()).profile().unwrap(),
+        registry
+            .discoverer(DiscoveryOptions::default())
+            .profile()
+            .unwrap(),
         Profile::Enhanced
     );
     let fake = Arc::new(Counting::default());
@@ -156,9 +175,15 @@ fn hybrid_needs_an_embedder_and_a_named_profile_wins() {
     let named = DiscoveryOptions::from_json(Some(r#"{"profile": "enhanced"}"#)).unwrap();
     let d = registry.discoverer(named);
     assert_eq!(d.profile().unwrap(), Profile::Enhanced);
-    assert!(d.discover("temperature tomorrow", &Default::default()).unwrap().is_empty());
+    assert!(
+        d.discover("temperature tomorrow", &Default::default())
+            .unwrap()
+            .is_empty()
+    );
     // discover_tools follows the same rule.
-    registry.enable_discovery(DiscoveryOptions::default()).unwrap();
+    registry
+        .enable_discovery(DiscoveryOptions::default())
+        .unwrap();
     let answer = registry
         .discover_json("temperature tomorrow", &Default::default())
         .unwrap();
@@ -170,7 +195,10 @@ fn only_changed_text_is_embedded_again() {
     let (registry, fake) = with_fake();
     assert_eq!(fake.times("get forecast"), 1);
     let status = registry.embedding_status().unwrap().unwrap();
-    assert_eq!((status.ready, status.pending, status.failed, status.embedded), (5, 0, 0, 5));
+    assert_eq!(
+        (status.ready, status.pending, status.failed, status.embedded),
+        (5, 0, 0, 5)
+    );
     // Disable and enable, a namespace off and on: same text, no new vector.
     registry.set_enabled("get_forecast", false).unwrap();
     registry.set_enabled("get_forecast", true).unwrap();
@@ -218,7 +246,11 @@ fn the_cache_spares_a_restart_all_embedding_and_refuses_what_it_did_not_write() 
     assert_eq!(start(&first).embedded, 5);
     let again = Arc::new(Counting::default());
     let s = start(&again);
-    assert_eq!((s.embedded, s.ready), (0, 5), "a restart with the cache embeds nothing");
+    assert_eq!(
+        (s.embedded, s.ready),
+        (0, 5),
+        "a restart with the cache embeds nothing"
+    );
     assert_eq!(again.calls.load(Ordering::SeqCst), 0);
     // A corrupt cache is ignored with a warning, and every tool is embedded again.
     let mut bytes = std::fs::read(&path).unwrap();
@@ -227,7 +259,11 @@ fn the_cache_spares_a_restart_all_embedding_and_refuses_what_it_did_not_write() 
     std::fs::write(&path, &bytes).unwrap();
     let s = start(&Arc::new(Counting::default()));
     assert_eq!(s.embedded, 5);
-    assert!(s.warnings.iter().any(|w| w.contains("ignored")), "{:?}", s.warnings);
+    assert!(
+        s.warnings.iter().any(|w| w.contains("ignored")),
+        "{:?}",
+        s.warnings
+    );
     // The rewritten cache is good again.
     assert_eq!(start(&Arc::new(Counting::default())).embedded, 0);
     let _ = std::fs::remove_dir_all(&dir);
@@ -269,9 +305,17 @@ fn a_failing_embedder_leaves_tools_findable_by_words() {
         let d = registry.discoverer(DiscoveryOptions::default());
         let hits = d.discover("send a message", &Default::default()).unwrap();
         assert_eq!(hits[0].name, "mail-send_message", "{what}");
-        let e = d.explain("send a message", "mail-send_message", &Default::default()).unwrap();
+        let e = d
+            .explain("send a message", "mail-send_message", &Default::default())
+            .unwrap();
         assert!(
-            e.hybrid.as_ref().unwrap().note.as_deref().unwrap_or("").contains("words"),
+            e.hybrid
+                .as_ref()
+                .unwrap()
+                .note
+                .as_deref()
+                .unwrap_or("")
+                .contains("words"),
             "{what}: {:?}",
             e.hybrid
         );
@@ -317,14 +361,24 @@ fn discovers_never_wait_for_the_embedder_and_it_may_call_back() {
         t.join().unwrap();
     }
     let status = registry.tools_status().unwrap();
-    assert!(status.iter().all(|t| t.embedding == Some(VectorState::Pending)));
+    assert!(
+        status
+            .iter()
+            .all(|t| t.embedding == Some(VectorState::Pending))
+    );
     let d = registry.discoverer(DiscoveryOptions::default());
-    assert!(d.discover("temperature tomorrow", &Default::default()).unwrap().is_empty());
+    assert!(
+        d.discover("temperature tomorrow", &Default::default())
+            .unwrap()
+            .is_empty()
+    );
     let (lock, cv) = &*gate;
     *lock.lock().unwrap() = true;
     cv.notify_all();
     ready(&registry);
-    let hits = d.discover("temperature tomorrow", &Default::default()).unwrap();
+    let hits = d
+        .discover("temperature tomorrow", &Default::default())
+        .unwrap();
     assert_eq!(hits[0].name, "get_forecast");
 }
 

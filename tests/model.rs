@@ -56,7 +56,11 @@ fn finds_by_meaning_what_word_matching_misses() {
         ("save it to /root/notes.md", "write_file"),
         ("find that painting", "search_collection"),
     ] {
-        assert_ne!(top(&enhanced, query).as_deref(), Some(want), "{query}: words alone");
+        assert_ne!(
+            top(&enhanced, query).as_deref(),
+            Some(want),
+            "{query}: words alone"
+        );
         assert_eq!(top(&hybrid, query).as_deref(), Some(want), "{query}");
     }
     // Past the model's 256 tokens the text is truncated, never refused.
@@ -73,9 +77,15 @@ fn discovers_run_in_parallel_while_the_catalog_is_embedded() {
     let options = serde_json::json!({"embedding": {"model_dir": dir, "threads": 1}}).to_string();
     let registry = std::sync::Arc::new(Registry::from_options_json(Some(&options)).unwrap());
     let many: Vec<String> = (0..200)
-        .map(|i| format!(r#"{{"name": "tool_{i}", "description": "Does thing number {i} for the team."}}"#))
+        .map(|i| {
+            format!(
+                r#"{{"name": "tool_{i}", "description": "Does thing number {i} for the team."}}"#
+            )
+        })
         .collect();
-    registry.register_json(&format!("[{}]", many.join(","))).unwrap();
+    registry
+        .register_json(&format!("[{}]", many.join(",")))
+        .unwrap();
     registry.register_json(CATALOG).unwrap();
     let threads: Vec<_> = (0..2)
         .map(|_| {
@@ -83,7 +93,9 @@ fn discovers_run_in_parallel_while_the_catalog_is_embedded() {
             std::thread::spawn(move || {
                 let d = r.discoverer(DiscoveryOptions::default());
                 for _ in 0..5 {
-                    let hits = d.discover("send an email", &DiscoverRequest::default()).unwrap();
+                    let hits = d
+                        .discover("send an email", &DiscoverRequest::default())
+                        .unwrap();
                     assert_eq!(hits[0].name, "send_email");
                 }
             })

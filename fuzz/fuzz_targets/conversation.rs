@@ -44,9 +44,15 @@ fn registry() -> *mut tr_registry {
     R.get_or_init(|| {
         let (mut r, mut err, mut names) = (ptr::null_mut(), ptr::null_mut(), ptr::null_mut());
         let options = c"{\"discovery\": {\"profile\": \"reference\"}}";
-        assert_eq!(unsafe { tr_registry_new(options.as_ptr(), &mut r, &mut err) }, tr_status::TR_STATUS_OK);
+        assert_eq!(
+            unsafe { tr_registry_new(options.as_ptr(), &mut r, &mut err) },
+            tr_status::TR_STATUS_OK
+        );
         let tools = CString::new(TOOLS).unwrap();
-        assert_eq!(unsafe { tr_registry_register(r, tools.as_ptr(), &mut names, &mut err) }, tr_status::TR_STATUS_OK);
+        assert_eq!(
+            unsafe { tr_registry_register(r, tools.as_ptr(), &mut names, &mut err) },
+            tr_status::TR_STATUS_OK
+        );
         unsafe { tr_string_free(names) };
         Handle(r)
     })
@@ -55,7 +61,10 @@ fn registry() -> *mut tr_registry {
 
 fn take(p: *mut c_char) -> String {
     assert!(!p.is_null());
-    let s = unsafe { CStr::from_ptr(p) }.to_str().expect("UTF-8 out").to_string();
+    let s = unsafe { CStr::from_ptr(p) }
+        .to_str()
+        .expect("UTF-8 out")
+        .to_string();
     unsafe { tr_string_free(p) };
     s
 }
@@ -70,7 +79,10 @@ fn check_failure(status: tr_status, out_written: bool, err: *mut c_char) {
 
 fn tools(c: *mut tr_conversation) -> String {
     let (mut out, mut err) = (ptr::null_mut(), ptr::null_mut());
-    assert_eq!(unsafe { tr_conversation_tools(c, &mut out, &mut err) }, tr_status::TR_STATUS_OK);
+    assert_eq!(
+        unsafe { tr_conversation_tools(c, &mut out, &mut err) },
+        tr_status::TR_STATUS_OK
+    );
     let text = take(out);
     let v: serde_json::Value = serde_json::from_str(&text).expect("tools answer is JSON");
     assert_eq!(v["fingerprint"].as_str().map(str::len), Some(64));
@@ -80,7 +92,10 @@ fn tools(c: *mut tr_conversation) -> String {
 
 fn loaded(c: *mut tr_conversation) -> Vec<String> {
     let (mut out, mut err) = (ptr::null_mut(), ptr::null_mut());
-    assert_eq!(unsafe { tr_conversation_loaded(c, &mut out, &mut err) }, tr_status::TR_STATUS_OK);
+    assert_eq!(
+        unsafe { tr_conversation_loaded(c, &mut out, &mut err) },
+        tr_status::TR_STATUS_OK
+    );
     let names: Vec<String> = serde_json::from_str(&take(out)).unwrap();
     let unique: std::collections::HashSet<&String> = names.iter().collect();
     assert_eq!(unique.len(), names.len(), "no duplicates");
@@ -88,7 +103,9 @@ fn loaded(c: *mut tr_conversation) -> Vec<String> {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&pick, rest)) = data.split_first() else { return };
+    let Some((&pick, rest)) = data.split_first() else {
+        return;
+    };
     let options = CString::new(OPTIONS[pick as usize % OPTIONS.len()]).unwrap();
     let (mut c, mut err) = (ptr::null_mut(), ptr::null_mut());
     let status = unsafe { tr_conversation_new(registry(), options.as_ptr(), &mut c, &mut err) };
@@ -104,9 +121,11 @@ fuzz_target!(|data: &[u8]| {
     let split = rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
     let calls = CString::new(&rest[..split]).unwrap();
     let mut out = ptr::null_mut();
-    let status = unsafe { tr_conversation_execute(c, calls.as_ptr(), ptr::null(), &mut out, &mut err) };
+    let status =
+        unsafe { tr_conversation_execute(c, calls.as_ptr(), ptr::null(), &mut out, &mut err) };
     if status == tr_status::TR_STATUS_OK {
-        let messages: serde_json::Value = serde_json::from_str(&take(out)).expect("messages are JSON");
+        let messages: serde_json::Value =
+            serde_json::from_str(&take(out)).expect("messages are JSON");
         assert!(messages.is_array());
     } else {
         check_failure(status, !out.is_null(), err);

@@ -33,7 +33,10 @@ fn host(name: &str, args: &str) -> Result<String, String> {
     let value: serde_json::Value = serde_json::from_str(args).expect("hosts get JSON");
     assert!(value.is_object(), "hosts get an object");
     if name == "get_weather" {
-        assert!(value["city"].is_string(), "schema checked before the host runs: {args}");
+        assert!(
+            value["city"].is_string(),
+            "schema checked before the host runs: {args}"
+        );
     }
     if name == "fail" {
         return Err(format!("failed with {args}"));
@@ -45,7 +48,8 @@ fn rust_registry() -> &'static Registry {
     static REGISTRY: OnceLock<Registry> = OnceLock::new();
     REGISTRY.get_or_init(|| {
         let r = Registry::new();
-        r.enable_discovery_json(Some(r#"{"profile": "reference"}"#)).unwrap();
+        r.enable_discovery_json(Some(r#"{"profile": "reference"}"#))
+            .unwrap();
         for t in Tool::parse_many(TOOLS).unwrap() {
             let h: HostFn = Arc::new(host);
             r.register_host(t, h).unwrap();
@@ -54,7 +58,12 @@ fn rust_registry() -> &'static Registry {
     })
 }
 
-unsafe extern "C" fn c_host(_: *mut c_void, name: *const c_char, args: *const c_char, call: *mut tr_call) {
+unsafe extern "C" fn c_host(
+    _: *mut c_void,
+    name: *const c_char,
+    args: *const c_char,
+    call: *mut tr_call,
+) {
     let name = unsafe { CStr::from_ptr(name) }.to_str().unwrap();
     let args = unsafe { CStr::from_ptr(args) }.to_str().unwrap();
     let status = match host(name, args) {
@@ -75,12 +84,23 @@ fn c_registry() -> *mut tr_registry {
         .get_or_init(|| {
             let (mut r, mut err) = (ptr::null_mut(), ptr::null_mut());
             let options = c"{\"discovery\": {\"profile\": \"reference\"}}";
-            assert_eq!(unsafe { tr_registry_new(options.as_ptr(), &mut r, &mut err) }, tr_status::TR_STATUS_OK);
+            assert_eq!(
+                unsafe { tr_registry_new(options.as_ptr(), &mut r, &mut err) },
+                tr_status::TR_STATUS_OK
+            );
             for t in serde_json::from_str::<Vec<serde_json::Value>>(TOOLS).unwrap() {
                 let json = CString::new(t.to_string()).unwrap();
                 let mut names = ptr::null_mut();
                 let status = unsafe {
-                    tr_registry_register_callable(r, json.as_ptr(), Some(c_host), ptr::null_mut(), None, &mut names, &mut err)
+                    tr_registry_register_callable(
+                        r,
+                        json.as_ptr(),
+                        Some(c_host),
+                        ptr::null_mut(),
+                        None,
+                        &mut names,
+                        &mut err,
+                    )
                 };
                 assert_eq!(status, tr_status::TR_STATUS_OK);
                 unsafe { tr_string_free(names) };
@@ -92,22 +112,39 @@ fn c_registry() -> *mut tr_registry {
 
 fn take(p: *mut c_char) -> String {
     assert!(!p.is_null());
-    let s = unsafe { CStr::from_ptr(p) }.to_str().expect("UTF-8 out").to_string();
+    let s = unsafe { CStr::from_ptr(p) }
+        .to_str()
+        .expect("UTF-8 out")
+        .to_string();
     unsafe { tr_string_free(p) };
     s
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&pick, rest)) = data.split_first() else { return };
+    let Some((&pick, rest)) = data.split_first() else {
+        return;
+    };
     let options = OPTIONS[pick as usize % OPTIONS.len()];
     let end = rest.iter().position(|&b| b == 0).unwrap_or(rest.len());
     let calls = CString::new(&rest[..end]).unwrap();
     let c_options = CString::new(options).unwrap();
     let (mut out, mut err) = (ptr::null_mut(), ptr::null_mut());
-    let status = unsafe { tr_registry_execute(c_registry(), calls.as_ptr(), c_options.as_ptr(), &mut out, &mut err) };
+    let status = unsafe {
+        tr_registry_execute(
+            c_registry(),
+            calls.as_ptr(),
+            c_options.as_ptr(),
+            &mut out,
+            &mut err,
+        )
+    };
     let text = std::str::from_utf8(&rest[..end]);
     let rust = text.ok().map(|t| {
-        execute_json(rust_registry(), t, &ExecuteOptions::from_json(Some(options)).unwrap())
+        execute_json(
+            rust_registry(),
+            t,
+            &ExecuteOptions::from_json(Some(options)).unwrap(),
+        )
     });
     if status != tr_status::TR_STATUS_OK {
         assert!(out.is_null(), "output written on failure");
@@ -124,5 +161,8 @@ fuzz_target!(|data: &[u8]| {
     let messages = take(out);
     let value: serde_json::Value = serde_json::from_str(&messages).expect("messages are JSON");
     assert!(value.is_array());
-    assert_eq!(rust.expect("UTF-8 input").expect("Rust accepts it too"), messages);
+    assert_eq!(
+        rust.expect("UTF-8 input").expect("Rust accepts it too"),
+        messages
+    );
 });

@@ -116,13 +116,14 @@ pub(crate) fn query_vector(
 
 /// The unit vector of `query`, a failure (error or panic) becoming [`QueryVector::Failed`].
 pub(crate) fn embed_query(embedder: &Arc<dyn Embedder>, query: &str) -> QueryVector {
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| embedder.embed(&[query])))
-        .unwrap_or_else(|p| {
-            Err(Error::Internal(format!(
-                "the embedder panicked: {}",
-                crate::error::panic_message(&p)
-            )))
-        });
+    let result =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| embedder.embed(&[query])))
+            .unwrap_or_else(|p| {
+                Err(Error::Internal(format!(
+                    "the embedder panicked: {}",
+                    crate::error::panic_message(&p)
+                )))
+            });
     match result {
         Ok(v) if v.len() == embedder.dim() => QueryVector::Vector(v),
         Ok(v) => QueryVector::Failed(format!(
@@ -158,11 +159,11 @@ pub(crate) fn rank_hybrid(
     lex.retain(|h| h.score > 0.0 && request.admits(state.tool_at(h.doc)));
     lex.truncate(CANDIDATES.max(request.top_k));
     let sem = match (vector, state.vectors()) {
-        (QueryVector::Vector(q), Some(store)) if q.len() == store.dim() => store.search(
-            q,
-            CANDIDATES.max(request.top_k),
-            |id| state.is_indexed(id) && request.admits(state.tool_at(id)),
-        ),
+        (QueryVector::Vector(q), Some(store)) if q.len() == store.dim() => {
+            store.search(q, CANDIDATES.max(request.top_k), |id| {
+                state.is_indexed(id) && request.admits(state.tool_at(id))
+            })
+        }
         _ => Vec::new(),
     };
     let mut fused = fuse(&lex, &sem, fusion);
@@ -257,7 +258,13 @@ fn normalized(scores: &[f64], fusion: Fusion) -> (Vec<f64>, f64) {
         _ => (
             scores
                 .iter()
-                .map(|s| if max > min { (s - max + (max - min)) / (max - min) } else { 1.0 })
+                .map(|s| {
+                    if max > min {
+                        (s - max + (max - min)) / (max - min)
+                    } else {
+                        1.0
+                    }
+                })
                 .collect(),
             0.0,
         ),

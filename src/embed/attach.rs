@@ -51,15 +51,13 @@ impl EmbeddingOptions {
                 "threads" => {
                     o.threads = match v {
                         Value::Null => None,
-                        _ => Some(
-                            v.as_u64()
-                                .filter(|&n| (1..=256).contains(&n))
-                                .ok_or_else(|| {
-                                    Error::invalid(format!(
-                                        "{here}: expected an integer from 1 to 256, got {v}"
-                                    ))
-                                })? as usize,
-                        ),
+                        _ => Some(v.as_u64().filter(|&n| (1..=256).contains(&n)).ok_or_else(
+                            || {
+                                Error::invalid(format!(
+                                    "{here}: expected an integer from 1 to 256, got {v}"
+                                ))
+                            },
+                        )? as usize),
                     }
                 }
                 _ => {
@@ -140,7 +138,7 @@ impl Registry {
         state.reset_vectors(dim);
         drop(state);
         if let Some(old) = old {
-            old.stop();
+            old.finish();
         }
         if let Err(e) = embedding.spawn(shared) {
             // No thread: undo, so the registry stays as it was (words only).

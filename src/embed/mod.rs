@@ -184,7 +184,12 @@ mod tests {
 
     #[test]
     fn host_embedder_answers_are_checked_and_normalized() {
-        let ok = HostEmbedder::new(2, "", Arc::new(|t: &[&str]| Ok(vec![3.0, 4.0].repeat(t.len())))).unwrap();
+        let ok = HostEmbedder::new(
+            2,
+            "",
+            Arc::new(|t: &[&str]| Ok(vec![3.0, 4.0].repeat(t.len()))),
+        )
+        .unwrap();
         assert_eq!(ok.identity(), "host:2");
         assert_eq!(ok.embed(&["a", "b"]).unwrap(), vec![0.6, 0.8, 0.6, 0.8]);
         for (what, f) in [

@@ -65,7 +65,8 @@ impl VectorStore {
         if self.slots.len() < need {
             let room = crate::index::with_room(need);
             self.slots.reserve(room.saturating_sub(self.slots.len()));
-            self.data.reserve(room * self.dim - self.data.len().min(room * self.dim));
+            self.data
+                .reserve(room * self.dim - self.data.len().min(room * self.dim));
             self.slots.resize(need, SlotVector::default());
             self.data.resize(need * self.dim, 0.0);
         }

@@ -21,6 +21,8 @@ pub(crate) struct Embedding {
     cond: Condvar,
     /// Warnings for the status report (a cache file ignored, a batch that failed).
     warnings: Mutex<Vec<String>>,
+    /// The thread, joined when the registry state goes (see [`Embedding::finish`]).
+    thread: Mutex<Option<std::thread::JoinHandle<()>>>,
 }
 
 #[derive(Debug, Default)]
@@ -66,6 +68,7 @@ impl Embedding {
             }),
             cond: Condvar::new(),
             warnings: Mutex::new(warnings),
+            thread: Mutex::new(None),
         });
         e
     }
@@ -75,13 +78,27 @@ impl Embedding {
     pub(crate) fn spawn(self: &Arc<Self>, shared: &Arc<Shared>) -> Result<()> {
         let weak = Arc::downgrade(shared);
         let me = Arc::clone(self);
-        std::thread::Builder::new()
+        let handle = std::thread::Builder::new()
             .name("toolregistry-embed".into())
             .spawn(move || me.run(weak))
-            .map(|_| ())
             .map_err(|err| {
                 crate::error::Error::Internal(format!("cannot start the embedding thread: {err}"))
-            })
+            })?;
+        *self.thread.lock().unwrap_or_else(|e| e.into_inner()) = Some(handle);
+        Ok(())
+    }
+
+    /// Stops the thread and waits for it (for its current batch, at most), so the embedder is let
+    /// go on the caller's thread before the registry's free returns; on the thread itself, only
+    /// stops it.
+    pub(crate) fn finish(&self) {
+        self.stop();
+        let handle = self.thread.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(h) = handle {
+            if h.thread().id() != std::thread::current().id() {
+                let _ = h.join();
+            }
+        }
     }
 
     /// The embedder.
@@ -193,12 +210,13 @@ impl Embedding {
             if self.signal().stop {
                 return false;
             }
-            let Some(shared) = shared.upgrade() else {
+            // The state is held only to take and to install, never while the embedder runs: a
+            // registry freed meanwhile goes at once, and its free waits for this batch alone.
+            let Some(jobs) = shared
+                .upgrade()
+                .and_then(|s| s.take_embedding_jobs(self, BATCH))
+            else {
                 return false;
-            };
-            let jobs = match shared.take_embedding_jobs(self, BATCH) {
-                Some(jobs) => jobs,
-                None => return false,
             };
             if jobs.is_empty() {
                 return true;
@@ -258,7 +276,10 @@ impl Embedding {
                 );
                 self.warn(w);
             }
-            shared.install_vectors(self, &jobs, &vectors, failure.as_deref());
+            let Some(state) = shared.upgrade() else {
+                return false;
+            };
+            state.install_vectors(self, &jobs, &vectors, failure.as_deref());
         }
     }
 }

@@ -40,7 +40,10 @@ impl BertConfig {
                 "{path}: model_type {model_type:?} is not supported (expected bert)"
             )));
         }
-        let act = v.get("hidden_act").and_then(|x| x.as_str()).unwrap_or("gelu");
+        let act = v
+            .get("hidden_act")
+            .and_then(|x| x.as_str())
+            .unwrap_or("gelu");
         if act != "gelu" {
             return Err(Error::invalid(format!(
                 "{path}: hidden_act {act:?} is not supported (expected gelu)"
@@ -222,7 +225,12 @@ impl Bert {
             layer_norm(&mut attn, &layer.attn_norm, c.eps);
             dense(&attn.view(), &layer.up, &layer.up_bias, &mut up.view_mut());
             up.mapv_inplace(gelu);
-            dense(&up.view(), &layer.down, &layer.down_bias, &mut down.view_mut());
+            dense(
+                &up.view(),
+                &layer.down,
+                &layer.down_bias,
+                &mut down.view_mut(),
+            );
             down += &attn;
             layer_norm(&mut down, &layer.out_norm, c.eps);
             std::mem::swap(&mut x, &mut down);
@@ -304,8 +312,7 @@ fn erf(x: f32) -> f32 {
                     + t * (-0.186_288_06
                         + t * (0.278_868_07
                             + t * (-1.135_203_98
-                                + t * (1.488_515_87
-                                    + t * (-0.822_152_23 + t * 0.170_872_77))))))));
+                                + t * (1.488_515_87 + t * (-0.822_152_23 + t * 0.170_872_77))))))));
     let erfc = t * poly.exp();
     let r = 1.0 - erfc;
     (if x >= 0.0 { r } else { -r }) as f32

@@ -94,9 +94,8 @@ impl LocalEncoder {
                 })
             }),
         };
-        let mut tokenizer = Tokenizer::from_file(dir.join("tokenizer.json")).map_err(|e| {
-            Error::invalid(format!("embedding.model_dir: tokenizer.json: {e}"))
-        })?;
+        let mut tokenizer = Tokenizer::from_file(dir.join("tokenizer.json"))
+            .map_err(|e| Error::invalid(format!("embedding.model_dir: tokenizer.json: {e}")))?;
         tokenizer.with_padding(None);
         tokenizer
             .with_truncation(Some(tokenizers::TruncationParams {
