@@ -46,6 +46,7 @@ fn each_profile_builds_only_its_own_index_and_switching_builds_the_other_once() 
                 |r| r.has_reference_index().unwrap(),
                 |r| r.has_enhanced_index().unwrap(),
             ),
+            Profile::Hybrid => unreachable!("hybrid ranks on the enhanced index"),
         };
         assert!(has_first(&r) && !has_other(&r), "{first:?}");
         let same = r.discoverer(DiscoveryOptions::for_profile(first));
@@ -62,7 +63,7 @@ fn each_profile_builds_only_its_own_index_and_switching_builds_the_other_once() 
         assert!(!has_other(&r));
         let other_profile = match first {
             Profile::Enhanced => Profile::Reference,
-            Profile::Reference => Profile::Enhanced,
+            Profile::Reference | Profile::Hybrid => Profile::Enhanced,
         };
         let other = r.discoverer(DiscoveryOptions::for_profile(other_profile));
         assert!(has_first(&r) && has_other(&r));

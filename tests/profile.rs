@@ -14,18 +14,24 @@ fn names(hits: &[toolregistry::Hit]) -> Vec<&str> {
     hits.iter().map(|h| h.name.as_str()).collect()
 }
 
-/// A newcomer gets the enhanced profile: no options, `{}`, `null` and `Default` all mean it.
+/// A newcomer gets the enhanced profile: no options, `{}`, `null` and `Default` all mean it,
+/// with the profile not named (so a registry with an embedder ranks with hybrid instead).
 #[test]
 fn enhanced_is_the_default_profile() {
-    assert_eq!(DiscoveryOptions::default(), DiscoveryOptions::enhanced());
+    let unnamed = DiscoveryOptions {
+        profile_named: false,
+        ..DiscoveryOptions::enhanced()
+    };
+    assert_eq!(DiscoveryOptions::default(), unnamed);
     assert_eq!(Profile::default(), Profile::Enhanced);
     for text in [None, Some("{}"), Some("null"), Some(r#"{"profile": null}"#)] {
-        assert_eq!(
-            DiscoveryOptions::from_json(text).unwrap(),
-            DiscoveryOptions::enhanced(),
-            "{text:?}"
-        );
+        assert_eq!(DiscoveryOptions::from_json(text).unwrap(), unnamed, "{text:?}");
     }
+    assert_eq!(
+        DiscoveryOptions::from_json(Some(r#"{"profile": "enhanced"}"#)).unwrap(),
+        DiscoveryOptions::enhanced()
+    );
+    assert!(DiscoveryOptions::enhanced().profile_named);
     assert_ne!(DiscoveryOptions::reference(), DiscoveryOptions::enhanced());
     assert_eq!(DiscoveryOptions::reference().profile, Profile::Reference);
 }

@@ -193,7 +193,7 @@ mod tests {
         assert_eq!(ok.identity(), "host:2");
         assert_eq!(ok.embed(&["a", "b"]).unwrap(), vec![0.6, 0.8, 0.6, 0.8]);
         for (what, f) in [
-            ("short", Arc::new(|_: &[&str]| Ok(vec![1.0])) as HostEmbedFn),
+            ("short", Arc::new(|_: &[&str]| Ok(vec![1.0f32])) as HostEmbedFn),
             ("nan", Arc::new(|_: &[&str]| Ok(vec![f32::NAN, 1.0]))),
             ("zero", Arc::new(|_: &[&str]| Ok(vec![0.0, 0.0]))),
             ("error", Arc::new(|_: &[&str]| Err("quota".to_string()))),
