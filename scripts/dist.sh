@@ -49,8 +49,9 @@ tar -C "$build/stage" -czf "dist/$name.tar.gz" --owner=0 --group=0 --numeric-own
 
 # The wheel, with the library just stripped for the tarball (same bytes, same debug file).
 if [ ! -x "$venv/bin/auditwheel" ]; then
-  rm -rf "$venv"
-  "$python" -m venv "$venv"
+  # A venv given in DIST_VENV (the Python part's, which the cross-language part uses afterwards)
+  # is kept as it is: auditwheel is only added to it.
+  [ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check auditwheel
 fi
 TOOLREGISTRY_SHIPPED_LIB="$PWD/$build/toolregistry-lib/libtoolregistry.so.$version" \
