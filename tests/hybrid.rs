@@ -282,7 +282,8 @@ fn failing(answer: fn(&[&str]) -> Result<Vec<f32>, String>) -> Registry {
 
 #[test]
 fn a_failing_embedder_leaves_tools_findable_by_words() {
-    let cases: [(&str, fn(&[&str]) -> Result<Vec<f32>, String>); 5] = [
+    type Answer = fn(&[&str]) -> Result<Vec<f32>, String>;
+    let cases: [(&str, Answer); 5] = [
         ("error", |_| Err("quota exceeded".into())),
         ("panic", |_| panic!("embedder bug")),
         ("too few", |t| Ok(vec![1.0; DIM * (t.len() - 1).max(1) - 1])),

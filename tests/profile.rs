@@ -25,7 +25,11 @@ fn enhanced_is_the_default_profile() {
     assert_eq!(DiscoveryOptions::default(), unnamed);
     assert_eq!(Profile::default(), Profile::Enhanced);
     for text in [None, Some("{}"), Some("null"), Some(r#"{"profile": null}"#)] {
-        assert_eq!(DiscoveryOptions::from_json(text).unwrap(), unnamed, "{text:?}");
+        assert_eq!(
+            DiscoveryOptions::from_json(text).unwrap(),
+            unnamed,
+            "{text:?}"
+        );
     }
     assert_eq!(
         DiscoveryOptions::from_json(Some(r#"{"profile": "enhanced"}"#)).unwrap(),

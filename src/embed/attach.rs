@@ -73,7 +73,10 @@ impl EmbeddingOptions {
 
 /// Loaded local models by directory, shared by every registry of the process that names the
 /// same one (a model is 90 MB of weights and half a second to load).
-static MODELS: Mutex<Vec<(PathBuf, Option<usize>, Weak<LocalEncoder>)>> = Mutex::new(Vec::new());
+static MODELS: Mutex<Vec<LoadedModel>> = Mutex::new(Vec::new());
+
+/// A loaded model: its directory, its thread cap, and the encoder while anyone uses it.
+type LoadedModel = (PathBuf, Option<usize>, Weak<LocalEncoder>);
 
 /// The local encoder of `dir` (with `threads`), loaded once per process while in use.
 pub fn load_local(dir: &Path, threads: Option<usize>) -> Result<Arc<LocalEncoder>> {

@@ -184,16 +184,15 @@ mod tests {
 
     #[test]
     fn host_embedder_answers_are_checked_and_normalized() {
-        let ok = HostEmbedder::new(
-            2,
-            "",
-            Arc::new(|t: &[&str]| Ok(vec![3.0, 4.0].repeat(t.len()))),
-        )
-        .unwrap();
+        let ok = HostEmbedder::new(2, "", Arc::new(|t: &[&str]| Ok([3.0, 4.0].repeat(t.len()))))
+            .unwrap();
         assert_eq!(ok.identity(), "host:2");
         assert_eq!(ok.embed(&["a", "b"]).unwrap(), vec![0.6, 0.8, 0.6, 0.8]);
         for (what, f) in [
-            ("short", Arc::new(|_: &[&str]| Ok(vec![1.0f32])) as HostEmbedFn),
+            (
+                "short",
+                Arc::new(|_: &[&str]| Ok(vec![1.0f32])) as HostEmbedFn,
+            ),
             ("nan", Arc::new(|_: &[&str]| Ok(vec![f32::NAN, 1.0]))),
             ("zero", Arc::new(|_: &[&str]| Ok(vec![0.0, 0.0]))),
             ("error", Arc::new(|_: &[&str]| Err("quota".to_string()))),

@@ -59,7 +59,7 @@ impl Embedding {
             }
             c
         });
-        let e = Arc::new(Embedding {
+        Arc::new(Embedding {
             embedder,
             cache: Mutex::new(cache),
             signal: Mutex::new(Signal {
@@ -69,8 +69,7 @@ impl Embedding {
             cond: Condvar::new(),
             warnings: Mutex::new(warnings),
             thread: Mutex::new(None),
-        });
-        e
+        })
     }
 
     /// Starts the embedding thread for `shared`, whose embedder this must already be (a thread
