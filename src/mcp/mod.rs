@@ -66,14 +66,14 @@ pub fn run(options: &Options) -> Result<(), String> {
 
 /// The registry the proxy searches: `enhanced` ranking, or `hybrid` with a local encoder.
 fn registry(model_dir: Option<&Path>) -> Result<Registry, String> {
+    // No profile named: the library ranks with `hybrid` when it has a model (`--model-dir`, or
+    // TOOLREGISTRY_MODEL_DIR), with `enhanced` otherwise.
     let options = match model_dir {
-        // The encoder is a registry option (`{"embedding": {"model_dir": DIR}}`); the profile
-        // that uses it is `hybrid`.
         Some(dir) => serde_json::json!({
             "embedding": {"model_dir": dir.to_string_lossy()},
-            "discovery": {"profile": "hybrid"},
+            "discovery": {},
         }),
-        None => serde_json::json!({"discovery": {"profile": "enhanced"}}),
+        None => serde_json::json!({"discovery": {}}),
     };
     Registry::from_options_json(Some(&options.to_string()))
         .map_err(|e| format!("registry options: {e}"))
