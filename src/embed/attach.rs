@@ -118,6 +118,23 @@ pub struct EmbeddingStatus {
     pub warnings: Vec<String>,
 }
 
+impl EmbeddingStatus {
+    /// The status as JSON: `{"embedder", "dim", "ready", "pending", "failed", "embedded",
+    /// "warnings"}` (what `tr_registry_embedding_status` answers).
+    pub fn to_json(&self) -> String {
+        serde_json::json!({
+            "embedder": self.embedder,
+            "dim": self.dim,
+            "ready": self.ready,
+            "pending": self.pending,
+            "failed": self.failed,
+            "embedded": self.embedded,
+            "warnings": self.warnings,
+        })
+        .to_string()
+    }
+}
+
 impl Registry {
     /// Sets the embedder that finds tools by meaning (the `hybrid` profile), replacing any
     /// other. Every enabled tool is embedded on the registry's embedding thread from now on, with

@@ -39,8 +39,6 @@ pub struct VectorStore {
     data: Vec<f32>,
     /// Slots to embed, oldest first; an entry is stale (skipped) when its slot no longer waits.
     pending: std::collections::VecDeque<DocId>,
-    /// The last embedding failure, for the status report.
-    last_error: Option<String>,
 }
 
 impl VectorStore {
@@ -51,7 +49,6 @@ impl VectorStore {
             slots: Vec::new(),
             data: Vec::new(),
             pending: Default::default(),
-            last_error: None,
         }
     }
 
@@ -111,20 +108,6 @@ impl VectorStore {
         out
     }
 
-    /// Puts slots back at the front of the queue (a batch that could not be embedded now).
-    pub fn requeue(&mut self, ids: impl DoubleEndedIterator<Item = DocId>) {
-        for id in ids.rev() {
-            self.pending.push_front(id);
-        }
-    }
-
-    /// Whether any slot waits for its vector.
-    pub fn has_pending(&self) -> bool {
-        self.pending
-            .iter()
-            .any(|&id| self.state(id) == VectorState::Pending)
-    }
-
     /// Installs the vector of text `hash` in slot `id`, if the slot still wants that text.
     pub fn install(&mut self, id: DocId, hash: u128, vector: &[f32]) -> bool {
         debug_assert_eq!(vector.len(), self.dim);
@@ -139,19 +122,14 @@ impl VectorStore {
         }
     }
 
-    /// Marks slot `id` failed for text `hash` (if it still wants it), keeping `message`.
-    pub fn fail(&mut self, id: DocId, hash: u128, message: &str) {
+    /// Marks slot `id` failed for text `hash`, if it still wants it (why is in the embedding
+    /// thread's warnings).
+    pub fn fail(&mut self, id: DocId, hash: u128) {
         if let Some(s) = self.slots.get_mut(id as usize) {
             if s.want == hash && s.state == VectorState::Pending {
                 s.state = VectorState::Failed;
             }
         }
-        self.last_error = Some(message.to_string());
-    }
-
-    /// The last embedding failure, if any.
-    pub fn last_error(&self) -> Option<&str> {
-        self.last_error.as_deref()
     }
 
     /// Slot `id`'s state.
@@ -240,13 +218,6 @@ impl VectorStore {
         all.sort_by(better);
         all
     }
-
-    /// Bytes held by the vectors and their bookkeeping.
-    pub fn bytes(&self) -> usize {
-        self.data.capacity() * 4
-            + self.slots.capacity() * std::mem::size_of::<SlotVector>()
-            + self.pending.capacity() * 4
-    }
 }
 
 /// The dot product, in eight independent lanes so the compiler keeps them in vector registers.
@@ -291,7 +262,7 @@ mod tests {
         // Text changes: the old vector is gone until the new one comes.
         assert!(s.want(2, 4));
         assert_eq!(s.vector(2), None);
-        assert!(s.has_pending());
+        assert_eq!(s.counts(), (1, 1, 0));
         s.renumber(&[Some(0), None, Some(1)]);
         assert_eq!(s.take_pending(10), vec![(1, 4)]);
         assert!(s.install(1, 4, &unit(&[0.0, 1.0])));

@@ -278,7 +278,7 @@ impl Embedding {
             let Some(state) = shared.upgrade() else {
                 return false;
             };
-            state.install_vectors(self, &jobs, &vectors, failure.as_deref());
+            state.install_vectors(self, &jobs, &vectors);
         }
     }
 }
@@ -311,14 +311,8 @@ impl Shared {
         )
     }
 
-    /// Installs the vectors of `jobs` (or marks them failed with `failure`).
-    fn install_vectors(
-        &self,
-        embedding: &Embedding,
-        jobs: &[Job],
-        vectors: &[Option<Vec<f32>>],
-        failure: Option<&str>,
-    ) {
+    /// Installs the vectors of `jobs`; a job without one is marked failed.
+    fn install_vectors(&self, embedding: &Embedding, jobs: &[Job], vectors: &[Option<Vec<f32>>]) {
         let Ok(mut state) = self.write_quiet() else {
             return;
         };
@@ -333,7 +327,7 @@ impl Shared {
                 Some(v) => {
                     store.install(job.id, job.hash, v);
                 }
-                None => store.fail(job.id, job.hash, failure.unwrap_or("not embedded")),
+                None => store.fail(job.id, job.hash),
             }
         }
     }

@@ -252,19 +252,9 @@ pub unsafe extern "C" fn tr_registry_embedding_status(
         // SAFETY: caller passes NULL or a live handle.
         let registry = unsafe { registry_ref(r) }?;
         let out = out_ptr(json_out, "json_out")?;
-        let json = match registry.embedding_status()? {
-            None => "null".to_string(),
-            Some(s) => serde_json::json!({
-                "embedder": s.embedder,
-                "dim": s.dim,
-                "ready": s.ready,
-                "pending": s.pending,
-                "failed": s.failed,
-                "embedded": s.embedded,
-                "warnings": s.warnings,
-            })
-            .to_string(),
-        };
+        let json = registry
+            .embedding_status()?
+            .map_or_else(|| "null".to_string(), |s| s.to_json());
         // SAFETY: `out` checked non-NULL.
         unsafe { write_string(out, json) }
     })
