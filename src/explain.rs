@@ -546,11 +546,14 @@ fn explain_hybrid(
     lex_rank.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     let mut sem_rank: Vec<_> = fused
         .iter()
+        .filter(|f| f.semantic)
         .filter_map(|f| f.cosine.map(|c| (f.doc, c)))
         .collect();
     sem_rank.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     let pos = fused.iter().position(|f| f.doc == slot);
-    let embedded = state.vectors().is_some_and(|v| v.vector(slot).is_some());
+    let embedded = state
+        .vectors()
+        .is_some_and(|v| v.state(slot) == crate::embed::store::VectorState::Ready);
     let note = match vector {
         QueryVector::Failed(why) => Some(format!(
             "the embedder failed on the query, so it was ranked by words only: {why}"
