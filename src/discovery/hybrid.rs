@@ -1,8 +1,10 @@
 //! The `hybrid` profile: the `enhanced` ranking fused with the embedder's cosine similarity.
 //!
 //! Both lists are cut to their own best [`CANDIDATES`]; each score is standardized over its list
-//! (a z-score: minus the list's mean, over its standard deviation), a tool missing from a list
-//! takes that list's lowest z-score, and the fused score is the mean of the two. Equal weights and
+//! (a z-score: minus the list's mean, over its standard deviation), and the fused score is the
+//! mean of the two. A lexical candidate outside the semantic list still has its own cosine (the
+//! store scores every tool exactly), standardized the same way; a semantic candidate outside the
+//! lexical list takes that list's lowest z-score, as BM25F only ranks the tools sharing a word. Equal weights and
 //! each list's own distribution: nothing is fitted to a catalog, and neither a BM25 scale (which
 //! grows with the query's length and the catalog's IDF) nor a cosine scale (which differs per
 //! model) decides the balance; a list whose best stands far above its rest counts for more than
@@ -26,7 +28,8 @@ pub enum Fusion {
     /// Mean of the z-scores (the default).
     #[default]
     ZScore,
-    /// Mean of the min-max normalized scores (best 1, last candidate 0; missing 0).
+    /// Mean of the min-max normalized scores (best 1, last candidate 0; missing from the lexical
+    /// list 0).
     MinMax,
     /// Reciprocal rank fusion, `1/(60 + rank)` summed: ranks only, no scores.
     Rrf,
@@ -69,8 +72,10 @@ pub(crate) struct FusedHit {
     pub score: f64,
     /// The lexical (enhanced BM25F) score, when in the lexical candidates.
     pub lexical: Option<f64>,
-    /// The cosine similarity, when in the semantic candidates.
+    /// The cosine similarity, when the tool and the query have vectors.
     pub cosine: Option<f32>,
+    /// Whether the tool is among the semantic candidates (the best cosines).
+    pub semantic: bool,
 }
 
 /// The profile `options` rank with on this registry, or an error when they name `hybrid` and
@@ -158,35 +163,63 @@ pub(crate) fn rank_hybrid(
     let mut lex = rank_query(state, &lexical, query, depth, 0.0)?.hits;
     lex.retain(|h| h.score > 0.0 && request.admits(state.tool_at(h.doc)));
     lex.truncate(CANDIDATES.max(request.top_k));
-    let sem = match (vector, state.vectors()) {
-        (QueryVector::Vector(q), Some(store)) if q.len() == store.dim() => {
+    let (sem, cosine_of): (_, Box<dyn Fn(DocId) -> Option<f32>>) = match (vector, state.vectors()) {
+        (QueryVector::Vector(q), Some(store)) if q.len() == store.dim() => (
             store.search(q, CANDIDATES.max(request.top_k), |id| {
                 state.is_indexed(id) && request.admits(state.tool_at(id))
-            })
-        }
-        _ => Vec::new(),
+            }),
+            Box::new(move |id| store.cosine(q, id)),
+        ),
+        _ => (Vec::new(), Box::new(|_| None)),
     };
-    let mut fused = fuse(&lex, &sem, fusion);
+    let mut fused = fuse(&lex, &sem, cosine_of, fusion);
     fused.truncate(request.top_k);
     Ok(fused)
 }
 
 /// Fuses a lexical and a semantic list (each best first) into one, best first; ties by slot.
-pub(crate) fn fuse(lex: &[ScoredDoc], sem: &[(DocId, f32)], fusion: Fusion) -> Vec<FusedHit> {
+/// `cosine_of` gives the cosine of a lexical candidate the semantic list left out.
+pub(crate) fn fuse(
+    lex: &[ScoredDoc],
+    sem: &[(DocId, f32)],
+    cosine_of: impl Fn(DocId) -> Option<f32>,
+    fusion: Fusion,
+) -> Vec<FusedHit> {
     let lex_scores: Vec<f64> = lex.iter().map(|h| h.score).collect();
     let sem_scores: Vec<f64> = sem.iter().map(|h| h.1 as f64).collect();
     let (lex_part, lex_missing) = normalized(&lex_scores, fusion);
     let (sem_part, sem_missing) = normalized(&sem_scores, fusion);
+    // Below the semantic list's last, a cosine standardizes as the list's scores do; never above
+    // what a missing tool counts, so a rounding difference cannot lift it over the list.
+    let sem_outside = |cos: Option<f32>| match (fusion, cos, sem_scores.len() > 1) {
+        (Fusion::ZScore, Some(c), true) => {
+            let n = sem_scores.len() as f64;
+            let mean = sem_scores.iter().sum::<f64>() / n;
+            let sd = (sem_scores.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / n).sqrt();
+            if sd > 0.0 {
+                ((c as f64 - mean) / sd).min(sem_missing)
+            } else {
+                sem_missing
+            }
+        }
+        _ => sem_missing,
+    };
     let mut all: Vec<FusedHit> = Vec::with_capacity(lex.len() + sem.len());
     let mut parts: Vec<(f64, f64)> = Vec::with_capacity(lex.len() + sem.len());
     for (h, &p) in lex.iter().zip(&lex_part) {
+        let cosine = if sem.is_empty() {
+            None
+        } else {
+            cosine_of(h.doc)
+        };
         all.push(FusedHit {
             doc: h.doc,
             score: 0.0,
             lexical: Some(h.score),
-            cosine: None,
+            cosine,
+            semantic: false,
         });
-        parts.push((p, sem_missing));
+        parts.push((p, sem_outside(cosine)));
     }
     let mut at: std::collections::HashMap<DocId, usize> =
         all.iter().enumerate().map(|(i, f)| (f.doc, i)).collect();
@@ -194,6 +227,7 @@ pub(crate) fn fuse(lex: &[ScoredDoc], sem: &[(DocId, f32)], fusion: Fusion) -> V
         match at.get(&doc) {
             Some(&i) => {
                 all[i].cosine = Some(cos);
+                all[i].semantic = true;
                 parts[i].1 = p;
             }
             None => {
@@ -203,11 +237,13 @@ pub(crate) fn fuse(lex: &[ScoredDoc], sem: &[(DocId, f32)], fusion: Fusion) -> V
                     score: 0.0,
                     lexical: None,
                     cosine: Some(cos),
+                    semantic: true,
                 });
                 parts.push((lex_missing, p));
             }
         }
     }
+    let parts_floor = parts.iter().fold(f64::INFINITY, |m, p| m.min(p.1));
     let combine = |l: f64, s: f64| match fusion {
         Fusion::ZScore | Fusion::MinMax => (l + s) / 2.0,
         Fusion::Rrf => l + s,
@@ -219,11 +255,13 @@ pub(crate) fn fuse(lex: &[ScoredDoc], sem: &[(DocId, f32)], fusion: Fusion) -> V
     }
     all.retain(|f| match fusion {
         Fusion::LexicalOnly => f.lexical.is_some(),
-        Fusion::SemanticOnly => f.cosine.is_some(),
+        Fusion::SemanticOnly => f.semantic,
         _ => true,
     });
     all.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc)));
-    rescale(&mut all, combine(lex_missing, sem_missing));
+    // What a tool in neither list would count: no more than the least any candidate got.
+    let sem_floor = parts_floor.min(sem_missing);
+    rescale(&mut all, combine(lex_missing, sem_floor));
     all
 }
 
@@ -284,5 +322,41 @@ fn rescale(fused: &mut [FusedHit], absent: f64) {
         } else {
             1.0
         };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lex(scores: &[(DocId, f64)]) -> Vec<ScoredDoc> {
+        scores
+            .iter()
+            .map(|&(doc, score)| ScoredDoc { doc, score })
+            .collect()
+    }
+
+    #[test]
+    fn a_lexical_candidate_outside_the_semantic_list_keeps_its_own_cosine() {
+        // Slots 5 and 4 tie on words and are both below the semantic list; slot 5's cosine is
+        // the higher, so it ranks first although ties go to the lower slot.
+        let words = lex(&[(1, 3.0), (4, 2.0), (5, 2.0)]);
+        let meaning = [(7, 0.9), (8, 0.8), (9, 0.7)];
+        let cosine = |id: DocId| Some(if id == 5 { 0.5 } else { 0.1 });
+        let fused = fuse(&words, &meaning, cosine, Fusion::ZScore);
+        let order: Vec<DocId> = fused.iter().map(|f| f.doc).collect();
+        let (p4, p5) = (
+            order.iter().position(|&d| d == 4).unwrap(),
+            order.iter().position(|&d| d == 5).unwrap(),
+        );
+        assert!(p5 < p4, "{order:?}");
+        let f5 = fused.iter().find(|f| f.doc == 5).unwrap();
+        assert_eq!((f5.cosine, f5.semantic), (Some(0.5), false));
+        assert!(fused.iter().all(|f| (0.0..=1.0).contains(&f.score)));
+        assert_eq!(fused[0].score, 1.0);
+        // Min-max and rank fusion keep their rule: a tool missing from the list counts 0.
+        let mm = fuse(&words, &meaning, cosine, Fusion::MinMax);
+        let s = |d: DocId| mm.iter().find(|f| f.doc == d).unwrap().score;
+        assert_eq!(s(4), s(5));
     }
 }
