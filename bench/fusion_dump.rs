@@ -3,7 +3,10 @@
 //! tool's embedded text and every query.
 //!
 //! `cargo run --release --example fusion_dump -- EVAL_DIR MODEL_DIR OUT_DIR` writes
-//! OUT_DIR/lexical.jsonl, tools.json (names), tools.f32 and queries.f32 (row-major, little-endian).
+//! OUT_DIR/lexical.jsonl, tools.json (names), texts.json (the embedded texts), tools.f32 and
+//! queries.f32 (row-major, little-endian). With two more arguments, `TEXTS_JSON NAME`, it embeds
+//! only the texts of TEXTS_JSON (a JSON list of strings, e.g. another way to write each tool) into
+//! OUT_DIR/NAME, for comparing what is embedded.
 
 use std::io::Write;
 use toolregistry::embed::{Embedder, LocalEncoder, tool_text};
@@ -11,8 +14,19 @@ use toolregistry::{DiscoverRequest, DiscoveryOptions, Registry, eval};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let [dir, model, out] = &args[..] else {
-        panic!("usage: fusion_dump EVAL_DIR MODEL_DIR OUT_DIR")
+    let (dir, model, out) = match &args[..] {
+        [dir, model, out] => (dir, model, out),
+        [_, model, out, texts, name] => {
+            let texts: Vec<String> =
+                serde_json::from_str(&std::fs::read_to_string(texts).unwrap()).unwrap();
+            let enc = LocalEncoder::load(std::path::Path::new(model)).unwrap();
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let v = enc.embed(&refs).unwrap();
+            let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+            std::fs::write(std::path::Path::new(out).join(name), bytes).unwrap();
+            return;
+        }
+        _ => panic!("usage: fusion_dump EVAL_DIR MODEL_DIR OUT_DIR [TEXTS_JSON NAME]"),
     };
     let dir = std::path::Path::new(dir);
     let out = std::path::Path::new(out);
@@ -45,6 +59,7 @@ fn main() {
         writeln!(lex, "{line}").unwrap();
     }
     std::fs::write(out.join("tools.json"), serde_json::json!(names).to_string()).unwrap();
+    std::fs::write(out.join("texts.json"), serde_json::json!(texts).to_string()).unwrap();
     let enc = LocalEncoder::load(std::path::Path::new(model)).unwrap();
     let write = |name: &str, texts: Vec<&str>| {
         let v = enc.embed(&texts).unwrap();
