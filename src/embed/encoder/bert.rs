@@ -2,9 +2,10 @@
 //! of a batch are rows of one matrix, so the dense layers (nearly all the work) are a few large
 //! matrix products with no padding, and only attention looks at each sequence apart.
 
+use super::gemm::Packed;
 use super::weights::Tensors;
 use crate::error::{Error, Result};
-use ndarray::{Array2, ArrayView2, ArrayViewMut2, Axis, linalg::general_mat_mul, s};
+use ndarray::{Array2, Axis, linalg::general_mat_mul, s};
 
 /// The shape of a BERT model, from its `config.json`.
 #[derive(Debug, Clone, PartialEq)]
@@ -81,19 +82,19 @@ impl BertConfig {
     }
 }
 
-/// One transformer layer's weights; matrices are stored input-major (`[in, out]`), so a dense
+/// One transformer layer's weights; matrices are packed input-major (`[in, out]`), so a dense
 /// layer is `x · W`.
 #[derive(Debug)]
 struct Layer {
     /// Query, key and value side by side: `[hidden, 3 * hidden]`.
-    qkv: Array2<f32>,
+    qkv: Packed,
     qkv_bias: Vec<f32>,
-    attn_out: Array2<f32>,
+    attn_out: Packed,
     attn_out_bias: Vec<f32>,
     attn_norm: (Vec<f32>, Vec<f32>),
-    up: Array2<f32>,
+    up: Packed,
     up_bias: Vec<f32>,
-    down: Array2<f32>,
+    down: Packed,
     down_bias: Vec<f32>,
     out_norm: (Vec<f32>, Vec<f32>),
 }
@@ -109,10 +110,10 @@ pub(crate) struct Bert {
     layers: Vec<Layer>,
 }
 
-/// `[out, in]` as stored by PyTorch to `[in, out]`.
-fn transposed(w: Vec<f32>, out: usize, inp: usize) -> Array2<f32> {
+/// `[out, in]` as stored by PyTorch to `[in, out]`, packed.
+fn transposed(w: Vec<f32>, out: usize, inp: usize) -> Packed {
     let a = Array2::from_shape_vec((out, inp), w).expect("shape checked on load");
-    a.t().as_standard_layout().into_owned()
+    Packed::new(&a.t().as_standard_layout().into_owned())
 }
 
 impl Bert {
@@ -213,24 +214,14 @@ impl Bert {
         let mut up = Array2::<f32>::zeros((total, c.intermediate));
         let mut down = Array2::<f32>::zeros((total, h));
         for layer in &self.layers {
-            dense(&x.view(), &layer.qkv, &layer.qkv_bias, &mut qkv.view_mut());
+            dense(&x, &layer.qkv, &layer.qkv_bias, &mut qkv);
             self.attention(seqs, &qkv, &mut ctx);
-            dense(
-                &ctx.view(),
-                &layer.attn_out,
-                &layer.attn_out_bias,
-                &mut attn.view_mut(),
-            );
+            dense(&ctx, &layer.attn_out, &layer.attn_out_bias, &mut attn);
             attn += &x;
             layer_norm(&mut attn, &layer.attn_norm, c.eps);
-            dense(&attn.view(), &layer.up, &layer.up_bias, &mut up.view_mut());
+            dense(&attn, &layer.up, &layer.up_bias, &mut up);
             up.mapv_inplace(gelu);
-            dense(
-                &up.view(),
-                &layer.down,
-                &layer.down_bias,
-                &mut down.view_mut(),
-            );
+            dense(&up, &layer.down, &layer.down_bias, &mut down);
             down += &attn;
             layer_norm(&mut down, &layer.out_norm, c.eps);
             std::mem::swap(&mut x, &mut down);
@@ -275,11 +266,11 @@ impl Bert {
 }
 
 /// `out = x · w + bias` (each row).
-fn dense(x: &ArrayView2<f32>, w: &Array2<f32>, bias: &[f32], out: &mut ArrayViewMut2<f32>) {
-    for mut r in out.axis_iter_mut(Axis(0)) {
-        r.iter_mut().zip(bias).for_each(|(o, b)| *o = *b);
-    }
-    general_mat_mul(1.0, x, w, 1.0, out);
+fn dense(x: &Array2<f32>, w: &Packed, bias: &[f32], out: &mut Array2<f32>) {
+    debug_assert_eq!(x.ncols(), w.k());
+    let x = x.as_slice().expect("activations are standard layout");
+    let out = out.as_slice_mut().expect("activations are standard layout");
+    w.apply(x, bias, out);
 }
 
 /// Normalizes each row to zero mean and unit variance, then scales and shifts.

@@ -7,6 +7,7 @@
 //! follows). Texts past the model's length are truncated, never refused. Nothing is downloaded.
 
 mod bert;
+mod gemm;
 mod weights;
 
 use super::Embedder;
