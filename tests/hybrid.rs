@@ -141,6 +141,14 @@ fn finds_by_meaning_what_words_miss() {
         hybrid.discover("bitcoin", &one).unwrap()[0].name,
         "price_feed"
     );
+    // A disabled tool, or one of a disabled namespace, is not found by meaning either.
+    registry.set_enabled("get_forecast", false).unwrap();
+    assert!(!names(&hybrid.discover(q, &req).unwrap()).contains(&"get_forecast"));
+    registry.set_enabled("get_forecast", true).unwrap();
+    registry.set_enabled("mail", false).unwrap();
+    assert!(!names(&hybrid.discover(q, &req).unwrap()).contains(&"mail-send_message"));
+    registry.set_enabled("mail", true).unwrap();
+    assert_eq!(names(&hybrid.discover(q, &req).unwrap())[0], "get_forecast");
     // JSON answers agree with the typed ones.
     let json: serde_json::Value =
         serde_json::from_str(&hybrid.discover_json(q, &req).unwrap()).unwrap();
