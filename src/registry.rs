@@ -158,6 +158,60 @@ pub(crate) struct Shared {
     /// The embedder and its thread, when one is set. Outside the state's lock: embedding runs
     /// with no registry lock held.
     embedding: RwLock<Option<Arc<crate::embed::worker::Embedding>>>,
+    /// Live [`Handle`]s (registries and discoverers). The embedding thread's own short holds on
+    /// the state are not counted: when the last handle goes, the thread is stopped and joined on
+    /// that caller's thread.
+    users: std::sync::atomic::AtomicUsize,
+}
+
+/// A user's hold on the shared state: a [`Registry`] or a [`crate::Discoverer`]. When the last
+/// one goes, the embedding thread is stopped and joined there, so the embedder (a host's user
+/// data) is let go before the free returns, never later on the embedding thread, even when that
+/// thread happened to hold the state at that moment.
+#[derive(Debug)]
+pub(crate) struct Handle(Arc<Shared>);
+
+impl Handle {
+    pub(crate) fn new(shared: Arc<Shared>) -> Self {
+        shared
+            .users
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        Handle(shared)
+    }
+}
+
+impl Default for Handle {
+    fn default() -> Self {
+        Handle::new(Arc::default())
+    }
+}
+
+impl Clone for Handle {
+    fn clone(&self) -> Self {
+        Handle::new(Arc::clone(&self.0))
+    }
+}
+
+impl std::ops::Deref for Handle {
+    type Target = Arc<Shared>;
+    fn deref(&self) -> &Arc<Shared> {
+        &self.0
+    }
+}
+
+impl Drop for Handle {
+    fn drop(&mut self) {
+        if self
+            .0
+            .users
+            .fetch_sub(1, std::sync::atomic::Ordering::AcqRel)
+            == 1
+        {
+            if let Some(e) = self.0.replace_embedding(None) {
+                e.finish();
+            }
+        }
+    }
 }
 
 /// One shared rendering: (key, generation it was made at, value).
@@ -491,7 +545,7 @@ fn decrement(counts: &mut HashMap<String, usize>, key: &str) {
 /// discovers run in parallel, mutations are exclusive.
 #[derive(Debug, Default)]
 pub struct Registry {
-    shared: Arc<Shared>,
+    shared: Handle,
 }
 
 impl Registry {
@@ -807,7 +861,7 @@ impl Registry {
     /// Another handle on the same registry (the state is shared, not copied).
     pub fn share(&self) -> Registry {
         Registry {
-            shared: Arc::clone(&self.shared),
+            shared: self.shared.clone(),
         }
     }
 

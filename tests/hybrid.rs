@@ -487,3 +487,57 @@ fn registry_options_name_the_model_and_a_bad_one_is_a_clear_error() {
     assert!(Registry::from_options_json(Some(r#"{"embedding": null}"#)).is_ok());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An embedder that counts when it is let go.
+struct DropCounted(Arc<AtomicUsize>);
+
+impl Drop for DropCounted {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+impl Embedder for DropCounted {
+    fn dim(&self) -> usize {
+        8
+    }
+    fn identity(&self) -> String {
+        "drop-counted".into()
+    }
+    fn embed(&self, texts: &[&str]) -> toolregistry::Result<Vec<f32>> {
+        Ok(texts
+            .iter()
+            .flat_map(|t| fake_vector(t)[..8].to_vec())
+            .map(|x| x + 0.1)
+            .collect())
+    }
+}
+
+#[test]
+fn dropping_the_last_handle_lets_the_embedder_go_before_it_returns() {
+    // Whenever the registry goes (the embedding thread busy, between batches, or holding the
+    // state to take or install work), its embedder is dropped before the drop returns, on the
+    // caller's thread, never later on the embedding thread; a discoverer keeps it alive.
+    let tools: Vec<String> = (0..300)
+        .map(|i| {
+            format!(r#"{{"name": "tool_{i}", "description": "Tool number {i} does things."}}"#)
+        })
+        .collect();
+    let catalog = format!("[{}]", tools.join(","));
+    for round in 0..200u64 {
+        let dropped = Arc::new(AtomicUsize::new(0));
+        let registry = Registry::new();
+        registry.register_json(&catalog).unwrap();
+        let d = (round % 5 == 0).then(|| registry.discoverer(DiscoveryOptions::default()));
+        registry
+            .set_embedder(Arc::new(DropCounted(dropped.clone())), None)
+            .unwrap();
+        std::thread::sleep(Duration::from_micros(round % 7 * 150));
+        drop(registry);
+        if let Some(d) = d {
+            assert_eq!(dropped.load(Ordering::SeqCst), 0, "a discoverer keeps it");
+            drop(d);
+        }
+        assert_eq!(dropped.load(Ordering::SeqCst), 1, "round {round}");
+    }
+}

@@ -147,8 +147,13 @@ fn check_failure(status: tr_status, err: *mut c_char) {
     assert_ne!(status, tr_status::TR_STATUS_INTERNAL, "{msg}");
 }
 
+/// Frees counted per input (libFuzzer runs one input at a time, and each run frees its registry,
+/// which joins the embedding thread, before the next starts).
+static FREED: AtomicUsize = AtomicUsize::new(0);
+
 fuzz_target!(|input: Input| {
-    let freed: &'static AtomicUsize = Box::leak(Box::new(AtomicUsize::new(0)));
+    let freed: &'static AtomicUsize = &FREED;
+    freed.store(0, Ordering::SeqCst);
     let (mut r, mut err) = (ptr::null_mut(), ptr::null_mut());
     assert_eq!(
         unsafe { tr_registry_new(ptr::null(), &mut r, &mut err) },

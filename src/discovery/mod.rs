@@ -65,7 +65,7 @@ fn enabled(state: &State) -> Result<DiscoveryOptions> {
 /// `Send + Sync`: discovers from many threads run in parallel.
 #[derive(Debug, Clone)]
 pub struct Discoverer {
-    shared: Arc<Shared>,
+    shared: crate::registry::Handle,
     options: DiscoveryOptions,
 }
 
@@ -76,7 +76,10 @@ impl Discoverer {
         if let Ok(mut state) = shared.write() {
             state.ensure_index(options.profile.lexical());
         }
-        Discoverer { shared, options }
+        Discoverer {
+            shared: crate::registry::Handle::new(shared),
+            options,
+        }
     }
 
     /// The options this discoverer ranks with.

@@ -113,9 +113,11 @@ impl HostEmbed {
 /// thread, in batches; discovers never wait for it (a tool not embedded yet is found by words).
 ///
 /// Ownership: the registry owns `user_data` from this call on, also when it fails; it calls
-/// `free_user_data` (if not NULL) exactly once, when the embedder is replaced or the registry is
-/// freed and no call of `fn` is running, on whichever thread lets go of it last (possibly the
-/// embedding thread). See `tr_embed_fn` for threads and re-entrancy.
+/// `free_user_data` (if not NULL) exactly once, when no call of `fn` is running: when the
+/// embedder is replaced (on whichever thread lets go of it last: the replacing call, or a
+/// discover or the embedding thread still using it), or else before the free of the last of the
+/// registry and its discoverers returns, on that thread (the free waits for the embedding
+/// thread's current batch). See `tr_embed_fn` for threads and re-entrancy.
 /// Errors: NULL_ARGUMENT (`r`, `fn`, `options_json`), INVALID_UTF8, INVALID_JSON,
 /// INVALID_ARGUMENT (bad or missing `dim`, unknown key), INTERNAL (no thread could be started).
 ///
