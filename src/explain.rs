@@ -288,6 +288,12 @@ impl Discoverer {
         let mut e = explain(&state, self.options(), query, tool_name, request)?;
         if !matches!(vector, QueryVector::NotNeeded) {
             explain_hybrid(&state, self.options(), query, request, &vector, &mut e)?;
+        } else if crate::discovery::hybrid::effective_profile(self.shared(), self.options())?
+            == Profile::Hybrid
+        {
+            // An exact name or `select:` is answered alike by every profile; the explanation
+            // still names the one this discoverer ranks with.
+            e.profile = Profile::Hybrid;
         }
         Ok(e)
     }

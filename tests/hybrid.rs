@@ -435,6 +435,12 @@ fn explain_shows_both_sides_and_the_fusion() {
         .explain("temperature tomorrow", "list_users", &Default::default())
         .unwrap();
     assert_ne!(far.tool.rank, Some(1));
+    // An exact name and `select:` are answered alike by every profile, but the explanation
+    // names the profile the discoverer ranks with.
+    for q in ["list_users", "select:list_users"] {
+        let e = d.explain(q, "list_users", &Default::default()).unwrap();
+        assert_eq!((e.profile, e.tool.rank), (Profile::Hybrid, Some(1)), "{q}");
+    }
 }
 
 #[test]
