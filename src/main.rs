@@ -143,6 +143,9 @@ enum Command {
         /// A local text encoder: rank with the `hybrid` profile instead of `enhanced`.
         #[arg(long, value_name = "DIR")]
         model_dir: Option<std::path::PathBuf>,
+        /// Keep the tools' vectors in FILE, so a restart embeds only the tools that changed.
+        #[arg(long, value_name = "FILE")]
+        embed_cache: Option<std::path::PathBuf>,
     },
 }
 
@@ -346,10 +349,12 @@ fn run(cli: Cli, out: &mut String) -> Result<(), String> {
             config,
             check,
             model_dir,
+            embed_cache,
         } => mcp::run(&mcp::Options {
             config,
             check,
             model_dir,
+            embed_cache,
         })?,
         Command::Discover {
             query,

@@ -33,12 +33,14 @@ pub struct Options {
     pub check: bool,
     /// A local text encoder for the `hybrid` ranking profile.
     pub model_dir: Option<PathBuf>,
+    /// Where the tools' vectors are kept between runs (with a model).
+    pub embed_cache: Option<PathBuf>,
 }
 
 /// Runs the proxy until the client disconnects (or, with `check`, prints the servers' states).
 pub fn run(options: &Options) -> Result<(), String> {
     let servers = config::load(&options.config)?;
-    let registry = registry(options.model_dir.as_deref())?;
+    let registry = registry(options.model_dir.as_deref(), options.embed_cache.as_deref())?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -65,15 +67,27 @@ pub fn run(options: &Options) -> Result<(), String> {
 }
 
 /// The registry the proxy searches: `enhanced` ranking, or `hybrid` with a local encoder.
-fn registry(model_dir: Option<&Path>) -> Result<Registry, String> {
+fn registry(model_dir: Option<&Path>, cache: Option<&Path>) -> Result<Registry, String> {
     // No profile named: the library ranks with `hybrid` when it has a model (`--model-dir`, or
     // TOOLREGISTRY_MODEL_DIR), with `enhanced` otherwise.
-    let options = match model_dir {
-        Some(dir) => serde_json::json!({
-            "embedding": {"model_dir": dir.to_string_lossy()},
-            "discovery": {},
-        }),
-        None => serde_json::json!({"discovery": {}}),
+    let model_dir = model_dir
+        .map(Path::to_path_buf)
+        .or_else(|| std::env::var_os(toolregistry::embed::MODEL_DIR_ENV).map(PathBuf::from));
+    let options = match (model_dir, cache) {
+        (Some(dir), cache) => {
+            let mut embedding = serde_json::json!({"model_dir": dir.to_string_lossy()});
+            if let Some(cache) = cache {
+                embedding["cache_path"] = cache.to_string_lossy().into();
+            }
+            serde_json::json!({"embedding": embedding, "discovery": {}})
+        }
+        (None, Some(_)) => {
+            return Err(format!(
+                "--embed-cache needs a model: --model-dir DIR or {}",
+                toolregistry::embed::MODEL_DIR_ENV
+            ));
+        }
+        (None, None) => serde_json::json!({"discovery": {}}),
     };
     Registry::from_options_json(Some(&options.to_string()))
         .map_err(|e| format!("registry options: {e}"))

@@ -103,6 +103,11 @@ def run_check(path: str) -> None:
         out = subprocess.run([PROXY, "mcp", "--check", "--config", str(bad)], capture_output=True, text=True)
         check(out.returncode == 1 and needle in out.stderr and SECRET not in out.stderr,
               f"config {text[:50]!r} is refused: {out.stderr.strip()[:120]}")
+    no_model = {k: v for k, v in os.environ.items() if k != "TOOLREGISTRY_MODEL_DIR"}
+    out = subprocess.run([PROXY, "mcp", "--check", "--config", str(path), "--embed-cache", str(bad)],
+                         capture_output=True, text=True, env=no_model)
+    check(out.returncode == 1 and "--embed-cache needs a model" in out.stderr,
+          f"--embed-cache without a model is refused: {out.stderr.strip()[:120]}")
 
 
 async def session_tests(path: str, errlog) -> None:
