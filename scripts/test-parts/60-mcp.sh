@@ -3,7 +3,8 @@
 # (the one cargo build of this part; config errors are checked through the binary too), then the
 # official MCP Python SDK as the client over stdio against a published server
 # (mcp-server-time), the scripted servers of tests/mcp/downstream.py (crash, hang, malformed
-# output, list_changed, 2,000 tools) and one that cannot start. The virtualenv stays in
+# output, list_changed, 2,000 tools) and one that cannot start, and with the local encoder a search
+# by meaning and the vector cache (--model-dir, --embed-cache). The virtualenv stays in
 # $target/mcp-venv, so a second run installs nothing.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -20,4 +21,6 @@ fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "mcp==2.3.0" "mcp-server-time==2026.10.19"
 
 cargo build --release --locked --features mcp --bin toolregistry
-"$venv/bin/python" tests/mcp/test_proxy.py "$target/release/toolregistry"
+# The model (46-model.sh fetched it already; this finds it there) for a search by meaning.
+model="$(PYTHON="$python" scripts/fetch-model.sh "$target/models")"
+TOOLREGISTRY_TEST_MODEL_DIR="$model" "$venv/bin/python" tests/mcp/test_proxy.py "$target/release/toolregistry"

@@ -221,6 +221,37 @@ async def session_tests(path: str, errlog) -> None:
             check(r.is_error and "discover_tools" in text_of(r), "an unknown tool is an error result")
 
 
+async def model_tests(tmp: str, model: str, errlog) -> None:
+    """With a model: a search by meaning through the proxy, and the vectors kept in a cache."""
+    path = os.path.join(tmp, "model-config.json")
+    with open(path, "w") as f:
+        json.dump({"mcpServers": {"script": config()["mcpServers"]["script"]}}, f)
+    cache = os.path.join(tmp, "vectors.bin")
+    # No word in common with "Exit the server process at once." (the crash tool).
+    query = {"query": "terminate the program immediately", "namespace": "script"}
+    for run in (1, 2):
+        params = StdioServerParameters(
+            command=PROXY,
+            args=["mcp", "--config", path, "--model-dir", model, "--embed-cache", cache],
+            env={"LEAK_CHECK": LEAK},
+        )
+        async with stdio_client(params, errlog=errlog) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                hits: list = []
+                deadline = time.monotonic() + 30
+                while time.monotonic() < deadline:
+                    r = await call(session, "discover_tools", query)
+                    hits = json.loads(text_of(r)) if not r.is_error else []
+                    if hits and hits[0]["name"] == "script-crash":
+                        break
+                    await anyio.sleep(0.2)
+                check(bool(hits) and hits[0]["name"] == "script-crash",
+                      f"run {run}: found by meaning through the proxy: {[h['name'] for h in hits][:3]}")
+        check(os.path.isfile(cache) and os.path.getsize(cache) > 0,
+              f"run {run}: the tools' vectors are kept in --embed-cache")
+
+
 async def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "config.json")
@@ -231,6 +262,11 @@ async def main() -> None:
         try:
             with open(log, "w") as errlog:
                 await session_tests(path, errlog)
+                model = os.environ.get("TOOLREGISTRY_TEST_MODEL_DIR")
+                if model:
+                    await model_tests(tmp, model, errlog)
+                else:
+                    print("skip  the model checks (TOOLREGISTRY_TEST_MODEL_DIR is not set)")
         finally:
             stderr = Path(log).read_text()
             if FAILURES:
