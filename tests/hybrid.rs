@@ -209,6 +209,12 @@ fn only_changed_text_is_embedded_again() {
     );
     // Disable and enable, a namespace off and on: same text, no new vector.
     registry.set_enabled("get_forecast", false).unwrap();
+    let status = registry.embedding_status().unwrap().unwrap();
+    assert_eq!(
+        (status.ready, status.pending),
+        (4, 0),
+        "the status counts enabled tools"
+    );
     registry.set_enabled("get_forecast", true).unwrap();
     registry.set_enabled("mail", false).unwrap();
     registry.set_enabled("mail", true).unwrap();

@@ -198,7 +198,8 @@ impl Registry {
         let Some(v) = state.vectors() else {
             return Ok(None);
         };
-        let (ready, pending, failed) = v.counts();
+        // Enabled tools only: a disabled one keeps its vector for when it comes back.
+        let (ready, pending, failed) = v.counts(|id| state.is_indexed(id));
         Ok(Some(EmbeddingStatus {
             embedder: e.embedder().identity(),
             dim: v.dim(),

@@ -203,10 +203,13 @@ impl VectorStore {
         self.data = data;
     }
 
-    /// Counts of slots by state: (ready, pending, failed).
-    pub fn counts(&self) -> (usize, usize, usize) {
+    /// Counts of the slots `counted` lets through, by state: (ready, pending, failed).
+    pub fn counts(&self, counted: impl Fn(DocId) -> bool) -> (usize, usize, usize) {
         let mut c = (0, 0, 0);
-        for s in &self.slots {
+        for (id, s) in self.slots.iter().enumerate() {
+            if !counted(id as DocId) {
+                continue;
+            }
             match s.state {
                 VectorState::Ready => c.0 += 1,
                 VectorState::Pending => c.1 += 1,
@@ -320,11 +323,11 @@ mod tests {
         assert!(s.install(0, 1, &unit(&[1.0, 0.0])));
         assert!(!s.install(2, 99, &unit(&[0.0, 1.0])), "stale text");
         assert!(s.install(2, 3, &unit(&[0.0, 1.0])));
-        assert_eq!(s.counts(), (2, 0, 0));
+        assert_eq!(s.counts(|_| true), (2, 0, 0));
         // Text changes: the old vector is gone until the new one comes.
         assert!(s.want(2, 4));
         assert_eq!(s.vector(2), None);
-        assert_eq!(s.counts(), (1, 1, 0));
+        assert_eq!(s.counts(|_| true), (1, 1, 0));
         s.renumber(&[Some(0), None, Some(1)]);
         assert_eq!(s.take_pending(10), vec![(1, 4)]);
         assert!(s.install(1, 4, &unit(&[0.0, 1.0])));
