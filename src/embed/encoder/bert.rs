@@ -220,7 +220,7 @@ impl Bert {
             attn += &x;
             layer_norm(&mut attn, &layer.attn_norm, c.eps);
             dense(&attn, &layer.up, &layer.up_bias, &mut up);
-            up.mapv_inplace(gelu);
+            gelu_all(up.as_slice_mut().expect("activations are standard layout"));
             dense(&up, &layer.down, &layer.down_bias, &mut down);
             down += &attn;
             layer_norm(&mut down, &layer.out_norm, c.eps);
@@ -286,13 +286,62 @@ fn layer_norm(x: &mut Array2<f32>, (gamma, beta): &(Vec<f32>, Vec<f32>), eps: f3
     }
 }
 
-/// The exact GELU, `x Φ(x)`, as BERT's `gelu` activation computes it.
+/// GELU over a whole activation matrix, compiled for the CPU's vectors (`pulp`): the erf and its
+/// exponential run in the vector lanes, where a library `exp` per number took a quarter of a
+/// query's forward pass.
+fn gelu_all(xs: &mut [f32]) {
+    struct Gelu<'a>(&'a mut [f32]);
+    impl pulp::WithSimd for Gelu<'_> {
+        type Output = ();
+        #[inline(always)]
+        fn with_simd<S: pulp::Simd>(self, _simd: S) {
+            for x in self.0.iter_mut() {
+                *x = 0.5 * *x * (1.0 + erf_fast(*x * std::f32::consts::FRAC_1_SQRT_2));
+            }
+        }
+    }
+    pulp::Arch::new().dispatch(Gelu(xs));
+}
+
+/// The error function to within 5e-7 (Abramowitz and Stegun 7.1.26, max error 1.5e-7, plus
+/// f32 rounding: 4.2e-7 at most over −12..12 in steps of 0.001), branch-free so that it vectorizes.
+#[inline(always)]
+fn erf_fast(x: f32) -> f32 {
+    let z = x.abs();
+    let t = 1.0 / (1.0 + 0.327_591_1 * z);
+    let poly = t
+        * (0.254_829_6
+            + t * (-0.284_496_72 + t * (1.421_413_8 + t * (-1.453_152_1 + t * 1.061_405_4))));
+    (1.0 - poly * exp_fast(-z * z)).copysign(x)
+}
+
+/// `e^x` to within about 2e-7 relative, branch-free: `x = n ln 2 + r`, a degree-6 polynomial of
+/// `r` (|r| ≤ ln 2 / 2), and `2^n` written into the exponent bits.
+#[inline(always)]
+fn exp_fast(x: f32) -> f32 {
+    const ROUND: f32 = 12_582_912.0; // 1.5 · 2^23: adding it rounds to an integer, in any lane
+    const LN2_HI: f32 = 0.693_145_75;
+    const LN2_LO: f32 = 1.428_606_8e-6;
+    let x = x.clamp(-87.0, 88.0);
+    let n = (x * std::f32::consts::LOG2_E + ROUND) - ROUND;
+    let r = x - n * LN2_HI - n * LN2_LO;
+    let p = 1.0
+        + r * (1.0
+            + r * (0.5
+                + r * (1.0 / 6.0 + r * (1.0 / 24.0 + r * (1.0 / 120.0 + r * (1.0 / 720.0))))));
+    p * f32::from_bits(((n as i32 + 127) as u32) << 23)
+}
+
+/// The exact GELU, `x Φ(x)`, as BERT's `gelu` activation computes it (the reference the fast one
+/// is tested against).
+#[cfg(test)]
 fn gelu(x: f32) -> f32 {
     0.5 * x * (1.0 + erf(x * std::f32::consts::FRAC_1_SQRT_2))
 }
 
 /// The error function, to within 1.2e-7 (Numerical Recipes' `erfc` by Chebyshev fitting, in
-/// f64), so GELU matches the reference implementation's to f32 precision.
+/// f64).
+#[cfg(test)]
 fn erf(x: f32) -> f32 {
     let z = (x as f64).abs();
     let t = 1.0 / (1.0 + 0.5 * z);
@@ -324,6 +373,28 @@ mod tests {
             (3.5, 0.999_999_256_9),
         ] {
             assert!((erf(x) as f64 - want).abs() < 2e-7, "erf({x})");
+        }
+    }
+
+    #[test]
+    fn the_vectorized_gelu_matches_the_exact_one() {
+        let xs: Vec<f32> = (-12_000..=12_000).map(|i| i as f32 / 1000.0).collect();
+        let mut fast = xs.clone();
+        gelu_all(&mut fast);
+        for (&x, &f) in xs.iter().zip(&fast) {
+            assert!(
+                (f - gelu(x)).abs() <= 4e-7 * x.abs().max(1.0),
+                "gelu({x}): {f} vs {}",
+                gelu(x)
+            );
+            assert!((erf_fast(x) - erf(x)).abs() < 5e-7, "erf({x})");
+        }
+        for x in [-200.0f32, -88.5, 0.0, 88.5, 200.0] {
+            assert!((erf_fast(x) - erf(x)).abs() < 5e-7, "erf({x})");
+        }
+        for x in [-87.0f32, -20.0, -1.0, -1e-3, 0.0, 0.5, 1.0] {
+            let rel = (exp_fast(x) as f64 - (x as f64).exp()).abs() / (x as f64).exp();
+            assert!(rel < 3e-7, "exp({x}): {rel}");
         }
     }
 
