@@ -308,19 +308,6 @@ impl Shared {
     }
 }
 
-impl Drop for Shared {
-    fn drop(&mut self) {
-        if let Some(e) = self
-            .embedding
-            .get_mut()
-            .unwrap_or_else(|e| e.into_inner())
-            .take()
-        {
-            e.finish();
-        }
-    }
-}
-
 fn poisoned() -> Error {
     Error::Internal(
         "the registry lock was poisoned by a panic in an earlier call; recreate the registry"

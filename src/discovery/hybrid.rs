@@ -163,22 +163,17 @@ pub(crate) fn rank_hybrid(
     let mut lex = rank_query(state, &lexical, query, depth, 0.0)?.hits;
     lex.retain(|h| h.score > 0.0 && request.admits(state.tool_at(h.doc)));
     lex.truncate(CANDIDATES.max(request.top_k));
-    let (sem, cosine_of): (_, Box<dyn Fn(DocId) -> Option<f32>>) = match (vector, state.vectors()) {
-        (QueryVector::Vector(q), Some(store)) if q.len() == store.dim() => (
-            {
-                // Asked of every tool: the lexical index's own slot table says which are enabled
-                // without reaching into each tool (a cache miss apiece at 10,000 tools).
-                let lexical_index = state.enhanced().map(|(_, index)| index);
-                let filters = request.has_filters();
-                store.search(q, CANDIDATES.max(request.top_k), |id| {
-                    lexical_index.map_or_else(|| state.is_indexed(id), |ix| ix.contains(id))
-                        && (!filters || request.admits(state.tool_at(id)))
-                })
-            },
-            Box::new(move |id| store.cosine(q, id)),
-        ),
-        _ => (Vec::new(), Box::new(|_| None)),
+    let semantic = match (vector, state.vectors()) {
+        (QueryVector::Vector(q), Some(store)) if q.len() == store.dim() => Some((store, q)),
+        _ => None,
     };
+    let sem = semantic.map_or_else(Vec::new, |(store, q)| {
+        let filters = request.has_filters();
+        store.search(q, CANDIDATES.max(request.top_k), |id| {
+            state.is_indexed(id) && (!filters || request.admits(state.tool_at(id)))
+        })
+    });
+    let cosine_of = |id| semantic.and_then(|(store, q)| store.cosine(q, id));
     let mut fused = fuse(&lex, &sem, cosine_of, fusion);
     fused.truncate(request.top_k);
     Ok(fused)
@@ -194,21 +189,12 @@ pub(crate) fn fuse(
 ) -> Vec<FusedHit> {
     let lex_scores: Vec<f64> = lex.iter().map(|h| h.score).collect();
     let sem_scores: Vec<f64> = sem.iter().map(|h| h.1 as f64).collect();
-    let (lex_part, lex_missing) = normalized(&lex_scores, fusion);
-    let (sem_part, sem_missing) = normalized(&sem_scores, fusion);
+    let (lex_part, lex_missing, _) = normalized(&lex_scores, fusion);
+    let (sem_part, sem_missing, sem_z) = normalized(&sem_scores, fusion);
     // Below the semantic list's last, a cosine standardizes as the list's scores do; never above
     // what a missing tool counts, so a rounding difference cannot lift it over the list.
-    let sem_outside = |cos: Option<f32>| match (fusion, cos, sem_scores.len() > 1) {
-        (Fusion::ZScore, Some(c), true) => {
-            let n = sem_scores.len() as f64;
-            let mean = sem_scores.iter().sum::<f64>() / n;
-            let sd = (sem_scores.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / n).sqrt();
-            if sd > 0.0 {
-                ((c as f64 - mean) / sd).min(sem_missing)
-            } else {
-                sem_missing
-            }
-        }
+    let sem_outside = |cos: Option<f32>| match (sem_z, cos) {
+        (Some((mean, sd)), Some(c)) => ((c as f64 - mean) / sd).min(sem_missing),
         _ => sem_missing,
     };
     let mut all: Vec<FusedHit> = Vec::with_capacity(lex.len() + sem.len());
@@ -272,11 +258,12 @@ pub(crate) fn fuse(
     all
 }
 
-/// Each score of a list (best first) as `fusion` counts it, and what a tool missing from the
-/// list counts.
-fn normalized(scores: &[f64], fusion: Fusion) -> (Vec<f64>, f64) {
+/// Each score of a list (best first) as `fusion` counts it, what a tool missing from the list
+/// counts, and for a z-score the list's mean and standard deviation (to standardize another
+/// score the same way).
+fn normalized(scores: &[f64], fusion: Fusion) -> (Vec<f64>, f64, Option<(f64, f64)>) {
     if scores.is_empty() {
-        return (Vec::new(), 0.0);
+        return (Vec::new(), 0.0, None);
     }
     let n = scores.len() as f64;
     let (max, min) = scores
@@ -290,15 +277,16 @@ fn normalized(scores: &[f64], fusion: Fusion) -> (Vec<f64>, f64) {
             let sd = (scores.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / n).sqrt();
             if sd > 0.0 {
                 let z: Vec<f64> = scores.iter().map(|s| (s - mean) / sd).collect();
-                (z, (min - mean) / sd)
+                (z, (min - mean) / sd, Some((mean, sd)))
             } else {
                 // One candidate, or all alike: no evidence to tell them apart.
-                (vec![0.0; scores.len()], 0.0)
+                (vec![0.0; scores.len()], 0.0, None)
             }
         }
         Fusion::Rrf => (
             (0..scores.len()).map(|r| 1.0 / (61.0 + r as f64)).collect(),
             0.0,
+            None,
         ),
         _ => (
             scores
@@ -312,6 +300,7 @@ fn normalized(scores: &[f64], fusion: Fusion) -> (Vec<f64>, f64) {
                 })
                 .collect(),
             0.0,
+            None,
         ),
     }
 }

@@ -228,10 +228,10 @@ impl VectorStore {
         k: usize,
         admit: impl Fn(DocId) -> bool,
     ) -> Vec<(DocId, f32)> {
-        let ids: Vec<DocId> = (0..self.slots.len() as DocId)
+        let mut all: Vec<(DocId, f32)> = (0..self.slots.len() as DocId)
             .filter(|&id| self.slots[id as usize].state == VectorState::Ready && admit(id))
+            .map(|id| (id, 0.0))
             .collect();
-        let mut all: Vec<(DocId, f32)> = ids.iter().map(|&id| (id, 0.0)).collect();
         pulp::Arch::new().dispatch(Scan {
             store: self,
             query,
