@@ -64,6 +64,7 @@ pub trait Builtin: Send + Sync + std::fmt::Debug {
 const COMPACT_MIN_DEAD: usize = 1024;
 
 mod calls;
+mod handle;
 mod names;
 mod schemas;
 mod slots;
@@ -72,6 +73,7 @@ mod summaries;
 mod tests;
 mod upkeep;
 pub use calls::{CallTarget, ToolStatus, ToolTarget};
+pub(crate) use handle::Handle;
 use names::Names;
 pub use schemas::SchemaOptions;
 pub(crate) use schemas::write_builtin_schema;
@@ -162,56 +164,6 @@ pub(crate) struct Shared {
     /// the state are not counted: when the last handle goes, the thread is stopped and joined on
     /// that caller's thread.
     users: std::sync::atomic::AtomicUsize,
-}
-
-/// A user's hold on the shared state: a [`Registry`] or a [`crate::Discoverer`]. When the last
-/// one goes, the embedding thread is stopped and joined there, so the embedder (a host's user
-/// data) is let go before the free returns, never later on the embedding thread, even when that
-/// thread happened to hold the state at that moment.
-#[derive(Debug)]
-pub(crate) struct Handle(Arc<Shared>);
-
-impl Handle {
-    pub(crate) fn new(shared: Arc<Shared>) -> Self {
-        shared
-            .users
-            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
-        Handle(shared)
-    }
-}
-
-impl Default for Handle {
-    fn default() -> Self {
-        Handle::new(Arc::default())
-    }
-}
-
-impl Clone for Handle {
-    fn clone(&self) -> Self {
-        Handle::new(Arc::clone(&self.0))
-    }
-}
-
-impl std::ops::Deref for Handle {
-    type Target = Arc<Shared>;
-    fn deref(&self) -> &Arc<Shared> {
-        &self.0
-    }
-}
-
-impl Drop for Handle {
-    fn drop(&mut self) {
-        if self
-            .0
-            .users
-            .fetch_sub(1, std::sync::atomic::Ordering::AcqRel)
-            == 1
-        {
-            if let Some(e) = self.0.replace_embedding(None) {
-                e.finish();
-            }
-        }
-    }
 }
 
 /// One shared rendering: (key, generation it was made at, value).
