@@ -69,26 +69,19 @@ pub fn run(options: &Options) -> Result<(), String> {
 /// The registry the proxy searches: `enhanced` ranking, or `hybrid` with a local encoder.
 fn registry(model_dir: Option<&Path>, cache: Option<&Path>) -> Result<Registry, String> {
     // No profile named: the library ranks with `hybrid` when it has a model (`--model-dir`, or
-    // TOOLREGISTRY_MODEL_DIR), with `enhanced` otherwise.
-    let model_dir = model_dir
-        .map(Path::to_path_buf)
-        .or_else(|| std::env::var_os(toolregistry::embed::MODEL_DIR_ENV).map(PathBuf::from));
-    let options = match (model_dir, cache) {
-        (Some(dir), cache) => {
-            let mut embedding = serde_json::json!({"model_dir": dir.to_string_lossy()});
-            if let Some(cache) = cache {
-                embedding["cache_path"] = cache.to_string_lossy().into();
-            }
-            serde_json::json!({"embedding": embedding, "discovery": {}})
+    // TOOLREGISTRY_MODEL_DIR, which the library reads itself), with `enhanced` otherwise; a
+    // cache without either is its clear error.
+    let mut options = serde_json::json!({"discovery": {}});
+    if model_dir.is_some() || cache.is_some() {
+        let mut embedding = serde_json::json!({});
+        if let Some(dir) = model_dir {
+            embedding["model_dir"] = dir.to_string_lossy().into();
         }
-        (None, Some(_)) => {
-            return Err(format!(
-                "--embed-cache needs a model: --model-dir DIR or {}",
-                toolregistry::embed::MODEL_DIR_ENV
-            ));
+        if let Some(cache) = cache {
+            embedding["cache_path"] = cache.to_string_lossy().into();
         }
-        (None, None) => serde_json::json!({"discovery": {}}),
-    };
+        options["embedding"] = embedding;
+    }
     Registry::from_options_json(Some(&options.to_string()))
         .map_err(|e| format!("registry options: {e}"))
 }

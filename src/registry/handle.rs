@@ -1,4 +1,4 @@
-//! Who holds a registry's shared state: every [`Registry`] and [`crate::Discoverer`] is a
+//! Who holds a registry's shared state: every [`super::Registry`] and [`crate::Discoverer`] is a
 //! [`Handle`], counted, so the last one to go can stop the embedding thread on its own thread.
 
 use super::Shared;

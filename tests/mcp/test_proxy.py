@@ -106,7 +106,7 @@ def run_check(path: str) -> None:
     no_model = {k: v for k, v in os.environ.items() if k != "TOOLREGISTRY_MODEL_DIR"}
     out = subprocess.run([PROXY, "mcp", "--check", "--config", str(path), "--embed-cache", str(bad)],
                          capture_output=True, text=True, env=no_model)
-    check(out.returncode == 1 and "--embed-cache needs a model" in out.stderr,
+    check(out.returncode == 1 and "model_dir: required" in out.stderr,
           f"--embed-cache without a model is refused: {out.stderr.strip()[:120]}")
 
 
