@@ -11,16 +11,14 @@ import (
 	toolregistry "github.com/toolregistry-rs/toolregistry-rs/bindings/go"
 )
 
-// A batch of 10 calls to a Go host function that returns at once, arguments checked against a
-// 10-property schema: the cost per call of Execute through cgo, trampoline included.
-//
-//	go test -run '^$' -bench Execute -benchtime 2000x
-func BenchmarkExecute10Calls(b *testing.B) {
+// tenCalls is a registry with one instant Go host function whose schema has 10 properties, and
+// a batch of 10 calls of it.
+func tenCalls(b *testing.B) (*toolregistry.Registry, []byte) {
 	r, err := toolregistry.NewRegistry()
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer r.Close()
+	b.Cleanup(func() { r.Close() })
 	props := make([]string, 10)
 	args := make([]string, 10)
 	for i := range props {
@@ -41,6 +39,15 @@ func BenchmarkExecute10Calls(b *testing.B) {
 	if err != nil || strings.Contains(string(out), "Error") {
 		b.Fatalf("%v: %s", err, out)
 	}
+	return r, batch
+}
+
+// A batch of 10 calls to a Go host function that returns at once, arguments checked against a
+// 10-property schema: the cost per call of Execute through cgo, trampoline included.
+//
+//	go test -run '^$' -bench Execute -benchtime 2000x
+func BenchmarkExecute10Calls(b *testing.B) {
+	r, batch := tenCalls(b)
 	b.ResetTimer()
 	for range b.N {
 		if _, err := r.Execute(batch, nil); err != nil {
@@ -50,7 +57,7 @@ func BenchmarkExecute10Calls(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*10), "ns/call")
 }
 
-// Eight calls whose ContextFuncs each wait 100 ms (time.Sleep stands for an awaited HTTP call):
+// Eight calls whose ContextFuncs each wait 100 ms (a timer standing for an HTTP call):
 // through ExecuteContext they run at once, so a batch takes about 100 ms, not 800.
 //
 //	go test -run '^$' -bench ExecuteContext8 -benchtime 20x
@@ -95,19 +102,7 @@ func BenchmarkExecuteContext8Calls100ms(b *testing.B) {
 //
 //	go test -run '^$' -bench 'TwoStep|Execute10' -benchtime 2000x
 func BenchmarkTwoStep10Calls(b *testing.B) {
-	r, err := toolregistry.NewRegistry()
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer r.Close()
-	if err := r.RegisterFunc(toolregistry.Tool{Name: "fast", Description: "Returns at once."}, func(json.RawMessage) (string, error) { return "ok", nil }); err != nil {
-		b.Fatal(err)
-	}
-	calls := make([]string, 10)
-	for i := range calls {
-		calls[i] = fmt.Sprintf(`{"id": "c%d", "type": "function", "function": {"name": "fast", "arguments": "{}"}}`, i)
-	}
-	batch := []byte(`[` + strings.Join(calls, ", ") + `]`)
+	r, batch := tenCalls(b)
 	b.ResetTimer()
 	for range b.N {
 		plan, err := r.PrepareCalls(batch, nil)
