@@ -40,6 +40,17 @@ grep -q '^send_email [0-9.]* {"type":"function"' <<<"$quickstart"
 grep -q '^NotFound: ' <<<"$quickstart"
 echo "quickstart ok"
 
+# The async quickstart (bindings/csharp/examples/AsyncQuickstart.cs) too: both calls answered.
+mcs -langversion:7.2 -warn:4 -warnaserror -nologo -out:"$out/AsyncQuickstart.exe" -r:"$out/ToolRegistry.dll" bindings/csharp/examples/AsyncQuickstart.cs
+quickstart="$(LD_LIBRARY_PATH="$out${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" mono "$out/AsyncQuickstart.exe")"
+echo "$quickstart"
+grep -qF '{"role":"tool","tool_call_id":"a","content":"sunny, args {\"city\":\"Paris\"}"}' <<<"$quickstart"
+grep -qF '"tool_call_id":"b"' <<<"$quickstart"
+echo "async quickstart ok"
+
+# The async benchmark (BENCHMARKS.md) must keep building; it is run by hand, never here.
+mcs -langversion:7.2 -warn:4 -warnaserror -nologo -out:"$out/AsyncBench.exe" -r:"$out/ToolRegistry.dll" bindings/csharp/examples/AsyncBench.cs
+
 # DiscoverCli prints one answer as rank/name/score lines for the cross-language comparison.
 mcs -langversion:7.2 -nologo -out:"$out/DiscoverCli.exe" -r:"$out/ToolRegistry.dll" bindings/csharp/examples/DiscoverCli.cs
 catalog="$(dirname "${TOOLREGISTRY_GOLDEN_DIR:-../shared/golden}")/eval/bfcl/catalog.json"
