@@ -6,7 +6,12 @@ using ToolRegistry;
 // The README's async quickstart: an async host function, awaited by ExecuteAsync.
 class AsyncQuickstart
 {
-    static async Task Main()
+    static void Main()
+    {
+        RunAsync().GetAwaiter().GetResult();   // mcs has no async Main
+    }
+
+    static async Task RunAsync()
     {
         using (var registry = new Registry())
         {
