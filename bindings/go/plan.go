@@ -170,7 +170,7 @@ func (r *Registry) ExecuteContext(ctx context.Context, calls []byte, opts *Execu
 	return r.FinishCalls(plan, results)
 }
 
-// resultsJSON encodes results as C text.
+// resultsJSON encodes results as the JSON array finish reads.
 func resultsJSON(results []CallResult) ([]byte, error) {
 	if results == nil {
 		results = []CallResult{}
@@ -179,7 +179,7 @@ func resultsJSON(results []CallResult) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("toolregistry: encoding call results: %w", err)
 	}
-	return cJSON("results", doc)
+	return doc, nil
 }
 
 func finishArgs(plan json.RawMessage, results []byte) (p, res []byte, err error) {
