@@ -1,3 +1,5 @@
+//go:build toolregistry_pull
+
 package toolregistry_test
 
 import (
