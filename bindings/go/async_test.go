@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -337,6 +338,24 @@ func TestExecuteContextOutcomesMatchExecute(t *testing.T) {
 		if got[id] != w {
 			t.Errorf("%s: %q, want %q", id, got[id], w)
 		}
+	}
+	// runtime.Goexit (t.SkipNow here) inside a function run by ExecuteContext ends its goroutine
+	// only: that call fails, the batch goes on.
+	if err := r.RegisterContextFunc(echoTool("goexit"), func(context.Context, string, json.RawMessage) (string, error) {
+		runtime.Goexit()
+		return "unreachable", nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := r.ExecuteContext(context.Background(), chatBatch(t, chatCall("g", "goexit", "{}"), chatCall("o", "ok", "{}")), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := decodeChat(t, out); res[0].Content != `Error: the host function of "goexit" exited without returning (runtime.Goexit)` || res[1].Content != "fine" {
+		t.Errorf("Goexit: %+v", res)
+	}
+	if err := r.Unregister("goexit"); err != nil {
+		t.Fatal(err)
 	}
 	if !strings.Contains(got["id_bare"], "has no host function") {
 		t.Errorf("bare: %q", got["id_bare"])

@@ -228,6 +228,9 @@ func runPlan(ctx context.Context, hosts *hostCounter, plan json.RawMessage) ([]C
 		wg.Add(1)
 		go func(slot *CallResult, call HostCall) {
 			defer wg.Done()
+			// Stays the answer if the function calls runtime.Goexit (t.FailNow): on a goroutine of
+			// its own that ends the goroutine, not the program.
+			*slot = ErrorResult(call.ID, `the host function of "`+call.Name+`" exited without returning (runtime.Goexit)`)
 			*slot = runHostCall(ctx, hosts, call)
 		}(&results[i], call)
 		if !call.ConcurrencySafe {
