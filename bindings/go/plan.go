@@ -30,8 +30,9 @@ type HostCall struct {
 // no function for that name: the model gets the same "has no host function" error as Execute
 // gives). Build one with ContentResult, ErrorResult or UnhandledResult.
 type CallResult struct {
-	ID        string
-	Content   string
+	ID      string
+	Content string
+	// Error, when not empty (or when Failed is set), makes this an error result.
 	Error     string
 	Failed    bool
 	Unhandled bool
@@ -56,7 +57,7 @@ func (c CallResult) MarshalJSON() ([]byte, error) {
 			ID        string `json:"id"`
 			Unhandled bool   `json:"unhandled"`
 		}{c.ID, true})
-	case c.Failed:
+	case c.Failed || c.Error != "":
 		return json.Marshal(struct {
 			ID    string `json:"id"`
 			Error string `json:"error"`
