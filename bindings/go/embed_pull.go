@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 )
 
 // The pull embedder: the registry asks no callback for vectors; the host takes the texts that
@@ -112,11 +113,13 @@ func (r *Registry) PutEmbeddings(results []EmbeddingResult) error {
 }
 
 // EmbedPending embeds every text waiting for a vector with fn, batch by batch (up to 64 texts),
-// until none waits, and returns how many texts got a vector. A batch fn fails on (an error, a
-// panic, a wrong number of vectors) is put back as failed (those tools are found by words) and
-// the next batch goes on; a batch the library refuses (a vector of the wrong length, NaN, all
-// zeros) returns that error. When ctx is done it returns ctx.Err(); the batch in hand is then
-// reported failed.
+// until no enabled tool waits (EmbeddingStatus().Pending is 0), and returns how many texts got a
+// vector. The registry's embedding thread queues texts a moment after a change, so it polls
+// every few milliseconds while tools wait and nothing is offered yet. A batch fn fails on (an
+// error, a panic, a wrong number of vectors) is put back as failed (those tools are found by
+// words) and the next goes on; a batch the library refuses (a vector of the wrong length, NaN,
+// all zeros) returns that error. When ctx is done it returns ctx.Err(); a batch in hand is then
+// put back first (vectors, or failed).
 func (r *Registry) EmbedPending(ctx context.Context, fn EmbedContextFunc) (int, error) {
 	if fn == nil {
 		return 0, &Error{Code: CodeNullArgument, Message: "fn: nil EmbedContextFunc"}
@@ -127,8 +130,20 @@ func (r *Registry) EmbedPending(ctx context.Context, fn EmbedContextFunc) (int, 
 			return embedded, err
 		}
 		jobs, err := r.TakeEmbeddingJobs(0)
-		if err != nil || len(jobs) == 0 {
+		if err != nil {
 			return embedded, err
+		}
+		if len(jobs) == 0 {
+			status, err := r.EmbeddingStatus()
+			if err != nil || status == nil || status.Pending == 0 {
+				return embedded, err
+			}
+			select {
+			case <-ctx.Done():
+				return embedded, ctx.Err()
+			case <-time.After(2 * time.Millisecond):
+			}
+			continue
 		}
 		texts := make([]string, len(jobs))
 		for i, j := range jobs {
@@ -149,9 +164,6 @@ func (r *Registry) EmbedPending(ctx context.Context, fn EmbedContextFunc) (int, 
 		}
 		if embedErr == nil {
 			embedded += len(jobs)
-		}
-		if err := ctx.Err(); err != nil {
-			return embedded, err
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	toolregistry "github.com/toolregistry-rs/toolregistry-rs/bindings/go"
 )
@@ -34,16 +35,41 @@ func pullRegistry(t *testing.T) *toolregistry.Registry {
 	if err := r.SetPullEmbedder(4, toolregistry.WithIdentity("toy:4")); err != nil {
 		t.Fatal(err)
 	}
-	for _, tool := range []toolregistry.Tool{
-		{Name: "get_weather", Description: "Current weather for a city."},
-		{Name: "send_email", Description: "Send an email to recipients."},
-		{Name: "stock_price", Description: "Latest stock price of a ticker."},
-	} {
-		if _, err := r.Register(tool); err != nil {
-			t.Fatal(err)
-		}
+	if _, err := r.Register(
+		toolregistry.Tool{Name: "get_weather", Description: "Current weather for a city."},
+		toolregistry.Tool{Name: "send_email", Description: "Send an email to recipients."},
+		toolregistry.Tool{Name: "stock_price", Description: "Latest stock price of a ticker."},
+	); err != nil {
+		t.Fatal(err)
 	}
 	return r
+}
+
+// takeAll takes jobs until n are in hand: the embedding thread queues them a moment after a change.
+func takeAll(t *testing.T, r *toolregistry.Registry, n int) []toolregistry.EmbeddingJob {
+	t.Helper()
+	var jobs []toolregistry.EmbeddingJob
+	deadline := time.Now().Add(10 * time.Second)
+	for len(jobs) < n && time.Now().Before(deadline) {
+		more, err := r.TakeEmbeddingJobs(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobs = append(jobs, more...)
+		time.Sleep(time.Millisecond)
+	}
+	if len(jobs) != n {
+		t.Fatalf("%d jobs, want %d: %+v", len(jobs), n, jobs)
+	}
+	return jobs
+}
+
+func toyEmbed(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, text := range texts {
+		out[i] = keywordVector(text)
+	}
+	return out, ctx.Err()
 }
 
 // EmbedPending embeds every waiting tool with an async-style function, and a discover with the
@@ -57,17 +83,9 @@ func TestEmbedPendingAndQueryVector(t *testing.T) {
 	if status == nil || status.Pending != 3 || status.Ready != 0 {
 		t.Fatalf("before: %+v", status)
 	}
-	calls := 0
-	n, err := r.EmbedPending(context.Background(), func(ctx context.Context, texts []string) ([][]float32, error) {
-		calls++
-		out := make([][]float32, len(texts))
-		for i, text := range texts {
-			out[i] = keywordVector(text)
-		}
-		return out, ctx.Err()
-	})
-	if err != nil || n != 3 || calls != 1 {
-		t.Fatalf("EmbedPending: %d texts in %d calls, %v", n, calls, err)
+	n, err := r.EmbedPending(context.Background(), toyEmbed)
+	if err != nil || n != 3 {
+		t.Fatalf("EmbedPending: %d texts, %v", n, err)
 	}
 	if status, _ = r.EmbeddingStatus(); status.Ready != 3 || status.Pending != 0 || status.Embedder != "toy:4" {
 		t.Fatalf("after: %+v", status)
@@ -110,34 +128,45 @@ func hitNames(results []toolregistry.Result) []string {
 	return out
 }
 
-// A function that fails or panics marks its batch failed (found by words) and never escapes;
-// vectors the library refuses are ErrInvalidArgument and apply nothing.
+// Vectors the library refuses are ErrInvalidArgument and apply nothing; a stale id is ignored;
+// a function that panics marks its batch failed (found by words) and never escapes; a done ctx
+// stops EmbedPending before it takes anything.
 func TestEmbedPendingFailures(t *testing.T) {
 	r := pullRegistry(t)
-	jobs, err := r.TakeEmbeddingJobs(2)
-	if err != nil || len(jobs) != 2 {
-		t.Fatalf("take 2: %v %v", jobs, err)
+	jobs := takeAll(t, r, 3)
+	good := func(j toolregistry.EmbeddingJob) toolregistry.EmbeddingResult {
+		return toolregistry.EmbeddingResult{ID: j.ID, Vector: keywordVector(j.Text)}
 	}
-	good := toolregistry.EmbeddingResult{ID: jobs[0].ID, Vector: keywordVector(jobs[0].Text)}
 	for what, bad := range map[string][]float32{
 		"wrong length": {1, 0},
 		"all zeros":    {0, 0, 0, 0},
 		"NaN":          {float32(math.NaN()), 0, 0, 1},
 		"infinity":     {float32(math.Inf(1)), 0, 0, 1},
 	} {
-		err := r.PutEmbeddings([]toolregistry.EmbeddingResult{good, {ID: jobs[1].ID, Vector: bad}})
+		err := r.PutEmbeddings([]toolregistry.EmbeddingResult{good(jobs[0]), {ID: jobs[1].ID, Vector: bad}})
 		if !errors.Is(err, toolregistry.ErrInvalidArgument) {
 			t.Errorf("%s: %v", what, err)
 		}
 	}
-	if status, _ := r.EmbeddingStatus(); status.Ready != 0 {
-		t.Errorf("a refused put applied %d vectors", status.Ready)
-	}
-	// A stale id is ignored.
 	if err := r.PutEmbeddings([]toolregistry.EmbeddingResult{{ID: 1 << 40, Vector: []float32{1, 0, 0, 0}}}); err != nil {
 		t.Errorf("stale id: %v", err)
 	}
-	if err := r.PutEmbeddings([]toolregistry.EmbeddingResult{good, {ID: jobs[1].ID, Error: "the API said 429"}}); err != nil {
+	if status, _ := r.EmbeddingStatus(); status.Ready != 0 || status.Pending != 3 {
+		t.Errorf("refused puts applied something: %+v", status)
+	}
+	// Nothing was applied, so every job is still open and takes its vector now.
+	if err := r.PutEmbeddings([]toolregistry.EmbeddingResult{good(jobs[2]), good(jobs[0]), good(jobs[1])}); err != nil {
+		t.Fatal(err)
+	}
+	if done, err := r.WaitEmbeddings(10 * time.Second); !done || err != nil {
+		t.Fatalf("wait: %v %v", done, err)
+	}
+	if status, _ := r.EmbeddingStatus(); status.Ready != 3 {
+		t.Errorf("after the good put: %+v", status)
+	}
+
+	// A changed tool waits again; a panicking function fails its batch.
+	if _, err := r.Register(toolregistry.Tool{Name: "send_email", Description: "Send an email, now with attachments."}); err != nil {
 		t.Fatal(err)
 	}
 	n, err := r.EmbedPending(context.Background(), func(context.Context, []string) ([][]float32, error) { panic("model crashed") })
@@ -145,7 +174,7 @@ func TestEmbedPendingFailures(t *testing.T) {
 		t.Fatalf("panicking embedder: %d, %v", n, err)
 	}
 	status, _ := r.EmbeddingStatus()
-	if status.Ready != 1 || status.Failed != 2 || status.Pending != 0 {
+	if status.Ready != 2 || status.Failed != 1 || status.Pending != 0 {
 		t.Errorf("status %+v", status)
 	}
 	found := false
@@ -153,10 +182,11 @@ func TestEmbedPendingFailures(t *testing.T) {
 		found = found || strings.Contains(w, "panicked")
 	}
 	if !found {
-		t.Logf("warnings (informative): %v", status.Warnings)
+		t.Errorf("no warning names the panic: %v", status.Warnings)
 	}
-	// Changing a tool makes it wait again; a cancelled ctx stops before taking anything.
-	if _, err := r.Register(toolregistry.Tool{Name: "send_email", Description: "Send an email, now with attachments."}); err != nil {
+
+	// A done ctx takes nothing and calls nothing: the changed tool keeps waiting.
+	if _, err := r.Register(toolregistry.Tool{Name: "stock_price", Description: "Latest stock price, delayed."}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -167,5 +197,8 @@ func TestEmbedPendingFailures(t *testing.T) {
 	}
 	if status, _ = r.EmbeddingStatus(); status.Pending != 1 {
 		t.Errorf("after a cancelled pump: %+v", status)
+	}
+	if n, err = r.EmbedPending(context.Background(), toyEmbed); n != 1 || err != nil {
+		t.Errorf("then: %d, %v", n, err)
 	}
 }
