@@ -132,11 +132,14 @@ namespace ToolRegistry
 
         /// <summary>
         /// Embeds every text waiting for a vector with <paramref name="embed"/>, batch by batch (up to
-        /// 64 texts, each batch awaited), until none waits; returns how many texts got a vector. A
-        /// batch <paramref name="embed"/> fails on (an exception, null, a wrong count) is reported
-        /// failed (found by words) and the next goes on; vectors the library refuses (wrong length,
-        /// NaN, all zeros) throw <see cref="InvalidInputException"/>. Cancelling the token throws
-        /// <see cref="OperationCanceledException"/>; the batch in hand is then reported failed.
+        /// 64 texts, each batch awaited), until no enabled tool waits (<see cref="EmbeddingStatus"/>
+        /// Pending 0); returns how many texts got a vector. The embedding thread queues texts a moment
+        /// after a change, so while tools wait and nothing is offered yet it polls every few
+        /// milliseconds (awaiting, never blocking). A batch <paramref name="embed"/> fails on (an
+        /// exception, null, a wrong count) is reported failed (found by words) and the next goes on;
+        /// vectors the library refuses (wrong length, NaN, all zeros) throw
+        /// <see cref="InvalidInputException"/>. Cancelling the token throws
+        /// <see cref="OperationCanceledException"/>; a batch in hand is then reported failed.
         /// </summary>
         public async Task<int> EmbedPendingAsync(Func<IReadOnlyList<string>, Task<float[][]>> embed, CancellationToken cancellationToken = default(CancellationToken))
         {
@@ -151,7 +154,13 @@ namespace ToolRegistry
                 var jobs = TakeEmbeddingJobs();
                 if (jobs.Count == 0)
                 {
-                    return embedded;
+                    var status = EmbeddingStatus();
+                    if (status == null || status.Pending == 0)
+                    {
+                        return embedded;
+                    }
+                    await Task.Delay(2, cancellationToken).ConfigureAwait(false);
+                    continue;
                 }
                 var texts = new string[jobs.Count];
                 for (int i = 0; i < texts.Length; i++)

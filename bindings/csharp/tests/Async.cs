@@ -482,10 +482,8 @@ namespace ToolRegistry.Tests
             {
                 var status = r.EmbeddingStatus();
                 Eq(3, status.Pending, "pending before");
-                int calls = 0;
                 Func<IReadOnlyList<string>, Task<float[][]>> embed = async texts =>
                 {
-                    Interlocked.Increment(ref calls);
                     await Task.Yield();
                     return texts.Select(Topic).ToArray();
                 };
@@ -507,27 +505,49 @@ namespace ToolRegistry.Tests
             }
         }
 
+        /// <summary>Takes jobs until <paramref name="n"/> are in hand: the embedding thread queues them a moment after a change.</summary>
+        private static List<EmbeddingJob> TakeAll(Registry r, int n)
+        {
+            var jobs = new List<EmbeddingJob>();
+            var deadline = DateTime.UtcNow.AddSeconds(10);
+            while (jobs.Count < n && DateTime.UtcNow < deadline)
+            {
+                jobs.AddRange(r.TakeEmbeddingJobs());
+                Thread.Sleep(1);
+            }
+            Eq(n, jobs.Count, "jobs taken");
+            return jobs;
+        }
+
         private static async Task PullEmbedderFailures()
         {
             using (var r = PullRegistry())
             {
-                var jobs = r.TakeEmbeddingJobs(2);
-                Eq(2, jobs.Count, "take 2");
+                var jobs = TakeAll(r, 3);
                 foreach (var bad in new[] { new float[] { 1, 0 }, new float[4], new float[] { float.NaN, 0, 0, 1 }, new float[] { float.PositiveInfinity, 0, 0, 1 } })
                 {
-                    var e = Throws<InvalidInputException>(() => r.PutEmbeddings(jobs, new[] { Topic(jobs[0].Text), bad }), "bad vector " + string.Join(",", bad));
+                    var e = Throws<InvalidInputException>(() => r.PutEmbeddings(new[] { jobs[0], jobs[1] }, new[] { Topic(jobs[0].Text), bad }), "bad vector " + string.Join(",", bad));
                     Eq(Status.InvalidArgument, e.Status, "status");
                 }
-                Eq(0, r.EmbeddingStatus().Ready, "a refused put applied nothing");
                 r.PutEmbeddingsJson("[{\"id\": 1099511627776, \"vector\": [1, 0, 0, 0]}]");
-                r.PutEmbeddings(new[] { jobs[0] }, new[] { Topic(jobs[0].Text) });
-                r.FailEmbeddings(new[] { jobs[1] }, "the API said 429");
-                Eq(0, await r.EmbedPendingAsync(texts => { throw new InvalidOperationException("model crashed"); }), "a throwing embedder embeds nothing");
                 var status = r.EmbeddingStatus();
-                Eq(1, status.Ready, "ready");
-                Eq(2, status.Failed, "failed");
-                Eq(0, status.Pending, "pending");
+                Eq(0, status.Ready, "a refused put applied nothing");
+                Eq(3, status.Pending, "every job still open");
+                r.PutEmbeddings(new[] { jobs[2], jobs[0], jobs[1] }, new[] { Topic(jobs[2].Text), Topic(jobs[0].Text), Topic(jobs[1].Text) });
+                True(r.WaitEmbeddings(TimeSpan.FromSeconds(10)), "the good put is applied");
+                Eq(3, r.EmbeddingStatus().Ready, "ready after the good put");
+
+                // A changed tool waits again; a throwing embedder fails its batch.
                 r.Register(@"{""name"": ""send_email"", ""description"": ""Send an email, now with attachments.""}");
+                Eq(0, await r.EmbedPendingAsync(texts => { throw new InvalidOperationException("model crashed"); }), "a throwing embedder embeds nothing");
+                status = r.EmbeddingStatus();
+                Eq(2, status.Ready, "ready");
+                Eq(1, status.Failed, "failed");
+                Eq(0, status.Pending, "pending");
+                True(status.Warnings.Any(w => w.Contains("model crashed")), "a warning names the failure: " + string.Join(" | ", status.Warnings));
+
+                // A cancelled token takes nothing and calls nothing.
+                r.Register(@"{""name"": ""stock_price"", ""description"": ""Latest stock price, delayed.""}");
                 using (var cts = new CancellationTokenSource())
                 {
                     cts.Cancel();
@@ -542,7 +562,8 @@ namespace ToolRegistry.Tests
                     }
                     True(threw, "a cancelled token throws");
                 }
-                Eq(1, r.EmbeddingStatus().Pending, "the changed tool waits again");
+                Eq(1, r.EmbeddingStatus().Pending, "the changed tool waits");
+                Eq(1, await r.EmbedPendingAsync(texts => Task.FromResult(texts.Select(Topic).ToArray())), "then it is embedded");
             }
         }
     }
