@@ -175,9 +175,7 @@ namespace ToolRegistry
                     await WhenAll(running, ct).ConfigureAwait(false);
                 }
                 ct.ThrowIfCancellationRequested();
-                int slot = i;
-                running.Add(RunOneAsync(hosts, call, ct).ContinueWith(
-                    t => results[slot] = t.Result, CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default));
+                running.Add(RunIntoAsync(results, i, hosts, call, ct));
                 if (!call.ConcurrencySafe)
                 {
                     await WhenAll(running, ct).ConfigureAwait(false);
@@ -203,6 +201,12 @@ namespace ToolRegistry
                 ct.ThrowIfCancellationRequested();
             }
             await all.ConfigureAwait(false);
+        }
+
+        /// <summary>Runs one call into its slot of <paramref name="results"/>; never faults.</summary>
+        private static async Task RunIntoAsync(CallResult[] results, int slot, HostIndex hosts, HostCall call, CancellationToken ct)
+        {
+            results[slot] = await RunOneAsync(hosts, call, ct).ConfigureAwait(false);
         }
 
         /// <summary>
