@@ -1,5 +1,3 @@
-//go:build toolregistry_pull
-
 package toolregistry
 
 import (

@@ -25,36 +25,8 @@ namespace ToolRegistry.Tests
             Test("async: a function calls back into its registry", () => Wait(CallsBack()));
             Test("async: bad input to finish is INVALID_ARGUMENT, nothing applied", BadFinishInput);
             Test("async: registrations released, index follows the library", () => Wait(IndexFollowsLibrary()));
-            if (LibraryHasPullEmbedder())
-            {
-                Test("pull embedder: EmbedPendingAsync, query vector, DiscoverAsync", () => Wait(PullEmbedder()));
-                Test("pull embedder: failures and refused vectors", () => Wait(PullEmbedderFailures()));
-            }
-            else
-            {
-                Console.WriteLine("SKIP pull embedder: this libtoolregistry has no tr_registry_take_embedding_jobs export yet");
-            }
-        }
-
-        /// <summary>Whether the library exports the pull embedder (it came to the C ABI after the two steps).</summary>
-        private static bool LibraryHasPullEmbedder()
-        {
-            using (var r = new Registry())
-            {
-                try
-                {
-                    r.TakeEmbeddingJobsJson();
-                }
-                catch (EntryPointNotFoundException)
-                {
-                    return false;
-                }
-                catch (ToolRegistryException)
-                {
-                    // Exported; a registry without an embedder may refuse.
-                }
-                return true;
-            }
+            Test("pull embedder: EmbedPendingAsync, query vector, DiscoverAsync", () => Wait(PullEmbedder()));
+            Test("pull embedder: failures and refused vectors", () => Wait(PullEmbedderFailures()));
         }
 
         private static void Wait(Task task)
