@@ -587,7 +587,7 @@ func TestFinishCallsRejectsBadInput(t *testing.T) {
 }
 
 // A function registered with RegisterContextFunc also runs through Execute, with a ctx that is
-// never done.
+// never done; ExecuteContext finds functions by their namespace-qualified name.
 func TestExecuteRunsContextFuncs(t *testing.T) {
 	r := newRegistry(t)
 	if err := r.RegisterContextFunc(echoTool("c"), func(ctx context.Context, name string, args json.RawMessage) (string, error) {
@@ -601,5 +601,20 @@ func TestExecuteRunsContextFuncs(t *testing.T) {
 	results := execChat(t, r, nil, chatCall("1", "c", "{}"))
 	if results[0].Content != "ran c" {
 		t.Errorf("%q", results[0].Content)
+	}
+	// ExecuteContext finds a function by the registered (namespace-qualified) name.
+	tool := echoTool("list")
+	tool.Namespace = "gh"
+	if err := r.RegisterContextFunc(tool, func(_ context.Context, name string, _ json.RawMessage) (string, error) {
+		return "ran " + name, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := r.ExecuteContext(context.Background(), chatBatch(t, chatCall("2", "gh-list", "{}")), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := decodeChat(t, out)[0].Content; got != "ran gh-list" {
+		t.Errorf("namespaced: %q", got)
 	}
 }
