@@ -157,18 +157,25 @@ func (r *Registry) FinishCallsJSON(plan json.RawMessage, results []byte) (json.R
 // batch is dropped: nothing is finished, functions still running see ctx done and their results
 // are discarded.
 func (r *Registry) ExecuteContext(ctx context.Context, calls []byte, opts *ExecuteOptions) (json.RawMessage, error) {
+	return executeContext(ctx, r.hosts, func() (json.RawMessage, error) { return r.PrepareCalls(calls, opts) }, r.FinishCalls)
+}
+
+// executeContext is prepare, the plan's calls run by the functions of hosts, then finish; it
+// returns ctx.Err() without finishing when ctx is done first.
+func executeContext(ctx context.Context, hosts *hostCounter, prepare func() (json.RawMessage, error),
+	finish func(json.RawMessage, []CallResult) (json.RawMessage, error)) (json.RawMessage, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	plan, err := r.PrepareCalls(calls, opts)
+	plan, err := prepare()
 	if err != nil {
 		return nil, err
 	}
-	results, err := runPlan(ctx, r.hosts, plan)
+	results, err := runPlan(ctx, hosts, plan)
 	if err != nil {
 		return nil, err
 	}
-	return r.FinishCalls(plan, results)
+	return finish(plan, results)
 }
 
 // resultsJSON encodes results as the JSON array finish reads.
@@ -306,16 +313,5 @@ func (c *Conversation) FinishCallsJSON(plan json.RawMessage, results []byte) (js
 // run on goroutines, and what the calls revealed is loaded as Execute would. When ctx is done
 // first it returns ctx.Err() and nothing is loaded.
 func (c *Conversation) ExecuteContext(ctx context.Context, calls []byte, opts *ExecuteOptions) (json.RawMessage, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	plan, err := c.PrepareCalls(calls, opts)
-	if err != nil {
-		return nil, err
-	}
-	results, err := runPlan(ctx, c.hosts, plan)
-	if err != nil {
-		return nil, err
-	}
-	return c.FinishCalls(plan, results)
+	return executeContext(ctx, c.hosts, func() (json.RawMessage, error) { return c.PrepareCalls(calls, opts) }, c.FinishCalls)
 }

@@ -186,6 +186,15 @@ namespace ToolRegistry
             return CallResult.ArrayJson(results);
         }
 
+        /// <summary>Prepare, the plan's calls run by the functions of <paramref name="hosts"/>, then finish; nothing finished once cancelled.</summary>
+        internal static async Task<string> ExecuteAsync(Func<string> prepare, Func<string, string, string> finish, HostIndex hosts, CancellationToken ct)
+        {
+            ct.ThrowIfCancellationRequested();
+            string plan = prepare();
+            string results = await RunAsync(hosts, plan, ct).ConfigureAwait(false);
+            return finish(plan, results);
+        }
+
         /// <summary>Waits for every task (none of them faults), or throws once <paramref name="ct"/> is cancelled.</summary>
         private static async Task WhenAll(List<Task> running, CancellationToken ct)
         {
@@ -364,12 +373,9 @@ namespace ToolRegistry
         /// (not finished); functions still running see the token cancelled.
         /// </exception>
         /// <exception cref="InvalidInputException">No provider's tool-call list, or bad options.</exception>
-        public async Task<string> ExecuteAsync(string callsJson, ExecuteOptions options, CancellationToken cancellationToken = default(CancellationToken))
+        public Task<string> ExecuteAsync(string callsJson, ExecuteOptions options, CancellationToken cancellationToken = default(CancellationToken))
         {
-            cancellationToken.ThrowIfCancellationRequested();
-            string plan = PrepareCalls(callsJson, options);
-            string results = await PlanRunner.RunAsync(hosts, plan, cancellationToken).ConfigureAwait(false);
-            return FinishCalls(plan, results);
+            return PlanRunner.ExecuteAsync(() => PrepareCalls(callsJson, options), FinishCalls, hosts, cancellationToken);
         }
     }
 
@@ -417,12 +423,9 @@ namespace ToolRegistry
         /// conversation: the registry's functions awaited concurrently, then what the calls revealed is
         /// loaded as <see cref="Execute(string, string)"/> would. A cancelled batch loads nothing.
         /// </summary>
-        public async Task<string> ExecuteAsync(string callsJson, ExecuteOptions options, CancellationToken cancellationToken = default(CancellationToken))
+        public Task<string> ExecuteAsync(string callsJson, ExecuteOptions options, CancellationToken cancellationToken = default(CancellationToken))
         {
-            cancellationToken.ThrowIfCancellationRequested();
-            string plan = PrepareCalls(callsJson, options);
-            string results = await PlanRunner.RunAsync(hosts, plan, cancellationToken).ConfigureAwait(false);
-            return FinishCalls(plan, results);
+            return PlanRunner.ExecuteAsync(() => PrepareCalls(callsJson, options), FinishCalls, hosts, cancellationToken);
         }
     }
 }
