@@ -1,15 +1,13 @@
-//! Attaching an embedder to a registry: the `"embedding"` options, the process-wide cache of
-//! loaded local models, and the registry's embedding status.
+//! How a registry asks for an embedder: the `"embedding"` options, the process-wide cache of
+//! loaded local models, and the embedding status a registry reports. Attaching one to a
+//! registry is the registry's business (`crate::registry`'s embedding module).
 
-use super::worker::Embedding;
-use super::{Embedder, LocalEncoder};
+use super::LocalEncoder;
 use crate::error::{Error, Result};
 use crate::limits::{kind_of, object_or_null};
-use crate::registry::Registry;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, Weak};
-use std::time::Duration;
 
 /// The environment variable naming a model directory for registries whose options do not say
 /// `"embedding"`.
@@ -102,7 +100,7 @@ pub fn load_local(dir: &Path, threads: Option<usize>) -> Result<Arc<LocalEncoder
 /// What a registry's embedder has done: `tools_status` and the CLI report it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EmbeddingStatus {
-    /// The embedder's identity (see [`Embedder::identity`]).
+    /// The embedder's identity (see [`Embedder::identity`](super::Embedder::identity)).
     pub embedder: String,
     /// Its vectors' dimension.
     pub dim: usize,
@@ -132,83 +130,6 @@ impl EmbeddingStatus {
             "warnings": self.warnings,
         })
         .to_string()
-    }
-}
-
-impl Registry {
-    /// Sets the embedder that finds tools by meaning (the `hybrid` profile), replacing any
-    /// other. Every enabled tool is embedded on the registry's embedding thread from now on, with
-    /// no lock held; `cache_path` keeps the vectors across restarts. Discovers never wait for it.
-    pub fn set_embedder(
-        &self,
-        embedder: Arc<dyn Embedder>,
-        cache_path: Option<&Path>,
-    ) -> Result<()> {
-        let dim = embedder.dim();
-        if dim == 0 || dim > super::MAX_DIM {
-            return Err(Error::invalid(format!(
-                "embedder dimension: {dim}; expected 1 to {}",
-                super::MAX_DIM
-            )));
-        }
-        let shared = self.shared();
-        let embedding = Embedding::new(embedder, cache_path);
-        let mut state = shared.write()?;
-        let old = shared.replace_embedding(Some(Arc::clone(&embedding)));
-        state.reset_vectors(dim);
-        drop(state);
-        if let Some(old) = old {
-            old.finish();
-        }
-        if let Err(e) = embedding.spawn(shared) {
-            // No thread: undo, so the registry stays as it was (words only).
-            shared.replace_embedding(None);
-            shared.write()?.clear_vectors();
-            return Err(e);
-        }
-        Ok(())
-    }
-
-    /// Sets the embedder the `"embedding"` options describe (the local encoder of `model_dir`).
-    pub fn set_embedding_options(&self, options: &EmbeddingOptions) -> Result<()> {
-        let Some(dir) = &options.model_dir else {
-            return Err(Error::invalid(
-                "embedding.model_dir: required (a sentence-transformers model directory)",
-            ));
-        };
-        let encoder = load_local(dir, options.threads)?;
-        self.set_embedder(encoder, options.cache_path.as_deref())
-    }
-
-    /// Waits until every tool waiting for its vector has one (or failed), at most `timeout`.
-    /// True when none waits (also when no embedder is set).
-    pub fn wait_embeddings(&self, timeout: Duration) -> Result<bool> {
-        match self.shared().embedding() {
-            None => Ok(true),
-            Some(e) => Ok(e.wait_idle(timeout)),
-        }
-    }
-
-    /// What the embedder has done, or `None` without one.
-    pub fn embedding_status(&self) -> Result<Option<EmbeddingStatus>> {
-        let Some(e) = self.shared().embedding() else {
-            return Ok(None);
-        };
-        let state = self.shared().read()?;
-        let Some(v) = state.vectors() else {
-            return Ok(None);
-        };
-        // Enabled tools only: a disabled one keeps its vector for when it comes back.
-        let (ready, pending, failed) = v.counts(|id| state.is_indexed(id));
-        Ok(Some(EmbeddingStatus {
-            embedder: e.embedder().identity(),
-            dim: v.dim(),
-            ready,
-            pending,
-            failed,
-            embedded: e.embedded_count(),
-            warnings: e.warnings(),
-        }))
     }
 }
 

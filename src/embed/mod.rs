@@ -12,7 +12,6 @@ pub mod attach;
 pub mod cache;
 pub mod encoder;
 pub mod store;
-pub(crate) mod worker;
 
 pub use attach::{EmbeddingOptions, EmbeddingStatus, MODEL_DIR_ENV};
 pub use encoder::LocalEncoder;
