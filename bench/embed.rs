@@ -18,8 +18,8 @@ use std::time::Instant;
 use toolregistry::embed::{Embedder, LocalEncoder, tool_text};
 use toolregistry::{DiscoverRequest, DiscoveryOptions, Registry, Tool};
 
-/// Multiply-adds per token of a BERT layer stack (dense layers only; attention adds a little
-/// per token pair), times two for FLOPs.
+/// Multiply-adds per token of a BERT or MPNet layer stack (dense layers only; attention adds a
+/// little per token pair), times two for FLOPs.
 fn flops_per_token(hidden: usize, inter: usize, layers: usize) -> f64 {
     2.0 * layers as f64 * (4.0 * (hidden * hidden) as f64 + 2.0 * (hidden * inter) as f64)
 }
@@ -34,8 +34,23 @@ fn main() {
     let dir = args
         .first()
         .expect("usage: bench_embed MODEL_DIR [CATALOG.json]");
+    let rss_before = rss_kb();
     let mut enc = LocalEncoder::load(std::path::Path::new(dir)).expect("model");
-    let per_token = flops_per_token(enc.dim(), enc.dim() * 4, 6);
+    let config: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(std::path::Path::new(dir).join("config.json")).expect("config"),
+    )
+    .expect("config.json");
+    let size = |k: &str| config[k].as_u64().expect("config size") as usize;
+    let per_token = flops_per_token(
+        size("hidden_size"),
+        size("intermediate_size"),
+        size("num_hidden_layers"),
+    );
+    println!(
+        "model: {} MFLOP per token; resident memory {:.0} MB more once loaded",
+        (per_token / 1e6).round(),
+        (rss_kb() - rss_before) as f64 / 1024.0
+    );
     let query =
         "I need to find out what the weather will be like in Paris tomorrow afternoon please";
     let tokens = enc.token_ids(query).unwrap().len();
@@ -77,12 +92,14 @@ fn main() {
     registry.register(tools).unwrap();
     let cache = args.get(2).map(std::path::Path::new);
     let t = Instant::now();
+    let cpu = cpu_seconds();
     registry.set_embedder(memo.clone(), cache).unwrap();
     while !registry
         .wait_embeddings(std::time::Duration::from_secs(1))
         .unwrap()
     {}
     let secs = t.elapsed().as_secs_f64();
+    let cpu = cpu_seconds() - cpu;
     let status = registry.embedding_status().unwrap().expect("an embedder");
     let embedded = status.embedded as usize;
     if embedded == 0 {
@@ -94,11 +111,13 @@ fn main() {
     } else {
         let tokens = total_tokens as f64 * embedded as f64 / refs.len() as f64;
         println!(
-            "catalog through the bench's memoizing embedder (set_embedder): {embedded} of {} tools embedded ({:.0} tokens each on average) in {secs:.2} s on {threads} threads: {:.1} tools/s, {:.1} GFLOP/s",
+            "catalog through the bench's memoizing embedder (set_embedder): {embedded} of {} tools embedded ({:.0} tokens each on average) in {secs:.2} s on {threads} threads: {:.1} tools/s, {:.1} GFLOP/s; {cpu:.1} s of CPU: {:.1} tools per CPU-second, {:.1} GFLOP per CPU-second",
             refs.len(),
             total_tokens as f64 / refs.len() as f64,
             embedded as f64 / secs,
-            per_token * tokens / 1e9 / secs
+            per_token * tokens / 1e9 / secs,
+            embedded as f64 / cpu,
+            per_token * tokens / 1e9 / cpu
         );
     }
     let d = registry.discoverer(DiscoveryOptions::default());
@@ -202,4 +221,33 @@ impl Embedder for Memo {
         }
         self.inner.embed(texts)
     }
+}
+
+/// This process's resident memory in KB (Linux; 0 elsewhere).
+fn rss_kb() -> i64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// CPU time of this process so far, user and system, in seconds (Linux; 0 elsewhere): on a
+/// shared machine the wall time also counts the other processes' turns.
+fn cpu_seconds() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return 0.0;
+    };
+    // Fields after the command name (which may hold spaces) end at the last ')'.
+    let rest = stat.rsplit_once(')').map_or("", |r| r.1);
+    let f: Vec<f64> = rest
+        .split_whitespace()
+        .filter_map(|x| x.parse().ok())
+        .collect();
+    // utime and stime, fields 14 and 15 of the line, are the 11th and 12th numbers after the ')'
+    // (the state letter is skipped): clock ticks of 1/100 s on Linux.
+    (f.get(10).copied().unwrap_or(0.0) + f.get(11).copied().unwrap_or(0.0)) / 100.0
 }

@@ -64,6 +64,7 @@ pub trait Builtin: Send + Sync + std::fmt::Debug {
 const COMPACT_MIN_DEAD: usize = 1024;
 
 mod calls;
+mod embedding;
 mod handle;
 mod names;
 mod schemas;
@@ -73,6 +74,7 @@ mod summaries;
 mod tests;
 mod upkeep;
 pub use calls::{CallTarget, ToolStatus, ToolTarget};
+pub(crate) use embedding::missing_embedder;
 pub(crate) use handle::Handle;
 use names::Names;
 pub use schemas::SchemaOptions;
@@ -159,7 +161,7 @@ pub(crate) struct Shared {
     derived: std::sync::Mutex<Vec<Derived>>,
     /// The embedder and its thread, when one is set. Outside the state's lock: embedding runs
     /// with no registry lock held.
-    embedding: RwLock<Option<Arc<crate::embed::worker::Embedding>>>,
+    embedding: RwLock<Option<Arc<embedding::Embedding>>>,
     /// Live [`Handle`]s (registries and discoverers). The embedding thread's own short holds on
     /// the state are not counted: when the last handle goes, the thread is stopped and joined on
     /// that caller's thread.
@@ -232,7 +234,7 @@ impl Shared {
     }
 
     /// The embedder at work, if any.
-    pub(crate) fn embedding(&self) -> Option<Arc<crate::embed::worker::Embedding>> {
+    pub(crate) fn embedding(&self) -> Option<Arc<embedding::Embedding>> {
         self.embedding
             .read()
             .unwrap_or_else(|e| e.into_inner())
@@ -242,8 +244,8 @@ impl Shared {
     /// Sets the embedder at work, giving back the one it replaces.
     pub(crate) fn replace_embedding(
         &self,
-        e: Option<Arc<crate::embed::worker::Embedding>>,
-    ) -> Option<Arc<crate::embed::worker::Embedding>> {
+        e: Option<Arc<embedding::Embedding>>,
+    ) -> Option<Arc<embedding::Embedding>> {
         std::mem::replace(
             &mut *self.embedding.write().unwrap_or_else(|e| e.into_inner()),
             e,
@@ -251,7 +253,7 @@ impl Shared {
     }
 
     /// Whether `e` is still this registry's embedder.
-    pub(crate) fn is_current_embedding(&self, e: &crate::embed::worker::Embedding) -> bool {
+    pub(crate) fn is_current_embedding(&self, e: &embedding::Embedding) -> bool {
         self.embedding
             .read()
             .unwrap_or_else(|e| e.into_inner())
@@ -728,7 +730,7 @@ impl Registry {
         builtins: Vec<Arc<dyn Builtin>>,
     ) -> Result<()> {
         if options.profile == Profile::Hybrid && self.shared.embedding().is_none() {
-            return Err(crate::discovery::hybrid::missing_embedder());
+            return Err(missing_embedder());
         }
         let mut state = self.shared.write()?;
         state.ensure_index(options.profile.lexical());

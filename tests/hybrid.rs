@@ -630,6 +630,7 @@ fn a_pulled_embedder_gets_its_vectors_from_the_host() {
     let fake = Arc::new(Counting::default());
     registry.set_embedder(fake.embedder(), None).unwrap();
     ready(&registry);
+}
 
 #[test]
 fn a_host_embedder_gets_batches_of_at_most_64_texts() {

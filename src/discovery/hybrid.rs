@@ -12,46 +12,16 @@
 //! best candidate is 1 and the worst 0. EVALUATION.md has the ablation (min-max, reciprocal rank
 //! fusion, each list alone).
 
+pub use super::options::Fusion;
 use super::{DiscoverRequest, DiscoveryOptions, Profile, rank_query};
 use crate::embed::Embedder;
 use crate::error::{Error, Result};
 use crate::index::{DocId, ScoredDoc};
-use crate::registry::{Shared, State};
+use crate::registry::{Shared, State, missing_embedder};
 use std::sync::Arc;
 
 /// How many of each list's best are fused.
 pub const CANDIDATES: usize = 100;
-
-/// How the two lists are fused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Fusion {
-    /// Mean of the z-scores (the default).
-    #[default]
-    ZScore,
-    /// Mean of the min-max normalized scores (best 1, last candidate 0; missing from the lexical
-    /// list 0).
-    MinMax,
-    /// Reciprocal rank fusion, `1/(60 + rank)` summed: ranks only, no scores.
-    Rrf,
-    /// The lexical list alone (an ablation).
-    LexicalOnly,
-    /// The semantic list alone (an ablation).
-    SemanticOnly,
-}
-
-impl Fusion {
-    /// Parses `zscore`, `minmax`, `rrf`, `lexical` or `semantic`.
-    pub fn parse(name: &str) -> Option<Self> {
-        Some(match name {
-            "zscore" => Fusion::ZScore,
-            "minmax" => Fusion::MinMax,
-            "rrf" => Fusion::Rrf,
-            "lexical" => Fusion::LexicalOnly,
-            "semantic" => Fusion::SemanticOnly,
-            _ => return None,
-        })
-    }
-}
 
 /// The query's vector, computed before the registry is locked (an embedder runs with no lock
 /// held), or why there is none.
@@ -87,13 +57,6 @@ pub(crate) fn effective_profile(shared: &Shared, options: &DiscoveryOptions) -> 
         return Err(missing_embedder());
     }
     Ok(p)
-}
-
-/// The error for `hybrid` without an embedder.
-pub(crate) fn missing_embedder() -> Error {
-    Error::invalid(
-        "profile: \"hybrid\" needs an embedder: give the registry options \"embedding\": {\"model_dir\": ...} (a sentence-transformers model; scripts/fetch-model.sh gets one) or set one with tr_registry_set_embedder",
-    )
 }
 
 /// Embeds `query` when `options` rank it with `hybrid` on this registry; call with no registry

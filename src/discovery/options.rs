@@ -175,7 +175,7 @@ pub struct DiscoveryOptions {
     pub profile_named: bool,
     /// How `hybrid` fuses its two lists (see [`crate::discovery::hybrid`]); other profiles
     /// ignore it.
-    pub fusion: crate::discovery::hybrid::Fusion,
+    pub fusion: Fusion,
 }
 
 impl Default for DiscoveryOptions {
@@ -300,7 +300,7 @@ impl DiscoveryOptions {
                 "fusion" => {
                     o.fusion = v
                         .as_str()
-                        .and_then(crate::discovery::hybrid::Fusion::parse)
+                        .and_then(Fusion::parse)
                         .ok_or_else(|| {
                             Error::invalid(format!(
                                 "{here}: expected \"zscore\", \"minmax\", \"rrf\", \"lexical\" or \"semantic\", got {v}"
@@ -642,6 +642,37 @@ fn parse_api_format(v: &Value, path: &str) -> Result<ApiFormat> {
             ))
         }),
         other => Err(Error::invalid(format!("{path}: expected a string, got {}", kind_of(other)))),
+    }
+}
+
+/// How the two lists are fused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Fusion {
+    /// Mean of the z-scores (the default).
+    #[default]
+    ZScore,
+    /// Mean of the min-max normalized scores (best 1, last candidate 0; missing from the lexical
+    /// list 0).
+    MinMax,
+    /// Reciprocal rank fusion, `1/(60 + rank)` summed: ranks only, no scores.
+    Rrf,
+    /// The lexical list alone (an ablation).
+    LexicalOnly,
+    /// The semantic list alone (an ablation).
+    SemanticOnly,
+}
+
+impl Fusion {
+    /// Parses `zscore`, `minmax`, `rrf`, `lexical` or `semantic`.
+    pub fn parse(name: &str) -> Option<Self> {
+        Some(match name {
+            "zscore" => Fusion::ZScore,
+            "minmax" => Fusion::MinMax,
+            "rrf" => Fusion::Rrf,
+            "lexical" => Fusion::LexicalOnly,
+            "semantic" => Fusion::SemanticOnly,
+            _ => return None,
+        })
     }
 }
 

@@ -1,15 +1,13 @@
-//! Attaching an embedder to a registry: the `"embedding"` options, the process-wide cache of
-//! loaded local models, and the registry's embedding status.
+//! How a registry asks for an embedder: the `"embedding"` options, the process-wide cache of
+//! loaded local models, and the embedding status a registry reports. Attaching one to a
+//! registry is the registry's business (`crate::registry`'s embedding module).
 
-use super::worker::Embedding;
-use super::{Embedder, LocalEncoder};
+use super::LocalEncoder;
 use crate::error::{Error, Result};
 use crate::limits::{kind_of, object_or_null};
-use crate::registry::Registry;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, Weak};
-use std::time::Duration;
 
 /// The environment variable naming a model directory for registries whose options do not say
 /// `"embedding"`.
@@ -102,7 +100,7 @@ pub fn load_local(dir: &Path, threads: Option<usize>) -> Result<Arc<LocalEncoder
 /// What a registry's embedder has done: `tools_status` and the CLI report it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EmbeddingStatus {
-    /// The embedder's identity (see [`Embedder::identity`]).
+    /// The embedder's identity (see [`Embedder::identity`](super::Embedder::identity)).
     pub embedder: String,
     /// Its vectors' dimension.
     pub dim: usize,
@@ -132,153 +130,6 @@ impl EmbeddingStatus {
             "warnings": self.warnings,
         })
         .to_string()
-    }
-}
-
-impl Registry {
-    /// Sets the embedder that finds tools by meaning (the `hybrid` profile), replacing any
-    /// other. Every enabled tool is embedded on the registry's embedding thread from now on, with
-    /// no lock held; `cache_path` keeps the vectors across restarts. Discovers never wait for it.
-    pub fn set_embedder(
-        &self,
-        embedder: Arc<dyn Embedder>,
-        cache_path: Option<&Path>,
-    ) -> Result<()> {
-        let dim = embedder.dim();
-        if dim == 0 || dim > super::MAX_DIM {
-            return Err(Error::invalid(format!(
-                "embedder dimension: {dim}; expected 1 to {}",
-                super::MAX_DIM
-            )));
-        }
-        let shared = self.shared();
-        let embedding = Embedding::new(embedder, cache_path);
-        let mut state = shared.write()?;
-        let old = shared.replace_embedding(Some(Arc::clone(&embedding)));
-        state.reset_vectors(dim);
-        drop(state);
-        if let Some(old) = old {
-            old.finish();
-        }
-        if let Err(e) = embedding.spawn(shared) {
-            // No thread: undo, so the registry stays as it was (words only).
-            shared.replace_embedding(None);
-            shared.write()?.clear_vectors();
-            return Err(e);
-        }
-        Ok(())
-    }
-
-    /// Sets the embedder the `"embedding"` options describe (the local encoder of `model_dir`).
-    pub fn set_embedding_options(&self, options: &EmbeddingOptions) -> Result<()> {
-        let Some(dir) = &options.model_dir else {
-            return Err(Error::invalid(
-                "embedding.model_dir: required (a sentence-transformers model directory)",
-            ));
-        };
-        let encoder = load_local(dir, options.threads)?;
-        self.set_embedder(encoder, options.cache_path.as_deref())
-    }
-
-    /// The registry's pulled embedder (see [`super::PullEmbedder`]), or INVALID_ARGUMENT.
-    fn pulled(&self) -> Result<Arc<dyn Embedder>> {
-        match self.shared().embedding() {
-            Some(e) if e.embedder().as_pull().is_some() => Ok(Arc::clone(e.embedder())),
-            _ => Err(Error::invalid(
-                "the registry has no pulled embedder (set one with {\"dim\": N, \"pull\": true})",
-            )),
-        }
-    }
-
-    /// Up to `max` texts waiting for their vectors from the host (the pull model).
-    pub fn take_embedding_jobs(&self, max: usize) -> Result<Vec<super::PullJob>> {
-        let embedder = self.pulled()?;
-        Ok(embedder.as_pull().expect("pulled").take(max))
-    }
-
-    /// [`take_embedding_jobs`](Self::take_embedding_jobs) as JSON: `[{"id": int, "text": str}]`.
-    pub fn take_embedding_jobs_json(&self, max: usize) -> Result<String> {
-        let jobs: Vec<serde_json::Value> = self
-            .take_embedding_jobs(max)?
-            .into_iter()
-            .map(|j| serde_json::json!({"id": j.id, "text": j.text}))
-            .collect();
-        Ok(crate::json::json_text(&serde_json::Value::Array(jobs)))
-    }
-
-    /// The host's results for jobs of [`take_embedding_jobs`](Self::take_embedding_jobs), from
-    /// `[{"id": int, "vector": [number]} | {"id": int, "error": str}]`; all checked before any is
-    /// applied. Answers how many were applied (stale ids are ignored).
-    pub fn put_embeddings_json(&self, results_json: &str) -> Result<usize> {
-        let embedder = self.pulled()?;
-        let value = crate::limits::parse_json(results_json, "results")?;
-        let items = value.as_array().ok_or_else(|| {
-            Error::invalid(format!(
-                "results: expected an array, got {}",
-                crate::limits::kind_of(&value)
-            ))
-        })?;
-        let mut results = Vec::with_capacity(items.len());
-        for (i, item) in items.iter().enumerate() {
-            let here = format!("results[{i}]");
-            let id = item.get("id").and_then(Value::as_u64).ok_or_else(|| {
-                Error::invalid(format!("{here}.id: expected a job id (an integer)"))
-            })?;
-            let result = match (item.get("vector"), item.get("error")) {
-                (Some(Value::Array(v)), None) => super::PullResult::Vector(
-                    v.iter()
-                        .enumerate()
-                        .map(|(k, x)| {
-                            x.as_f64().map(|x| x as f32).ok_or_else(|| {
-                                Error::invalid(format!(
-                                    "{here}.vector[{k}]: expected a number, got {}",
-                                    crate::limits::kind_of(x)
-                                ))
-                            })
-                        })
-                        .collect::<Result<_>>()?,
-                ),
-                (None, Some(Value::String(m))) => super::PullResult::Error(m.clone()),
-                _ => {
-                    return Err(Error::invalid(format!(
-                        "{here}: expected {{\"id\", \"vector\": [number]}} or {{\"id\", \"error\": str}}"
-                    )));
-                }
-            };
-            results.push((id, result));
-        }
-        embedder.as_pull().expect("pulled").put(results)
-    }
-
-    /// Waits until every tool waiting for its vector has one (or failed), at most `timeout`.
-    /// True when none waits (also when no embedder is set).
-    pub fn wait_embeddings(&self, timeout: Duration) -> Result<bool> {
-        match self.shared().embedding() {
-            None => Ok(true),
-            Some(e) => Ok(e.wait_idle(timeout)),
-        }
-    }
-
-    /// What the embedder has done, or `None` without one.
-    pub fn embedding_status(&self) -> Result<Option<EmbeddingStatus>> {
-        let Some(e) = self.shared().embedding() else {
-            return Ok(None);
-        };
-        let state = self.shared().read()?;
-        let Some(v) = state.vectors() else {
-            return Ok(None);
-        };
-        // Enabled tools only: a disabled one keeps its vector for when it comes back.
-        let (ready, pending, failed) = v.counts(|id| state.is_indexed(id));
-        Ok(Some(EmbeddingStatus {
-            embedder: e.embedder().identity(),
-            dim: v.dim(),
-            ready,
-            pending,
-            failed,
-            embedded: e.embedded_count(),
-            warnings: e.warnings(),
-        }))
     }
 }
 

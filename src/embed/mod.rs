@@ -13,7 +13,6 @@ pub mod cache;
 pub mod encoder;
 pub mod pull;
 pub mod store;
-pub(crate) mod worker;
 
 pub use attach::{EmbeddingOptions, EmbeddingStatus, MODEL_DIR_ENV};
 pub use encoder::LocalEncoder;

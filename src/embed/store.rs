@@ -2,8 +2,8 @@
 //! embedded, which vector it has, and the exact cosine search over them.
 //!
 //! The store lives in the registry state beside the lexical indexes and changes under the same
-//! write lock, but the embedding itself happens elsewhere, with no lock held (see
-//! `embed::worker`): a slot whose text changed is marked pending and keeps no stale vector until
+//! write lock, but the embedding itself happens elsewhere, with no lock held (see the
+//! registry's embedding thread): a slot whose text changed is marked pending and keeps no stale vector until
 //! its new one is installed. Vectors sit in one contiguous array, slot-major, so the search is a
 //! run of dot products the compiler vectorizes.
 //!

@@ -1,13 +1,15 @@
 //! The BERT encoder's forward pass on the CPU, over a packed batch: the tokens of every sequence
 //! of a batch are rows of one matrix, so the dense layers (nearly all the work) are a few large
-//! matrix products with no padding, and only attention looks at each sequence apart.
+//! matrix products with no padding, and only attention looks at each sequence apart. MPNet runs
+//! the same pass with its own positions and attention bias (`mpnet.rs`).
 
 use super::gemm::Packed;
+use super::mpnet::{self, RelativeBias};
 use super::weights::Tensors;
 use crate::error::{Error, Result};
 use ndarray::{Array2, Axis, linalg::general_mat_mul, s};
 
-/// The shape of a BERT model, from its `config.json`.
+/// The shape of a BERT or MPNet model, from its `config.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct BertConfig {
     pub hidden: usize,
@@ -18,11 +20,64 @@ pub(crate) struct BertConfig {
     pub max_positions: usize,
     pub type_vocab: usize,
     pub eps: f32,
+    /// What MPNet adds (`model_type` `mpnet`); `None` for BERT.
+    pub mpnet: Option<MpnetShape>,
+}
+
+/// An MPNet model's padding token (positions start after it) and its number of relative
+/// position buckets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct MpnetShape {
+    pub pad: u32,
+    pub buckets: usize,
 }
 
 impl BertConfig {
-    /// Reads the fields a BERT forward pass needs; anything else (or a non-BERT model) is an
-    /// error that says what is unsupported.
+    /// The longest sequence the position table holds.
+    pub(crate) fn max_tokens(&self) -> usize {
+        match self.mpnet {
+            Some(m) => self.max_positions.saturating_sub(m.pad as usize + 1),
+            None => self.max_positions,
+        }
+    }
+
+    /// The name of the model family (`bert` or `mpnet`).
+    pub(crate) fn family(&self) -> &'static str {
+        if self.mpnet.is_some() {
+            "mpnet"
+        } else {
+            "bert"
+        }
+    }
+}
+
+/// Where a layer's weights are, under `encoder.layer.N.`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LayerNames {
+    pub query: &'static str,
+    pub key: &'static str,
+    pub value: &'static str,
+    pub attn_out: &'static str,
+    pub attn_norm: &'static str,
+    pub up: &'static str,
+    pub down: &'static str,
+    pub out_norm: &'static str,
+}
+
+const BERT_LAYER_NAMES: LayerNames = LayerNames {
+    query: "attention.self.query",
+    key: "attention.self.key",
+    value: "attention.self.value",
+    attn_out: "attention.output.dense",
+    attn_norm: "attention.output.LayerNorm",
+    up: "intermediate.dense",
+    down: "output.dense",
+    out_norm: "output.LayerNorm",
+};
+
+impl BertConfig {
+    /// Reads the fields a BERT or MPNet forward pass needs; anything else (another model type)
+    /// is an error that says what is unsupported.
     pub(crate) fn from_json(text: &str, path: &str) -> Result<Self> {
         let v: serde_json::Value = serde_json::from_str(text)
             .map_err(|e| Error::invalid(format!("{path}: not JSON ({e})")))?;
@@ -36,11 +91,33 @@ impl BertConfig {
                 })
         };
         let model_type = v.get("model_type").and_then(|x| x.as_str()).unwrap_or("");
-        if !matches!(model_type, "bert" | "") {
+        if !matches!(model_type, "bert" | "" | "mpnet") {
             return Err(Error::invalid(format!(
-                "{path}: model_type {model_type:?} is not supported (expected bert)"
+                "{path}: model_type {model_type:?} is not supported (expected bert or mpnet)"
             )));
         }
+        let mpnet = if model_type == "mpnet" {
+            let small = |key: &str, default: u64, limit: u64| -> Result<u64> {
+                match v.get(key) {
+                    None => Ok(default),
+                    Some(x) => x.as_u64().filter(|&n| n <= limit).ok_or_else(|| {
+                        Error::invalid(format!("{path}: {key} is not an integer from 0 to {limit}"))
+                    }),
+                }
+            };
+            let buckets = small("relative_attention_num_buckets", 32, 1024)? as usize;
+            if buckets < 4 {
+                return Err(Error::invalid(format!(
+                    "{path}: relative_attention_num_buckets {buckets} is below 4"
+                )));
+            }
+            Some(MpnetShape {
+                pad: small("pad_token_id", 1, 1 << 20)? as u32,
+                buckets,
+            })
+        } else {
+            None
+        };
         let act = v
             .get("hidden_act")
             .and_then(|x| x.as_str())
@@ -66,12 +143,23 @@ impl BertConfig {
             intermediate: num("intermediate_size")?,
             vocab: num("vocab_size")?,
             max_positions: num("max_position_embeddings")?,
-            type_vocab: num("type_vocab_size").unwrap_or(2),
+            type_vocab: if mpnet.is_some() {
+                0
+            } else {
+                num("type_vocab_size").unwrap_or(2)
+            },
             eps: v
                 .get("layer_norm_eps")
                 .and_then(|x| x.as_f64())
                 .unwrap_or(1e-12) as f32,
+            mpnet,
         };
+        if c.max_tokens() < 2 {
+            return Err(Error::invalid(format!(
+                "{path}: max_position_embeddings {} leaves no room for a sequence",
+                c.max_positions
+            )));
+        }
         if c.hidden % c.heads != 0 {
             return Err(Error::invalid(format!(
                 "{path}: hidden_size {} is not a multiple of num_attention_heads {}",
@@ -99,15 +187,18 @@ struct Layer {
     out_norm: (Vec<f32>, Vec<f32>),
 }
 
-/// A BERT model's weights.
+/// A BERT (or MPNet) model's weights.
 #[derive(Debug)]
 pub(crate) struct Bert {
     pub config: BertConfig,
     words: Array2<f32>,
     positions: Array2<f32>,
-    token_type: Vec<f32>,
+    /// BERT's first token type (every token is of type 0); MPNet has none.
+    token_type: Option<Vec<f32>>,
     embed_norm: (Vec<f32>, Vec<f32>),
     layers: Vec<Layer>,
+    /// MPNet's attention bias by distance.
+    relative: Option<RelativeBias>,
 }
 
 /// `[out, in]` as stored by PyTorch to `[in, out]`, packed.
@@ -139,11 +230,20 @@ impl Bert {
             )?,
         )
         .expect("shape checked");
-        let types = t.take(
-            "embeddings.token_type_embeddings.weight",
-            &[config.type_vocab, h],
-        )?;
-        let token_type = types[..h].to_vec();
+        let token_type = match config.mpnet {
+            Some(_) => None,
+            None => Some(
+                t.take(
+                    "embeddings.token_type_embeddings.weight",
+                    &[config.type_vocab, h],
+                )?[..h]
+                    .to_vec(),
+            ),
+        };
+        let names = match config.mpnet {
+            Some(_) => mpnet::LAYER_NAMES,
+            None => BERT_LAYER_NAMES,
+        };
         let embed_norm = norm(t, "embeddings.LayerNorm")?;
         let mut layers = Vec::with_capacity(config.layers);
         for l in 0..config.layers {
@@ -154,29 +254,38 @@ impl Bert {
                     t.take(&format!("{p}.{name}.bias"), &[out])?,
                 ))
             };
-            let (q, qb) = dense(t, "attention.self.query", h, h)?;
-            let (k, kb) = dense(t, "attention.self.key", h, h)?;
-            let (v, vb) = dense(t, "attention.self.value", h, h)?;
+            let (q, qb) = dense(t, names.query, h, h)?;
+            let (k, kb) = dense(t, names.key, h, h)?;
+            let (v, vb) = dense(t, names.value, h, h)?;
             let mut qkv = Vec::with_capacity(3 * h * h);
             qkv.extend(q);
             qkv.extend(k);
             qkv.extend(v);
-            let (o, ob) = dense(t, "attention.output.dense", h, h)?;
-            let (u, ub) = dense(t, "intermediate.dense", config.intermediate, h)?;
-            let (d, db) = dense(t, "output.dense", h, config.intermediate)?;
+            let (o, ob) = dense(t, names.attn_out, h, h)?;
+            let (u, ub) = dense(t, names.up, config.intermediate, h)?;
+            let (d, db) = dense(t, names.down, h, config.intermediate)?;
             layers.push(Layer {
                 qkv: transposed(qkv, 3 * h, h),
                 qkv_bias: [qb, kb, vb].concat(),
                 attn_out: transposed(o, h, h),
                 attn_out_bias: ob,
-                attn_norm: norm(t, &format!("{p}.attention.output.LayerNorm"))?,
+                attn_norm: norm(t, &format!("{p}.{}", names.attn_norm))?,
                 up: transposed(u, config.intermediate, h),
                 up_bias: ub,
                 down: transposed(d, h, config.intermediate),
                 down_bias: db,
-                out_norm: norm(t, &format!("{p}.output.LayerNorm"))?,
+                out_norm: norm(t, &format!("{p}.{}", names.out_norm))?,
             });
         }
+        let relative = match config.mpnet {
+            Some(m) => Some(RelativeBias::load(
+                t,
+                m.buckets,
+                config.heads,
+                config.max_tokens(),
+            )?),
+            None => None,
+        };
         Ok(Bert {
             config,
             words,
@@ -184,12 +293,13 @@ impl Bert {
             token_type,
             embed_norm,
             layers,
+            relative,
         })
     }
 
     /// The last hidden states of a packed batch: `seqs` are the token ids of each sequence
-    /// (each within `max_positions`, ids within the vocabulary); the answer has one row per
-    /// token, sequences one after the other.
+    /// (each within [`BertConfig::max_tokens`], ids within the vocabulary); the answer has one row
+    /// per token, sequences one after the other.
     pub(crate) fn forward(&self, seqs: &[Vec<u32>]) -> Array2<f32> {
         let c = &self.config;
         let h = c.hidden;
@@ -197,14 +307,21 @@ impl Bert {
         let mut x = Array2::<f32>::zeros((total, h));
         let mut row = 0;
         for seq in seqs {
-            for (pos, &id) in seq.iter().enumerate() {
+            let mut add = |pos: usize, id: u32| {
                 let mut r = x.row_mut(row);
                 let w = self.words.row(id as usize);
                 let p = self.positions.row(pos);
-                for j in 0..h {
-                    r[j] = w[j] + p[j] + self.token_type[j];
+                match &self.token_type {
+                    Some(t) => (0..h).for_each(|j| r[j] = w[j] + p[j] + t[j]),
+                    None => (0..h).for_each(|j| r[j] = w[j] + p[j]),
                 }
                 row += 1;
+            };
+            match c.mpnet {
+                Some(m) => mpnet::positions(seq, m.pad)
+                    .zip(seq)
+                    .for_each(|(pos, &id)| add(pos, id)),
+                None => seq.iter().enumerate().for_each(|(pos, &id)| add(pos, id)),
             }
         }
         layer_norm(&mut x, &self.embed_norm, c.eps);
@@ -229,7 +346,8 @@ impl Bert {
         x
     }
 
-    /// Self-attention of each sequence apart, every head: `softmax(q kᵀ / √d) v` into `ctx`.
+    /// Self-attention of each sequence apart, every head: `softmax(q kᵀ / √d + bias) v` into
+    /// `ctx` (the bias: MPNet's by distance; BERT has none).
     fn attention(&self, seqs: &[Vec<u32>], qkv: &Array2<f32>, ctx: &mut Array2<f32>) {
         let h = self.config.hidden;
         let d = h / self.config.heads;
@@ -247,7 +365,12 @@ impl Bert {
                 let k = rows.slice(s![.., h + head * d..h + (head + 1) * d]);
                 let v = rows.slice(s![.., 2 * h + head * d..2 * h + (head + 1) * d]);
                 general_mat_mul(scale, &q, &k.t(), 0.0, &mut scores);
-                for mut r in scores.axis_iter_mut(Axis(0)) {
+                for (i, mut r) in scores.axis_iter_mut(Axis(0)).enumerate() {
+                    if let Some(rel) = &self.relative {
+                        r.iter_mut()
+                            .zip(rel.row(head, i, n))
+                            .for_each(|(s, b)| *s += b);
+                    }
                     let max = r.iter().copied().fold(f32::NEG_INFINITY, f32::max);
                     let mut sum = 0.0;
                     r.mapv_inplace(|s| {

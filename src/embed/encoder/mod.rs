@@ -1,13 +1,16 @@
 //! The built-in local encoder: a BERT-family sentence-transformers model (all-MiniLM-L6-v2 and
-//! its kin) read from a directory in the layout those models ship in, run on the CPU.
+//! its kin) or an MPNet one (all-mpnet-base-v2), read from a directory in the layout those models
+//! ship in, run on the CPU.
 //!
-//! The directory holds `config.json` (the BERT shape), `model.safetensors` (the weights),
+//! The directory holds `config.json` (the shape; `model_type` `bert` or `mpnet` chooses the
+//! forward pass), `model.safetensors` (the weights),
 //! `tokenizer.json` (WordPiece), and optionally `sentence_bert_config.json` (`max_seq_length`),
 //! `1_Pooling/config.json` (mean or CLS pooling) and `modules.json` (whether a `Normalize` module
 //! follows). Texts past the model's length are truncated, never refused. Nothing is downloaded.
 
 mod bert;
 mod gemm;
+mod mpnet;
 mod weights;
 
 use super::Embedder;
@@ -80,8 +83,8 @@ impl LocalEncoder {
         let config = BertConfig::from_json(&read(dir, "config.json")?, "config.json")?;
         let max_len = optional_json(dir, "sentence_bert_config.json")?
             .and_then(|v| v.get("max_seq_length").and_then(|n| n.as_u64()))
-            .map_or(config.max_positions, |n| n as usize)
-            .clamp(2, config.max_positions);
+            .map_or(config.max_tokens(), |n| n as usize)
+            .clamp(2, config.max_tokens());
         let pooling = match optional_json(dir, "1_Pooling/config.json")? {
             None => Pooling::Mean,
             Some(v) => {
@@ -136,8 +139,13 @@ impl LocalEncoder {
         let name = dir
             .file_name()
             .map_or("model".into(), |n| n.to_string_lossy().into_owned());
+        // BERT models keep the identity they had before MPNet came (their caches stay valid).
+        let family = match config.mpnet {
+            Some(_) => format!("{}:", config.family()),
+            None => String::new(),
+        };
         let identity = format!(
-            "local:{name}:{}x{}x{}:{max_len}",
+            "local:{name}:{family}{}x{}x{}:{max_len}",
             config.layers, config.hidden, config.vocab
         );
         let bert = Bert::load(config, &mut tensors)?;

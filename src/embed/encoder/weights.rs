@@ -93,7 +93,7 @@ impl Tensors {
             }
             tensors.insert(name.clone(), (shape, values));
         }
-        let prefix = ["", "bert.", "model."]
+        let prefix = ["", "bert.", "mpnet.", "model."]
             .into_iter()
             .find(|p| tensors.contains_key(&format!("{p}embeddings.word_embeddings.weight")))
             .ok_or_else(|| bad("no embeddings.word_embeddings.weight: not a BERT model".into()))?

@@ -1,11 +1,15 @@
-//! The embedding thread: takes the slots whose text changed, embeds them with no lock held,
+//! Keeping each tool's vector in step with the registry: attaching an embedder, and the
+//! embedding thread, which takes the slots whose text changed, embeds them with no lock held,
 //! and installs their vectors, so registering never waits for an embedder and discovers never
 //! wait for a catalog to be embedded (a tool without its vector yet is found lexically).
 
-use super::cache::VectorCache;
-use super::{Embedder, tool_text};
-use crate::error::Result;
-use crate::registry::Shared;
+use super::{Registry, Shared};
+use crate::embed::attach::{EmbeddingOptions, EmbeddingStatus, load_local};
+use crate::embed::cache::VectorCache;
+use crate::embed::{Embedder, MAX_DIM, tool_text};
+use crate::error::{Error, Result};
+use serde_json::Value;
+use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex, Weak};
 use std::time::{Duration, Instant};
 
@@ -333,4 +337,158 @@ impl Shared {
             }
         }
     }
+}
+
+impl Registry {
+    /// Sets the embedder that finds tools by meaning (the `hybrid` profile), replacing any
+    /// other. Every enabled tool is embedded on the registry's embedding thread from now on, with
+    /// no lock held; `cache_path` keeps the vectors across restarts. Discovers never wait for it.
+    pub fn set_embedder(
+        &self,
+        embedder: Arc<dyn Embedder>,
+        cache_path: Option<&Path>,
+    ) -> Result<()> {
+        let dim = embedder.dim();
+        if dim == 0 || dim > MAX_DIM {
+            return Err(Error::invalid(format!(
+                "embedder dimension: {dim}; expected 1 to {}",
+                MAX_DIM
+            )));
+        }
+        let shared = self.shared();
+        let embedding = Embedding::new(embedder, cache_path);
+        let mut state = shared.write()?;
+        let old = shared.replace_embedding(Some(Arc::clone(&embedding)));
+        state.reset_vectors(dim);
+        drop(state);
+        if let Some(old) = old {
+            old.finish();
+        }
+        if let Err(e) = embedding.spawn(shared) {
+            // No thread: undo, so the registry stays as it was (words only).
+            shared.replace_embedding(None);
+            shared.write()?.clear_vectors();
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// Sets the embedder the `"embedding"` options describe (the local encoder of `model_dir`).
+    pub fn set_embedding_options(&self, options: &EmbeddingOptions) -> Result<()> {
+        let Some(dir) = &options.model_dir else {
+            return Err(Error::invalid(
+                "embedding.model_dir: required (a sentence-transformers model directory)",
+            ));
+        };
+        let encoder = load_local(dir, options.threads)?;
+        self.set_embedder(encoder, options.cache_path.as_deref())
+    }
+
+    /// The registry's pulled embedder (see [`super::PullEmbedder`]), or INVALID_ARGUMENT.
+    fn pulled(&self) -> Result<Arc<dyn Embedder>> {
+        match self.shared().embedding() {
+            Some(e) if e.embedder().as_pull().is_some() => Ok(Arc::clone(e.embedder())),
+            _ => Err(Error::invalid(
+                "the registry has no pulled embedder (set one with {\"dim\": N, \"pull\": true})",
+            )),
+        }
+    }
+
+    /// Up to `max` texts waiting for their vectors from the host (the pull model).
+    pub fn take_embedding_jobs(&self, max: usize) -> Result<Vec<crate::embed::PullJob>> {
+        let embedder = self.pulled()?;
+        Ok(embedder.as_pull().expect("pulled").take(max))
+    }
+
+    /// [`take_embedding_jobs`](Self::take_embedding_jobs) as JSON: `[{"id": int, "text": str}]`.
+    pub fn take_embedding_jobs_json(&self, max: usize) -> Result<String> {
+        let jobs: Vec<serde_json::Value> = self
+            .take_embedding_jobs(max)?
+            .into_iter()
+            .map(|j| serde_json::json!({"id": j.id, "text": j.text}))
+            .collect();
+        Ok(crate::json::json_text(&serde_json::Value::Array(jobs)))
+    }
+
+    /// The host's results for jobs of [`take_embedding_jobs`](Self::take_embedding_jobs), from
+    /// `[{"id": int, "vector": [number]} | {"id": int, "error": str}]`; all checked before any is
+    /// applied. Answers how many were applied (stale ids are ignored).
+    pub fn put_embeddings_json(&self, results_json: &str) -> Result<usize> {
+        let embedder = self.pulled()?;
+        let value = crate::limits::parse_json(results_json, "results")?;
+        let items = value.as_array().ok_or_else(|| {
+            Error::invalid(format!(
+                "results: expected an array, got {}",
+                crate::limits::kind_of(&value)
+            ))
+        })?;
+        let mut results = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            let here = format!("results[{i}]");
+            let id = item.get("id").and_then(Value::as_u64).ok_or_else(|| {
+                Error::invalid(format!("{here}.id: expected a job id (an integer)"))
+            })?;
+            let result = match (item.get("vector"), item.get("error")) {
+                (Some(Value::Array(v)), None) => crate::embed::PullResult::Vector(
+                    v.iter()
+                        .enumerate()
+                        .map(|(k, x)| {
+                            x.as_f64().map(|x| x as f32).ok_or_else(|| {
+                                Error::invalid(format!(
+                                    "{here}.vector[{k}]: expected a number, got {}",
+                                    crate::limits::kind_of(x)
+                                ))
+                            })
+                        })
+                        .collect::<Result<_>>()?,
+                ),
+                (None, Some(Value::String(m))) => crate::embed::PullResult::Error(m.clone()),
+                _ => {
+                    return Err(Error::invalid(format!(
+                        "{here}: expected {{\"id\", \"vector\": [number]}} or {{\"id\", \"error\": str}}"
+                    )));
+                }
+            };
+            results.push((id, result));
+        }
+        embedder.as_pull().expect("pulled").put(results)
+    }
+
+    /// Waits until every tool waiting for its vector has one (or failed), at most `timeout`.
+    /// True when none waits (also when no embedder is set).
+    pub fn wait_embeddings(&self, timeout: Duration) -> Result<bool> {
+        match self.shared().embedding() {
+            None => Ok(true),
+            Some(e) => Ok(e.wait_idle(timeout)),
+        }
+    }
+
+    /// What the embedder has done, or `None` without one.
+    pub fn embedding_status(&self) -> Result<Option<EmbeddingStatus>> {
+        let Some(e) = self.shared().embedding() else {
+            return Ok(None);
+        };
+        let state = self.shared().read()?;
+        let Some(v) = state.vectors() else {
+            return Ok(None);
+        };
+        // Enabled tools only: a disabled one keeps its vector for when it comes back.
+        let (ready, pending, failed) = v.counts(|id| state.is_indexed(id));
+        Ok(Some(EmbeddingStatus {
+            embedder: e.embedder().identity(),
+            dim: v.dim(),
+            ready,
+            pending,
+            failed,
+            embedded: e.embedded_count(),
+            warnings: e.warnings(),
+        }))
+    }
+}
+
+/// The error for the `hybrid` profile on a registry without an embedder.
+pub(crate) fn missing_embedder() -> Error {
+    Error::invalid(
+        "profile: \"hybrid\" needs an embedder: give the registry options \"embedding\": {\"model_dir\": ...} (a sentence-transformers model; scripts/fetch-model.sh gets one) or set one with tr_registry_set_embedder",
+    )
 }
