@@ -2,7 +2,7 @@
 //! status and message through the C ABI, within a bounded time, and leaves the registry unchanged.
 #![allow(unsafe_code)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::ffi::{CString, c_char};
