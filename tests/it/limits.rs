@@ -1,4 +1,4 @@
-//! One test per documented limit (README "Limits"): each oversized or out-of-range input gets its
+//! One test per documented limit (docs/limits.md): each oversized or out-of-range input gets its
 //! status and message through the C ABI, within a bounded time, and leaves the registry unchanged.
 #![allow(unsafe_code)]
 
