@@ -39,8 +39,21 @@ trap 'print_timings' EXIT
 section "Rust: cargo test --release (core, golden vectors, C ABI, header freshness)"
 timed "cargo test" cargo test --release --locked
 
+# Parts that compile the crate with another feature set run after all the others. Cargo keeps one
+# build of this crate per profile, whatever its features, and the library's outputs carry no hash
+# in their names: after `--features mcp`, the next plain `cargo build --lib` (70-dist's CMake build)
+# compiles the crate again. Run last, the MCP part's build replaces nothing a later part needs.
+# 95-poison is last of all (see its header).
+feature_parts=(60-mcp 95-poison)
+parts=()
 for part in scripts/test-parts/*.sh; do
   [ -e "$part" ] || continue
+  [[ " ${feature_parts[*]} " == *" $(basename "$part" .sh) "* ]] || parts+=("$part")
+done
+for name in "${feature_parts[@]}"; do
+  [ -e "scripts/test-parts/$name.sh" ] && parts+=("scripts/test-parts/$name.sh")
+done
+for part in "${parts[@]}"; do
   section "$(basename "$part" .sh)"
   timed "$(basename "$part" .sh)" bash "$part"
 done

@@ -7,7 +7,8 @@
 # programs), Release builds everything again with optimisation, which is where GCC's
 # -Wformat-truncation and similar warnings appear, and runs the tests natively plus the consumer
 # tests (the install is what a Release build ships). Both use the one `cargo build --release --lib`
-# in target/ (the Rust library does not depend on the CMake build type).
+# in target/ (the Rust library does not depend on the CMake build type). The Debug tests run two at
+# a time: most of that run is valgrind, which keeps each program on one core.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/lib/setup.sh
@@ -20,7 +21,7 @@ common=(-DTOOLREGISTRY_WERROR=ON)
 
 cmake -S . -B build/cmake-debug -DCMAKE_BUILD_TYPE=Debug "${common[@]}"
 cmake --build build/cmake-debug -j2
-ctest --test-dir build/cmake-debug --output-on-failure -E '^consumer_'
+ctest --test-dir build/cmake-debug --output-on-failure -j2 -E '^consumer_'
 
 cmake -S . -B build/cmake-release -DCMAKE_BUILD_TYPE=Release -DTOOLREGISTRY_VALGRIND=OFF "${common[@]}"
 cmake --build build/cmake-release -j2

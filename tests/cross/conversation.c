@@ -1,7 +1,7 @@
 /* Runs the conversation conformance corpus through the C ABI and prints, for every case sorted by
  * name, one line: "<case>\t<messages JSON exactly as returned>\t<loaded JSON exactly as returned>".
  * Usage: conversation_c CORPUS_DIR (tests/conformance/conversation)
- * Each case as in tests/conversation.rs: a fresh fixture registry (tests/c/corpus.c, echo hosts),
+ * Each case as in tests/it/conversation.rs: a fresh fixture registry (tests/c/corpus.c, echo hosts),
  * a conversation with the case's options.json that outlives the registry handle, calls.json
  * executed, then loaded (tests/c/conversation_corpus.c). */
 #include <stdio.h>

@@ -1,7 +1,7 @@
 // Runs the conversation conformance corpus through the C++ wrapper and prints, for every case
 // sorted by name, one line: "<case>\t<messages JSON exactly as returned>\t<loaded JSON>".
 // Usage: conversation_cpp CORPUS_DIR (tests/conformance/conversation)
-// Each case as in tests/conversation.rs: a fresh fixture registry (tests/cpp/corpus.hpp, echo
+// Each case as in tests/it/conversation.rs: a fresh fixture registry (tests/cpp/corpus.hpp, echo
 // hosts), a toolregistry::Conversation that outlives the Registry, calls.json executed, then
 // loaded_json() (tests/cpp/conversation_corpus.hpp).
 #include <exception>

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Record the reference's cleaned schemas for tests/schema_clean.rs.
+"""Record the reference's cleaned schemas for tests/it/schema_clean.rs.
 
 Runs the installed reference, toolregistry 0.19.0 (with llm-rosetta 0.13), on a corpus: every
 distinct parameters schema of the public eval catalogs (../shared/eval/*/catalog.json) plus the

@@ -2,7 +2,7 @@
 //! and leaves the registry exactly as it was.
 #![allow(unsafe_code)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::ffi::{CStr, c_char};

@@ -3,7 +3,7 @@
 //! `$ref`/`allOf`/nullable/cyclic cases) must come out of `get_schemas` and of discover answers
 //! byte for byte as the reference emitted it, in every format, through the Rust API and the C ABI.
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::value::RawValue;

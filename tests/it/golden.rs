@@ -2,7 +2,7 @@
 //! via the built-in `discover_tools` and via a standalone discoverer, for every scenario.
 #![allow(unsafe_code)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::{Value, json};

@@ -9,7 +9,7 @@
 //! and each hit must have an interval overlapping its discover call.
 #![allow(unsafe_code)]
 
-mod common;
+use crate::common;
 
 use common::Rng;
 use std::collections::{HashMap, HashSet};

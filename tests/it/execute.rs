@@ -2,7 +2,7 @@
 //! must run alone, host-function ownership, the error table of the new exports, and a stress test.
 #![allow(unsafe_code)]
 
-mod common;
+use crate::common;
 
 use common::{check, cstr, take};
 use serde_json::{Value, json};

@@ -4,7 +4,7 @@
 //! carrying such text at registration. A query within `TR_MAX_QUERY_BYTES` is never refused.
 #![allow(unsafe_code)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::ptr;

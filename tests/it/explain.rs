@@ -2,7 +2,7 @@
 //! correctly, and says why a tool is missing from an answer.
 #![allow(unsafe_code)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::Value;

@@ -4,7 +4,7 @@
 //! corpus (see `tests/conformance/README.md`).
 #![allow(unsafe_code)]
 
-mod common;
+use crate::common;
 
 use common::{check, cstr, take};
 use serde_json::Value;

@@ -1,7 +1,7 @@
 //! Registry behaviour through the Rust API: incremental index upkeep against a rebuild, ordering
 //! rules, and concurrent use.
 
-mod common;
+use crate::common;
 
 use common::Rng;
 use std::sync::Arc;

@@ -1,8 +1,8 @@
-//! One test per documented limit (README "Limits"): each oversized or out-of-range input gets its
+//! One test per documented limit (docs/limits.md): each oversized or out-of-range input gets its
 //! status and message through the C ABI, within a bounded time, and leaves the registry unchanged.
 #![allow(unsafe_code)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::ffi::{CString, c_char};

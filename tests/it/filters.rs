@@ -3,7 +3,7 @@
 //! arguments) and the CLI.
 #![allow(unsafe_code)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::ptr;
