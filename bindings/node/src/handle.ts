@@ -12,9 +12,13 @@ import { c } from "./native.js";
 
 type Free = (ptr: unknown) => void;
 
-/** The safety net: frees what an unclosed, collected owner left. */
-const finalizer = new FinalizationRegistry<{ ptr: unknown; free: Free }>((held) => {
-  held.free(held.ptr);
+/**
+ * The safety net: closes the handle of an unclosed, collected owner. It goes through `close()`,
+ * not straight to the free, because others may still hold the handle without the owner: a JS
+ * embedder's feeding loop in the middle of a batch frees it only when it lets go.
+ */
+const finalizer = new FinalizationRegistry<Handle>((handle) => {
+  handle.close();
 });
 
 /** Native string arguments: a NUL inside would silently cut the string short in C. */
@@ -88,7 +92,7 @@ export class Handle {
     this.#ptr = ptr;
     this.#free = free;
     this.#kind = kind;
-    finalizer.register(owner, { ptr, free }, this.#token);
+    finalizer.register(owner, this, this.#token);
   }
 
   /** The pointer for a synchronous call; ClosedError after close. */
