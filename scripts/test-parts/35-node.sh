@@ -26,4 +26,4 @@ npx tsc -p tsconfig.json
 # The shipped declarations, as a TypeScript user compiles against them.
 npx tsc -p test/tsconfig.consumer.json
 export TOOLREGISTRY_LIB="$target/release/libtoolregistry.so"
-TOOLREGISTRY_TEST_MODEL_DIR="$model" node --expose-gc --test test/
+TOOLREGISTRY_TEST_MODEL_DIR="$model" node --expose-gc --test test/*.test.mjs
