@@ -210,3 +210,29 @@ test("setFallback runs calls of tools without their own function", async () => {
   assert.match(contents(await r.execute(chat(["gw-search", {}])))[0], /^Error:/);
   assert.throws(() => r.setFallback(5), TypeError);
 });
+
+test("the native placeholder of a JS function answers a call the library runs itself with an error, never a crash", async () => {
+  const { c } = await import("../dist/native.js");
+  const { out } = await import("../dist/handle.js");
+  const r = own(new Registry());
+  r.registerFunction(ADD, async ({ a, b }) => a + b);
+  assert.equal(r.toolsStatus()[0].callable, true);
+  // tr_registry_execute runs host functions itself (sequentially, on this thread): the
+  // placeholder fails the call and says where the function lives.
+  const handle = r._internals.handle;
+  const answer = JSON.parse(out(c.execute, handle.ptr, JSON.stringify(chat(["add", { a: 1, b: 2 }])), null));
+  assert.match(answer[0].content, /^Error: the host function of "add" is a JavaScript function: run its calls with execute\(\)/);
+  assert.deepEqual(contents(await r.execute(chat(["add", { a: 1, b: 2 }]))), ["3"]);
+});
+
+test("register() of a name with a function drops the function, as the library drops its own", async () => {
+  const r = own(new Registry());
+  r.registerFunction(ADD, async ({ a, b }) => a + b);
+  r.register(ADD);
+  assert.equal(r.toolsStatus()[0].callable, false);
+  assert.match(contents(await r.execute(chat(["add", { a: 1, b: 2 }])))[0], /^Error:.*no host function/);
+  r.registerFunction(ADD, async () => "again");
+  r.unregister("add");
+  r.register(ADD);
+  assert.match(contents(await r.execute(chat(["add", { a: 1, b: 2 }])))[0], /^Error:.*no host function/);
+});
