@@ -132,7 +132,7 @@ CORPUS_LANGUAGES = {
 
 # Which languages' corpus programs also take `--steps`: the calls run through the two-step loop
 # (prepare, the host's own run of the calls, finish: the async APIs) instead of execute, and must
-# print the same bytes.
+# print the same bytes. (Node has no other way: its execute is always the two steps.)
 STEPS_LANGUAGES = {
     "execute": ("c",),
     "conversation": (),
