@@ -7,7 +7,7 @@
  */
 import { Conversation } from "./conversation.js";
 import { PullEmbedder, needTwoStep, type EmbedFunction, type EmbedderOptions } from "./embed.js";
-import { ToolRegistryError } from "./errors.js";
+import { ClosedError, ToolRegistryError } from "./errors.js";
 import { Handle, act, describe, freeDiscoverer, freeRegistry, json, out, text } from "./handle.js";
 import { HostFunctions, type FallbackFunction, type HostFunction } from "./host.js";
 import { runTwoStep } from "./loop.js";
@@ -277,6 +277,7 @@ export class Registry {
         });
         if (done[0]) return true;
         if (Date.now() >= deadline) return false;
+        if (this.#handle.closed) throw new ClosedError("Registry");
         if (js?.lastError) throw js.lastError;
         await new Promise((r) => setTimeout(r, 5));
       }

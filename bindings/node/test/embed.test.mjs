@@ -87,10 +87,13 @@ test("closing the registry stops the feeding; a waiting embedder never touches a
   r.setEmbedder((texts) => { calls++; return new Promise((res) => { release = () => res(embed(texts)); }); }, { dim: 5 });
   await new Promise((res) => setTimeout(res, 20));
   assert.equal(calls, 1);
+  const waiting = r.waitEmbeddings(60_000);
   r.close();
   release();
+  await assert.rejects(waiting, { code: "ERR_TOOLREGISTRY_CLOSED" });
   await new Promise((res) => setTimeout(res, 20));
   assert.equal(calls, 1);
+  await assert.rejects(r.waitEmbeddings(10), { code: "ERR_TOOLREGISTRY_CLOSED" });
 });
 
 const MODEL = process.env.TOOLREGISTRY_TEST_MODEL_DIR;
