@@ -110,6 +110,7 @@ export class PullEmbedder {
             const msg = e instanceof Error ? e.message : String(e);
             results = jobs.map((j) => ({ id: j.id, error: msg }));
           }
+          if (this.#stopped || this.#handle.closed) return;
           try {
             act(put, ptr, JSON.stringify(results));
           } catch (e) {

@@ -266,6 +266,7 @@ export class Registry {
     try {
       for (;;) {
         if (js) await js.kick();
+        if (this.#handle.closed) throw new ClosedError("Registry");
         const done = [false];
         const remaining = js ? 0 : Math.max(0, deadline - Date.now());
         await new Promise<void>((resolve, reject) => {
@@ -277,7 +278,6 @@ export class Registry {
         });
         if (done[0]) return true;
         if (Date.now() >= deadline) return false;
-        if (this.#handle.closed) throw new ClosedError("Registry");
         if (js?.lastError) throw js.lastError;
         await new Promise((r) => setTimeout(r, 5));
       }
