@@ -5,7 +5,17 @@
  */
 import { ToolRegistryError } from "./errors.js";
 import { Handle, act, out } from "./handle.js";
-import { twoStep } from "./native.js";
+import { c, twoStep } from "./native.js";
+
+/** A pause that does not keep the process alive on its own (the feeding loop's polling). */
+const pause = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
+
+/** Whether no enabled tool waits for its vector (`tr_registry_wait_embeddings` with 0 ms). */
+export function embeddingsDone(ptr: unknown): boolean {
+  const done = [false];
+  act(c.waitEmbeddings, ptr, 0, done);
+  return done[0]!;
+}
 
 /** Embeds a batch of texts: one vector of `dim` finite numbers per text, not all zeros. */
 export type EmbedFunction = (texts: string[]) => Promise<ArrayLike<number>[]> | ArrayLike<number>[];
@@ -89,7 +99,10 @@ export class PullEmbedder {
     const put = needTwoStep(twoStep.putEmbeddings, "setEmbedder");
     do {
       this.#again = false;
+      let idle = false;
       while (!this.#stopped && !this.#handle.closed) {
+        if (idle) await pause(2);
+        idle = false;
         let ptr: unknown;
         try {
           ptr = this.#handle.hold();
@@ -98,7 +111,13 @@ export class PullEmbedder {
         }
         try {
           const jobs = JSON.parse(out(take, ptr, this.#batch)) as { id: number; text: string }[];
-          if (jobs.length === 0) break;
+          if (jobs.length === 0) {
+            // The library queues texts from its embedding thread, a moment after a change:
+            // keep polling while any tool waits, stop when none does.
+            if (embeddingsDone(ptr)) break;
+            idle = true;
+            continue;
+          }
           let results: object[];
           try {
             const vs = await this.fn(jobs.map((j) => j.text));

@@ -6,7 +6,7 @@
  * concurrently, finish); a JS embedder is fed on the pull model (embed.ts).
  */
 import { Conversation } from "./conversation.js";
-import { PullEmbedder, needTwoStep, type EmbedFunction, type EmbedderOptions } from "./embed.js";
+import { PullEmbedder, embeddingsDone, needTwoStep, type EmbedFunction, type EmbedderOptions } from "./embed.js";
 import { ClosedError, ToolRegistryError } from "./errors.js";
 import { Handle, act, describe, freeDiscoverer, freeRegistry, json, out, text } from "./handle.js";
 import { HostFunctions, type FallbackFunction, type HostFunction } from "./host.js";
@@ -264,21 +264,25 @@ export class Registry {
     const js = this.#embedder.current;
     const ptr = this.#handle.hold();
     try {
-      for (;;) {
-        if (js) await js.kick();
-        if (this.#handle.closed) throw new ClosedError("Registry");
+      if (!js) {
+        // The built-in encoder (or none): the library waits, on a koffi worker thread.
         const done = [false];
-        const remaining = js ? 0 : Math.max(0, deadline - Date.now());
         await new Promise<void>((resolve, reject) => {
-          (c.waitEmbeddings as any).async(ptr, remaining, done, [null], (e: unknown, status: number) => {
+          (c.waitEmbeddings as any).async(ptr, timeoutMs, done, [null], (e: unknown, status: number) => {
             if (e) reject(e);
             else if (status !== 0) reject(new ToolRegistryError(status, "waiting for embeddings failed"));
             else resolve();
           });
         });
-        if (done[0]) return true;
+        return done[0]!;
+      }
+      // A JS embedder: keep its feeding loop going and look every few milliseconds.
+      for (;;) {
+        void js.kick();
+        if (this.#handle.closed) throw new ClosedError("Registry");
+        if (js.lastError) throw js.lastError;
+        if (embeddingsDone(ptr)) return true;
         if (Date.now() >= deadline) return false;
-        if (js?.lastError) throw js.lastError;
         await new Promise((r) => setTimeout(r, 5));
       }
     } finally {
