@@ -101,8 +101,13 @@ export class PullEmbedder {
       this.#again = false;
       let idle = false;
       while (!this.#stopped && !this.#handle.closed) {
-        if (idle) await pause(2);
-        idle = false;
+        if (idle) {
+          // Looked again after the pause: another embedder may have replaced this one, and its
+          // jobs must not be taken here (their ids restart from 0 in the library).
+          idle = false;
+          await pause(2);
+          continue;
+        }
         let ptr: unknown;
         try {
           ptr = this.#handle.hold();

@@ -29,7 +29,7 @@ test("a JS embedder: the catalog is embedded through the function, and hybrid fi
     r.register(CATALOG);
     const batches = [];
     r.setEmbedder(async (texts) => { batches.push(texts.length); await new Promise((res) => setTimeout(res, 1)); return embed(texts); }, { dim: 5 });
-    assert.equal(await r.waitEmbeddings(10_000), true);
+    assert.equal(await r.waitEmbeddings(10_000), true, JSON.stringify(r.embeddingStatus()));
     const st = r.embeddingStatus();
     assert.equal(st.dim, 5);
     assert.equal(st.ready, 4);
@@ -44,7 +44,7 @@ test("a JS embedder: the catalog is embedded through the function, and hybrid fi
     assert.equal(explicit[0].name, "crypto_quotes");
     // A tool registered later is embedded too (the binding feeds new jobs after a change).
     r.register({ name: "rain_alerts", description: "Rain warnings for the outlook." });
-    assert.equal(await r.waitEmbeddings(10_000), true);
+    assert.equal(await r.waitEmbeddings(10_000), true, JSON.stringify(r.embeddingStatus()));
     assert.equal(r.embeddingStatus().ready, 5);
     d.close();
   } finally {
@@ -57,17 +57,17 @@ test("a failing embedder or a bad vector fails its batch only: the tools stay fi
   try {
     r.register(CATALOG);
     r.setEmbedder(async () => { throw new Error("model offline"); }, { dim: 5 });
-    assert.equal(await r.waitEmbeddings(10_000), true);
+    assert.equal(await r.waitEmbeddings(10_000), true, JSON.stringify(r.embeddingStatus()));
     let st = r.embeddingStatus();
     assert.equal(st.failed, 4);
     const d = r.discoverer();
     assert.equal(d.discover("send an email", { topK: 1 })[0].name, "send_email");
     r.setEmbedder(async (texts) => texts.map(() => [NaN, 0, 0, 0, 1]), { dim: 5 });
-    assert.equal(await r.waitEmbeddings(10_000), true);
+    assert.equal(await r.waitEmbeddings(10_000), true, JSON.stringify(r.embeddingStatus()));
     st = r.embeddingStatus();
     assert.equal(st.failed, 4);
     r.setEmbedder(async (texts) => texts.map(() => [1, 2]), { dim: 5 });
-    assert.equal(await r.waitEmbeddings(10_000), true);
+    assert.equal(await r.waitEmbeddings(10_000), true, JSON.stringify(r.embeddingStatus()));
     assert.equal(r.embeddingStatus().failed, 4);
     d.close();
   } finally {
