@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Asks the same queries through Rust, C, C++, Go, C# and Python, prints the answers side by side, and fails
-unless all six give the same names, in the same order, with the same scores (bit for bit), the same
+"""Asks the same queries through Rust, C, C++, Go, C#, Python and Node, prints the answers side by side, and fails
+unless all seven give the same names, in the same order, with the same scores (bit for bit), the same
 namespace and deferred flag. The `hybrid` queries use a fake embedder that each language implements
 alike (tests/cross/discover.rs for Rust, which the CLI cannot load).
 
@@ -25,6 +25,15 @@ QUERIES = [
 ]
 
 
+def node_env():
+    """The Node binding loads the release library (built by the Node part, dist/ compiled there)."""
+    target = os.path.abspath(os.environ.get("CARGO_TARGET_DIR", "target"))
+    return dict(os.environ, TOOLREGISTRY_LIB=os.path.join(target, "release", "libtoolregistry.so"))
+
+
+NODE_TESTS = os.path.join("bindings", "node", "test")
+
+
 def programs(catalog):
     target = os.environ.get("CARGO_TARGET_DIR", "target")
     cross = os.path.join(target, "cross")
@@ -44,11 +53,47 @@ def programs(catalog):
         "python": lambda q, k, p: ([os.path.join(target, "python-venv", "bin", "python"),
                                     os.path.join("bindings", "python", "tests", "cross_discover.py"), catalog, q, str(k), p],
                                    None),
+        "node": lambda q, k, p: (["node", os.path.join(NODE_TESTS, "cross_discover.mjs"), catalog, q, str(k), p],
+                                 node_env()),
     }
 
 
 def normalized(answer):
     return [(h["name"], float(h["score"]), h.get("namespace"), bool(h["deferred"])) for h in answer]
+
+
+# explain: the Rust CLI and the Node binding (query, tool, top_k, profile); the same JSON document,
+# every float bit for bit.
+EXPLAIN = [
+    ("convert currency", "convert_currency", 10, "reference"),
+    ("get the weather forecast for a city", "get_weather", 8, "enhanced"),
+    ("天气 查询 weather", "get_weather", 5, "reference"),
+]
+
+
+def check_explain(catalog):
+    target = os.environ.get("CARGO_TARGET_DIR", "target")
+    failures = 0
+    for query, tool, top_k, profile in EXPLAIN:
+        answers = {}
+        for language, argv, env in (
+            ("rust", [os.path.join(target, "release", "toolregistry"), "explain", "--json", "--catalog", catalog,
+                      "--top-k", str(top_k), "--profile", profile, "--tool", tool, query], None),
+            ("node", ["node", os.path.join(NODE_TESTS, "cross_explain.mjs"), catalog, query, tool, str(top_k), profile],
+             node_env()),
+        ):
+            out = subprocess.run(argv, capture_output=True, text=True, env=env)
+            if out.returncode != 0:
+                print(f"explain {language}: exit {out.returncode}: {out.stderr.strip()}")
+                failures += 1
+                continue
+            answers[language] = json.loads(out.stdout)
+        same = len(answers) == 2 and answers["rust"] == answers["node"]
+        print(f"explain {query!r} {tool} top_k={top_k} {profile}: "
+              + ("rust and node identical" if same else "MISMATCH or missing"))
+        if not same:
+            failures += 1
+    return len(EXPLAIN), failures
 
 
 EXECUTE = os.path.join("tests", "conformance", "execute")
@@ -63,9 +108,10 @@ def corpus_programs(corpus, kind):
     env_cs = dict(os.environ, LD_LIBRARY_PATH=os.path.join(target, "csharp"))
     python = os.path.join(target, "python-venv", "bin", "python")
     names = {
-        "execute": ("execute_c", "execute_cpp", "trexecute", "ExecuteCli.exe", "cross_execute.py"),
+        "execute": ("execute_c", "execute_cpp", "trexecute", "ExecuteCli.exe", "cross_execute.py",
+                    "cross_execute.mjs"),
         "conversation": ("conversation_c", "conversation_cpp", "trconversation", "ConversationCli.exe",
-                         "cross_conversation.py"),
+                         "cross_conversation.py", "cross_conversation.mjs"),
     }[kind]
     programs = {
         "c": ([os.path.join(cross, names[0]), corpus], None),
@@ -73,19 +119,20 @@ def corpus_programs(corpus, kind):
         "go": ([os.path.join(cross, names[2]), corpus], None),
         "c#": (["mono", os.path.join(target, "csharp", names[3]), corpus], env_cs),
         "python": ([python, os.path.join("bindings", "python", "tests", names[4]), corpus], None),
+        "node": (["node", os.path.join(NODE_TESTS, names[5]), os.path.abspath(corpus)], node_env()),
     }
     return {lang: cmd for lang, cmd in programs.items() if lang in CORPUS_LANGUAGES[kind]}
 
 
 # Which languages run which corpus (every binding runs both once its conversation type exists).
 CORPUS_LANGUAGES = {
-    "execute": ("c", "c++", "go", "c#", "python"),
-    "conversation": ("c", "c++", "go", "c#", "python"),
+    "execute": ("c", "c++", "go", "c#", "python", "node"),
+    "conversation": ("c", "c++", "go", "c#", "python", "node"),
 }
 
 # Which languages' corpus programs also take `--steps`: the calls run through the two-step loop
 # (prepare, the host's own run of the calls, finish: the async APIs) instead of execute, and must
-# print the same bytes.
+# print the same bytes. (Node has no other way: its execute is always the two steps.)
 STEPS_LANGUAGES = {
     "execute": ("c", "go", "c#"),
     "conversation": ("go", "c#"),
@@ -170,6 +217,9 @@ def main():
             failures += 1
     checks = len(QUERIES) * len(programs(catalog))
     print()
+    more_checks, more_failures = check_explain(catalog)
+    checks += more_checks
+    failures += more_failures
     for corpus, kind in ((EXECUTE, "execute"), (CONVERSATION, "conversation")):
         more_checks, more_failures = check_corpus(corpus, kind)
         checks += more_checks

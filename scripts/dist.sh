@@ -8,6 +8,8 @@
 #       It is `cmake --install` of a Release build: relocatable, unpack it anywhere.
 #   toolregistry_rs-VERSION-py3-none-manylinux_*.whl   the Python binding with the same stripped
 #       library inside, repaired and checked by auditwheel (tagged for the oldest glibc it runs on).
+#   toolregistry-VERSION.tgz   the Node binding (`npm pack` of bindings/node compiled with tsc)
+#       with the same stripped library in lib/; koffi, its one dependency, comes from npm.
 #
 # Reuses target/release when it is built (cargo runs once, through CMake; the wheel takes the
 # library CMake made instead of running cargo again). Needs cargo, CMake, a C/C++ compiler,
@@ -17,7 +19,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/setup.sh
 
-need_commands cmake:cmake cc:gcc c++:g++ make:make objcopy:binutils readelf:binutils patchelf:patchelf
+need_commands cmake:cmake cc:gcc c++:g++ make:make objcopy:binutils readelf:binutils patchelf:patchelf \
+  node:nodejs npm:npm
 python="${PYTHON:-python3}"
 if ! command -v "$python" >/dev/null 2>&1 || ! "$python" -c "import venv, ensurepip" >/dev/null 2>&1; then
   apt_install python3 python3-venv
@@ -31,8 +34,14 @@ name="toolregistry-$version-$(uname -m)-linux-gnu"
 build=build/dist
 venv="${DIST_VENV:-$target/dist-venv}"
 
-rm -rf dist "$build/stage" "$build/wheel"
-mkdir -p dist "$build/stage" "$build/wheel"
+rm -rf dist "$build/stage" "$build/wheel" "$build/npm"
+mkdir -p dist "$build/stage" "$build/wheel" "$build/npm"
+
+node_version=$(node -p 'require("./bindings/node/package.json").version')
+if [ "$node_version" != "$version" ]; then
+  echo "dist: bindings/node/package.json has version $node_version, Cargo.toml $version" >&2
+  exit 1
+fi
 
 # The library: CMake runs `cargo build --release --lib --locked` (nothing to do when it is built)
 # and strips it into toolregistry-lib/, the debug info beside it.
@@ -68,6 +77,15 @@ if ! printf '%s\n' 0.14.5 "$(patchelf --version | awk '{print $2}')" | sort -V -
 fi
 "$venv/bin/auditwheel" repair --patcher "$patcher" -w dist "$build/wheel"/toolregistry_rs-*.whl
 "$venv/bin/auditwheel" show dist/toolregistry_rs-*.whl
+
+# The npm tarball: the compiled package (tsc's dist/ with its .d.ts), the licence, and the same
+# stripped library in lib/, where the package looks for its own copy.
+(cd bindings/node && npm ci --no-audit --no-fund --loglevel=error && npx tsc -p tsconfig.json)
+pkg="$build/npm/toolregistry"
+mkdir -p "$pkg/lib"
+cp -R bindings/node/package.json bindings/node/README.md bindings/node/dist LICENSE "$pkg/"
+cp "$build/toolregistry-lib/libtoolregistry.so.$version" "$pkg/lib/libtoolregistry.so"
+(cd "$pkg" && npm pack --quiet --pack-destination "$OLDPWD/dist" >/dev/null)
 
 echo
 ls -l dist

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The release artifacts as a user without Rust gets them: scripts/dist.sh makes the tarball and the
-# wheel (reusing target/release), then
+# The release artifacts as a user without Rust gets them: scripts/dist.sh makes the tarball, the
+# wheel and the npm tarball (reusing target/release), then
 #   - the wheel goes into a fresh virtualenv, with a PATH that has no cargo, and answers a discover;
+#   - the npm tarball is installed into an empty folder with the same PATH (koffi from npm) and a
+#     Node script there answers a discover from the package's own library;
 #   - the tarball is unpacked somewhere else, an outside C program is built against it with
 #     pkg-config and run, and a CMake project finds it with find_package;
 #   - the shipped library (in both) is stripped and its .gnu_debuglink names the tarball's debug
@@ -28,6 +30,8 @@ tarballs=(dist/toolregistry-"$version"-*-linux-gnu.tar.gz)
 wheels=(dist/toolregistry_rs-"$version"-py3-none-*.whl)
 [ "${#tarballs[@]}" -eq 1 ] && [ -f "${tarballs[0]}" ] || { echo "dist: expected one tarball, got ${tarballs[*]}" >&2; exit 1; }
 [ "${#wheels[@]}" -eq 1 ] && [ -f "${wheels[0]}" ] || { echo "dist: expected one wheel, got ${wheels[*]}" >&2; exit 1; }
+npm_tarball="$PWD/dist/toolregistry-$version.tgz"
+[ -f "$npm_tarball" ] || { echo "dist: expected the npm tarball $npm_tarball" >&2; exit 1; }
 case "${wheels[0]}" in
   *manylinux*) ;;
   *) echo "dist: the wheel is not tagged manylinux: ${wheels[0]}" >&2; exit 1 ;;
@@ -113,4 +117,31 @@ case "$site" in
   *) echo "dist: the wheel's package loaded a library outside the virtualenv: $site" >&2; exit 1 ;;
 esac
 debuglink_ok "$site" "$prefix/lib/libtoolregistry.so.$version.debug"
-echo "dist: 3 checks passed (tarball, wheel, debug link)"
+
+# ---- the npm tarball ------------------------------------------------------------------------
+# An empty folder, the same PATH without cargo (node and npm are the system's), no library path.
+app="$work/npm-app"
+mkdir -p "$app"
+echo '{"name": "npm-app", "private": true, "type": "module"}' > "$app/package.json"
+(cd "$app" && env -u TOOLREGISTRY_LIB -u LD_LIBRARY_PATH PATH="$clean_path" \
+  npm install --no-audit --no-fund --loglevel=error "$npm_tarball")
+cat > "$app/discover.mjs" <<'EOF'
+import { Registry, libraryPath } from "toolregistry";
+const registry = new Registry();
+registry.register([
+  { name: "send_email", description: "Send an email.", metadata: { defer: true } },
+  { name: "read_file", description: "Read a file from disk." },
+]);
+const hits = registry.discoverer().discover("email someone", { topK: 3 });
+if (hits[0]?.name !== "send_email") throw new Error(`unexpected answer ${JSON.stringify(hits)}`);
+registry.close();
+console.log(libraryPath);
+EOF
+node_lib=$(cd "$app" && env -u TOOLREGISTRY_LIB -u LD_LIBRARY_PATH PATH="$clean_path" node discover.mjs)
+echo "npm ok: discover answered from $node_lib"
+case "$node_lib" in
+  "$app/node_modules/toolregistry/lib/"*) ;;
+  *) echo "dist: the npm package loaded a library outside its folder: $node_lib" >&2; exit 1 ;;
+esac
+debuglink_ok "$node_lib" "$prefix/lib/libtoolregistry.so.$version.debug"
+echo "dist: 4 checks passed (tarball, wheel, npm tarball, debug link)"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The same queries through Rust, C, C++, Go, C# and Python: same names, order and scores (issue 4).
-# Runs after the Go, C# and Python parts, which installed and built what this needs.
+# The same queries through Rust, C, C++, Go, C#, Python and Node: same names, order and scores (issue 4).
+# Runs after the Go, C#, Python and Node parts, which installed and built what this needs.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/lib/setup.sh
@@ -45,6 +45,10 @@ if [ ! -f "$target/csharp/DiscoverCli.exe" ]; then
 fi
 if [ ! -x "$target/python-venv/bin/python" ]; then
   echo "the Python part (40-python.sh) must run first: $target/python-venv is missing" >&2
+  exit 1
+fi
+if [ ! -f bindings/node/dist/index.js ] || [ ! -d bindings/node/node_modules/koffi ]; then
+  echo "the Node part (35-node.sh) must run first: bindings/node/dist or its node_modules is missing" >&2
   exit 1
 fi
 python3 scripts/cross_language.py data/bfcl/catalog.json

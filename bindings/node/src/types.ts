@@ -1,0 +1,185 @@
+/** The shapes of options and answers, in JS naming; answers keep the library's JSON keys. */
+
+/** The provider formats (default `"openai-chat"`). */
+export type ApiFormat = "openai-chat" | "openai-responses" | "anthropic" | "gemini";
+/** `"reference"` reproduces toolregistry 0.19.0 bit for bit; `"hybrid"` fuses words and vectors. */
+export type Profile = "reference" | "enhanced" | "hybrid";
+export type ConversationMode = "summaries" | "stable" | "native" | "auto";
+export type SearchSide = "client" | "server";
+
+/** A tool definition in any accepted shape (flat, OpenAI chat/responses, Anthropic, MCP). */
+export type ToolDefinition = Record<string, unknown>;
+
+/** Ranking options (a Discoverer's, `discover_tools`', a conversation's `discovery`). */
+export interface DiscoveryOptions {
+  profile?: Profile;
+  fieldWeights?: Partial<Record<"name" | "description" | "search_hint" | "tags" | "params" | "param_docs", number>>;
+  minScoreRatio?: number;
+  maxDfRatio?: number;
+  k1?: number;
+  b?: number;
+  delta?: number;
+  /** `enableDiscovery` only: also register `call_deferred` (default true). */
+  callDeferred?: boolean;
+}
+
+/** Options of one discover. */
+export interface DiscoverOptions {
+  /** At most this many hits (default 10). */
+  topK?: number;
+  apiFormat?: ApiFormat;
+  /** OpenAI strict schemas on the hits that carry one. */
+  strict?: boolean;
+  /** Caps the answer at this many tokens (UTF-8 bytes of its JSON / 4). */
+  maxTokens?: number;
+  /** Only tools under one of these namespaces. */
+  namespaces?: string[];
+  /** Only tools carrying any of these tags. */
+  tags?: string[];
+  /** Only deferred (true) or only loaded (false) tools. */
+  deferred?: boolean;
+  /** Hybrid ranking with this query vector instead of calling an embedder. */
+  queryVector?: ArrayLike<number>;
+}
+
+export interface DiscoverResult {
+  name: string;
+  description: string;
+  score: number;
+  namespace: string | null;
+  deferred: boolean;
+  schema?: Record<string, unknown>;
+  warning?: string;
+}
+
+export interface SchemaOptions {
+  /** Default true; false leaves deferred tools out. */
+  includeDeferred?: boolean;
+  apiFormat?: ApiFormat;
+  tags?: string[];
+  excludeTags?: string[];
+  /** Exactly these tools, in this order, disabled ones included (other filters ignored). */
+  names?: string[];
+}
+
+export interface StrictSchemas {
+  tools: Record<string, unknown>[];
+  warnings: { name: string; reason: string }[];
+}
+
+export interface Summary {
+  name: string;
+  description: string;
+  namespace: string | null;
+}
+
+export interface ToolStatus {
+  name: string;
+  namespace: string | null;
+  enabled: boolean;
+  reason: string | null;
+  deferred: boolean;
+  tags: string[];
+  callable: boolean;
+  embedding?: "ready" | "pending" | "failed" | "none";
+}
+
+export interface EmbeddingStatus {
+  embedder: string;
+  dim: number;
+  ready: number;
+  pending: number;
+  failed: number;
+  embedded: number;
+  warnings: string[];
+}
+
+export interface Metadata {
+  defer?: boolean;
+  tags?: string[];
+  searchHint?: string;
+}
+
+export interface RegistryOptions {
+  /** Enables `discover_tools` at once, with these options (`true`: the defaults). */
+  discovery?: DiscoveryOptions | boolean;
+  /** Loads the built-in sentence encoder from a local model folder; nothing is downloaded. */
+  embedding?: { modelDir: string; cachePath?: string; threads?: number } | null;
+}
+
+export interface ExecuteOptions {
+  apiFormat?: ApiFormat;
+  /** Also answer the rebuilt assistant turn first. */
+  includeAssistant?: boolean;
+  /** Aborts the batch: `execute` rejects with the signal's reason; host functions see it in ctx. */
+  signal?: AbortSignal;
+  /** At most this many host calls at once (default: no limit). */
+  concurrency?: number;
+}
+
+export interface ConversationOptions {
+  apiFormat?: ApiFormat;
+  mode?: ConversationMode;
+  search?: SearchSide;
+  /** Deferred tools already loaded (restores a saved conversation). */
+  loaded?: string[];
+  strict?: boolean;
+  deferThresholdTokens?: number;
+  summaryMaxTokens?: number | null;
+  discovery?: DiscoveryOptions;
+  topK?: number;
+  maxTokens?: number;
+  namespaces?: string[];
+  tags?: string[];
+}
+
+export interface ConversationTools {
+  /** The exact `tools` array to send, in the conversation's provider format. */
+  tools: Record<string, unknown>[];
+  /** Text to add to the system prompt (`""` when none). */
+  systemText: string;
+  /** SHA-256 of tools and system text: changes exactly when the prompt cache would break. */
+  fingerprint: string;
+}
+
+/** Drops undefined fields: the library refuses nothing it is not sent. */
+export function defined(doc: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(doc)) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+export function names(what: string, value: unknown): string[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value)) throw new TypeError(`${what} must be an array of strings`);
+  return value as string[];
+}
+
+export function discoveryDoc(o: DiscoveryOptions | undefined): Record<string, unknown> {
+  if (o === undefined) return {};
+  if (o === null || typeof o !== "object") throw new TypeError("discovery options must be an object");
+  return defined({
+    profile: o.profile,
+    field_weights: o.fieldWeights,
+    min_score_ratio: o.minScoreRatio,
+    max_df_ratio: o.maxDfRatio,
+    k1: o.k1,
+    b: o.b,
+    delta: o.delta,
+    call_deferred: o.callDeferred,
+  });
+}
+
+export function discoverDoc(o: DiscoverOptions): Record<string, unknown> {
+  if (o === null || typeof o !== "object") throw new TypeError("discover options must be an object");
+  return defined({
+    top_k: o.topK,
+    api_format: o.apiFormat,
+    strict: o.strict,
+    max_tokens: o.maxTokens,
+    namespaces: names("namespaces", o.namespaces),
+    tags: names("tags", o.tags),
+    deferred: o.deferred,
+    query_vector: o.queryVector === undefined ? undefined : Array.from(o.queryVector),
+  });
+}

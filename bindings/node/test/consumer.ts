@@ -1,0 +1,45 @@
+// Compiled (not run) by 35-node.sh against the package's shipped .d.ts: the API a TypeScript
+// user writes must type-check, and misuse must not.
+import {
+  Registry, ToolError, ToolRegistryError, ClosedError, type DiscoverResult, type HostFunction, type StatusName,
+} from "toolregistry";
+import { aiTools } from "toolregistry/ai";
+import { mcpToolsList } from "toolregistry/mcp";
+
+export async function typed(): Promise<void> {
+  const registry = new Registry({ discovery: { profile: "reference" } });
+  const names: string[] = registry.register([{ name: "a", description: "x" }]);
+  const fn: HostFunction = async (args: { city: string }, ctx) => `${ctx.name} ${args.city}`;
+  registry.registerFunction({ name: "w", description: "x" }, fn);
+  registry.registerFunction({ name: "t", description: "x" }, () => {
+    throw new ToolError("no");
+  });
+  const d = registry.discoverer({ minScoreRatio: 0.1 });
+  const hits: DiscoverResult[] = d.discover("x", { topK: 3, namespaces: ["gh"], deferred: true });
+  const score: number = hits[0]!.score;
+  const messages: Record<string, unknown>[] = await registry.execute({ role: "assistant" }, { includeAssistant: true });
+  const c = registry.conversation({ apiFormat: "anthropic", mode: "native" });
+  const { tools, systemText, fingerprint } = c.tools();
+  registry.setEmbedder(async (texts) => texts.map(() => [1, 0]), { dim: 2 });
+  const ok: boolean = await registry.waitEmbeddings(1000);
+  aiTools(registry, { includeDeferred: false });
+  mcpToolsList(registry).tools[0]?.inputSchema.type satisfies "object" | undefined;
+  try {
+    registry.unregister("x");
+  } catch (e) {
+    if (e instanceof ToolRegistryError) {
+      const s: StatusName = e.status;
+      void s;
+    } else if (e instanceof ClosedError) {
+      void e.code;
+    }
+  }
+  // @ts-expect-error topK is a number
+  d.discover("x", { topK: "3" });
+  // @ts-expect-error no such api format
+  registry.getSchemas({ apiFormat: "openai" });
+  c[Symbol.dispose]();
+  d.close();
+  registry.close();
+  void [names, score, messages, tools, systemText, fingerprint, ok];
+}
