@@ -69,7 +69,7 @@ pub fn scan_catalogs(files: &[PathBuf]) -> Result<String, String> {
             .flat_map(|(_, (_, t))| t.iter().filter_map(names))
             .collect();
         let context = Context::new(others.iter().map(String::as_str));
-        let mut counts: BTreeMap<(String, Severity), usize> = BTreeMap::new();
+        let mut counts = scan::Counts::new();
         let mut flagged: BTreeMap<Severity, usize> = BTreeMap::new();
         for tool in tools {
             let findings = scan::scan_tool(tool, &context);

@@ -60,7 +60,7 @@ pub struct Gate {
     /// Serializes read-modify-write of the state file within this process.
     io: Mutex<()>,
     /// The last listing's findings per server, counted by rule and severity.
-    counts: Mutex<BTreeMap<String, BTreeMap<(String, Severity), usize>>>,
+    counts: Mutex<BTreeMap<String, scan::Counts>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

@@ -588,7 +588,8 @@ fn private_files(text: &str, folded: &Folded, field: &str, out: &mut Vec<Finding
             let end = i + needle.len();
             let before = t[..i].chars().next_back();
             let after = t[end..].chars().next();
-            if !(edge_start && word(before)) && !(edge_end && word(after)) {
+            let inside_word = (edge_start && word(before)) || (edge_end && word(after));
+            if !inside_word {
                 let (s, e) = folded.span(i, end);
                 push(
                     out,
@@ -713,8 +714,11 @@ fn other_tools(
 const DIRECTIVES: &str =
     "must|should|always|never|instead|ensure|whenever|override|redirect|replace|before|after";
 
+/// Findings counted by rule and severity.
+pub type Counts = BTreeMap<(String, Severity), usize>;
+
 /// Findings counted per rule and severity, e.g. for `--check` and the false-positive report.
-pub fn count(findings: &[Finding]) -> BTreeMap<(String, Severity), usize> {
+pub fn count(findings: &[Finding]) -> Counts {
     let mut counts = BTreeMap::new();
     for f in findings {
         *counts.entry((f.rule.to_string(), f.severity)).or_insert(0) += 1;
