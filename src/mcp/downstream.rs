@@ -104,7 +104,8 @@ impl Downstream {
             .unwrap_or_else(std::sync::PoisonError::into_inner) = peer;
     }
 
-    fn peer(&self) -> Option<Peer<RoleClient>> {
+    /// The connection, while it runs.
+    pub fn peer(&self) -> Option<Peer<RoleClient>> {
         self.peer
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)

@@ -10,6 +10,7 @@
 mod catalog;
 mod config;
 mod downstream;
+mod passthrough;
 mod reload;
 mod trust;
 mod upstream;

@@ -4,7 +4,8 @@
 `servers.py rugpull VERSION_FILE`: `fact_of_the_day` and `stable_tool`; the fact's description is
 the one numbered by the file's content (read at each tools/list), and the tool `mutate` writes the
 next number and sends notifications/tools/list_changed, for a change while a client is connected.
-`servers.py named LABEL`: one tool `LABEL_ping` answering `LABEL pid PID` (the live-config tests).
+`servers.py named LABEL`: one tool `LABEL_ping` answering `LABEL pid PID` (the live-config tests),
+the prompt `greet` (argument `who`) and the resource `memo://LABEL/note` (the passthrough tests).
 """
 
 import io
@@ -68,8 +69,33 @@ async def call_tool(ctx, params):
     return types.CallToolResult(content=[types.TextContent(type="text", text=f"ran {name}")])
 
 
+async def list_prompts(ctx, params):
+    arg = types.PromptArgument(name="who", description="Whom to greet.", required=True)
+    return types.ListPromptsResult(prompts=[types.Prompt(name="greet", description="A greeting.", arguments=[arg])])
+
+
+async def get_prompt(ctx, params):
+    if params.name != "greet":
+        raise ValueError(f"unknown prompt {params.name}")
+    who = (params.arguments or {}).get("who", "nobody")
+    message = types.PromptMessage(role="user", content=types.TextContent(type="text", text=f"{ARG} greets {who}"))
+    return types.GetPromptResult(messages=[message])
+
+
+async def list_resources(ctx, params):
+    return types.ListResourcesResult(resources=[types.Resource(uri=f"memo://{ARG}/note", name="note", mime_type="text/plain")])
+
+
+async def read_resource(ctx, params):
+    return types.ReadResourceResult(contents=[types.TextResourceContents(uri=params.uri, text=f"note of {ARG}", mime_type="text/plain")])
+
+
 async def main() -> None:
-    server = Server(f"trust-{MODE}", on_list_tools=list_tools, on_call_tool=call_tool)
+    extra = {}
+    if MODE == "named":
+        extra = dict(on_list_prompts=list_prompts, on_get_prompt=get_prompt,
+                     on_list_resources=list_resources, on_read_resource=read_resource)
+    server = Server(f"trust-{MODE}", on_list_tools=list_tools, on_call_tool=call_tool, **extra)
     stdin = anyio.wrap_file(io.TextIOWrapper(os.fdopen(0, "rb", buffering=0), encoding="utf-8"))
     stdout = anyio.wrap_file(io.TextIOWrapper(os.fdopen(1, "wb", buffering=0), encoding="utf-8"))
     async with stdio_server(stdin=stdin, stdout=stdout) as (read, write):

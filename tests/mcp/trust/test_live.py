@@ -150,6 +150,32 @@ async def hangup(tmp: Path, errlog) -> None:
     await session(config, errlog, body, "--no-watch")
 
 
+async def passthrough(tmp: Path, errlog) -> None:
+    config = tmp / "pass.json"
+    write(config, config_text({"x": named("x"), "x-y": named("y")}))
+
+    async def body(s, changed) -> None:
+        prompts = sorted(p.name for p in (await s.list_prompts()).prompts)
+        check(prompts == ["x-greet", "x-y-greet"], f"prompts pass through, namespaced: {prompts}")
+        r = await s.get_prompt("x-y-greet", {"who": "Ann"})
+        check(r.messages[0].content.text == "y greets Ann", "prompts/get goes to the server of the longest prefix")
+        r = await s.get_prompt("x-greet", {"who": "Bo"})
+        check(r.messages[0].content.text == "x greets Bo", "and to the other server")
+        try:
+            await s.get_prompt("zz-greet", {})
+            refused = False
+        except Exception as e:
+            refused = "no server has a prompt" in str(e)
+        check(refused, "an unknown prompt is an error")
+        resources = sorted((r.name, str(r.uri)) for r in (await s.list_resources()).resources)
+        check(resources == [("x-note", "memo://x/note"), ("x-y-note", "memo://y/note")],
+              f"resources pass through, names namespaced, URIs kept: {resources}")
+        r = await s.read_resource("memo://y/note")
+        check(r.contents[0].text == "note of y", "resources/read goes to the server that lists the URI")
+
+    await session(config, errlog, body)
+
+
 async def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -158,6 +184,7 @@ async def main() -> None:
             with open(log, "w") as errlog:
                 await edits(tmp, errlog, log)
                 await hangup(tmp, errlog)
+                await passthrough(tmp, errlog)
         finally:
             if FAILURES:
                 print("--- the proxy's stderr (last 40 lines):\n" + "\n".join(log.read_text().splitlines()[-40:])[-6000:])
