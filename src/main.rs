@@ -134,18 +134,46 @@ enum Command {
     /// Serve MCP on stdio in front of the MCP servers of a config file, with tool search.
     #[cfg(feature = "mcp")]
     Mcp {
-        /// `{"mcpServers": {"NAME": {"command", "args", "env", "defer", "allow", "deny"}}}`.
-        #[arg(long, value_name = "FILE")]
-        config: std::path::PathBuf,
+        /// review, approve or scan (none: serve).
+        #[command(subcommand)]
+        action: Option<McpAction>,
+        /// `{"mcpServers": {"NAME": {"command", "args", "env", "defer", "allow", "deny", "trust"}}}`.
+        #[arg(long, value_name = "FILE", global = true)]
+        config: Option<std::path::PathBuf>,
+        /// The pins' state file (default: toolregistry/mcp-state.json in the user's data folder).
+        #[arg(long, value_name = "FILE", global = true)]
+        state: Option<std::path::PathBuf>,
         /// Start each server once, print its state and tool count, and exit.
         #[arg(long)]
         check: bool,
+        /// Reload the config on SIGHUP only (by default also when the file changes).
+        #[arg(long)]
+        no_watch: bool,
         /// A local text encoder: rank with the `hybrid` profile instead of `enhanced`.
         #[arg(long, value_name = "DIR")]
         model_dir: Option<std::path::PathBuf>,
         /// Keep the tools' vectors in FILE, so a restart embeds only the tools that changed.
         #[arg(long, value_name = "FILE")]
         embed_cache: Option<std::path::PathBuf>,
+    },
+}
+
+/// `toolregistry mcp` subcommands: trust in the downstream servers' tool definitions.
+#[cfg(feature = "mcp")]
+#[derive(Subcommand)]
+enum McpAction {
+    /// Print each quarantined tool: why, the scanner's findings, a diff old against new.
+    Review,
+    /// Accept the current definitions of SERVER's quarantined tools (or of SERVER/TOOL).
+    Approve {
+        /// SERVER or SERVER/TOOL.
+        target: String,
+    },
+    /// Run the tool-text scanner over catalog files (JSON arrays of tools); counts per rule.
+    Scan {
+        /// Each file is one server; the others' tools are its neighbours.
+        #[arg(required = true)]
+        files: Vec<std::path::PathBuf>,
     },
 }
 
@@ -346,16 +374,33 @@ fn run(cli: Cli, out: &mut String) -> Result<(), String> {
     match cli.command {
         #[cfg(feature = "mcp")]
         Command::Mcp {
+            action,
             config,
+            state,
             check,
+            no_watch,
             model_dir,
             embed_cache,
-        } => mcp::run(&mcp::Options {
-            config,
-            check,
-            model_dir,
-            embed_cache,
-        })?,
+        } => {
+            let config = || config.clone().ok_or("--config FILE is required");
+            match action {
+                Some(McpAction::Scan { files }) => out.push_str(&mcp::scan_catalogs(&files)?),
+                Some(McpAction::Review) => {
+                    out.push_str(&mcp::review(&config()?, state.as_deref())?)
+                }
+                Some(McpAction::Approve { target }) => {
+                    out.push_str(&mcp::approve(&config()?, state.as_deref(), &target)?)
+                }
+                None => mcp::run(&mcp::Options {
+                    config: config()?,
+                    check,
+                    watch: !no_watch,
+                    model_dir,
+                    embed_cache,
+                    state,
+                })?,
+            }
+        }
         Command::Discover {
             query,
             namespaces,

@@ -7,6 +7,7 @@
 //! would take a name another server already has is skipped with its reason on stderr.
 
 use super::config::ServerConfig;
+use super::trust::{Gate, Listed};
 use rmcp::model::Tool as McpTool;
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
@@ -38,6 +39,12 @@ pub struct Catalog {
     registry: Registry,
     conversation: Conversation,
     routes: RwLock<HashMap<String, Route>>,
+    /// Every listing passes the trust gate; what it holds back is here, by registered name,
+    /// with the server's index and the message its calls get.
+    gate: Gate,
+    held: RwLock<HashMap<String, (usize, String)>>,
+    /// Servers stopped by a config reload: a listing of theirs still under way is ignored.
+    retired: RwLock<HashSet<usize>>,
 }
 
 /// A poisoned lock means a panic elsewhere already failed a request; the data is still whole
@@ -63,7 +70,7 @@ fn skip(server: &ServerConfig, what: &str, reason: &str) {
 
 impl Catalog {
     /// A catalog over `registry` (discovery enabled), with an empty client view.
-    pub fn new(registry: Registry) -> Result<Catalog, String> {
+    pub fn new(registry: Registry, gate: Gate) -> Result<Catalog, String> {
         // The built-ins list the deferred tools in their descriptions: capped, since a proxy in
         // front of a dozen servers may defer thousands.
         let options = ConversationOptions::from_json(Some(
@@ -75,6 +82,9 @@ impl Catalog {
             registry,
             conversation,
             routes: RwLock::new(HashMap::new()),
+            gate,
+            held: RwLock::new(HashMap::new()),
+            retired: RwLock::new(HashSet::new()),
         })
     }
 
@@ -86,6 +96,43 @@ impl Catalog {
     /// Where calls of `name` go, if it is a downstream tool.
     pub fn route(&self, name: &str) -> Option<Route> {
         read(&self.routes).get(name).cloned()
+    }
+
+    /// The trust gate (for its status).
+    pub fn gate(&self) -> &Gate {
+        &self.gate
+    }
+
+    /// Why `name` is quarantined, if it is: the error result its calls get.
+    pub fn held(&self, name: &str) -> Option<String> {
+        read(&self.held).get(name).map(|(_, m)| m.clone())
+    }
+
+    /// Takes every tool of server `index` out (it left the config); later listings of it are
+    /// ignored.
+    pub fn remove_server(&self, index: usize) {
+        write(&self.retired).insert(index);
+        let mut routes = write(&self.routes);
+        let names: Vec<String> = routes
+            .iter()
+            .filter(|(_, r)| r.server == index)
+            .map(|(n, _)| n.clone())
+            .collect();
+        for name in names {
+            routes.remove(&name);
+            if let Err(e) = self.registry.unregister(&name) {
+                eprintln!("toolregistry mcp: unregistering {name:?}: {e}");
+            }
+        }
+        write(&self.held).retain(|_, (s, _)| *s != index);
+    }
+
+    /// How many tools of server `index` are quarantined.
+    pub fn held_count(&self, index: usize) -> usize {
+        read(&self.held)
+            .values()
+            .filter(|(s, _)| *s == index)
+            .count()
     }
 
     /// How many tools server `index` has registered.
@@ -100,7 +147,11 @@ impl Catalog {
     /// whether anything the client sees may have changed.
     pub fn sync(&self, index: usize, server: &ServerConfig, entries: &[Value]) -> bool {
         let mut routes = write(&self.routes);
+        if read(&self.retired).contains(&index) {
+            return false;
+        }
         let mut fresh: Vec<(Tool, Route)> = Vec::new();
+        let mut raw: Vec<&Value> = Vec::new();
         let mut seen = HashSet::new();
         for (i, entry) in entries.iter().enumerate() {
             let label = match entry.get("name").and_then(Value::as_str) {
@@ -129,11 +180,35 @@ impl Catalog {
                         skip(server, &label, &format!("{name:?} is listed twice"));
                     } else {
                         fresh.push((tool, route));
+                        raw.push(entry);
                     }
                 }
                 Err(reason) => skip(server, &label, &reason),
             }
         }
+        // The trust gate: a held tool is left out as if the server had not listed it.
+        let listing: Vec<Listed> = fresh
+            .iter()
+            .zip(&raw)
+            .map(|((tool, route), entry)| Listed {
+                name: &route.tool,
+                registered: tool.name(),
+                entry,
+            })
+            .collect();
+        let verdict = self.gate.judge(&server.name, server.trust, &listing);
+        let mut held = write(&self.held);
+        held.retain(|_, (s, _)| *s != index);
+        fresh.retain(|(tool, route)| match verdict.get(&route.tool) {
+            Some(message) => {
+                eprintln!("toolregistry mcp: {}", server.redact(message));
+                seen.remove(tool.name());
+                held.insert(tool.name().to_string(), (index, message.clone()));
+                false
+            }
+            None => true,
+        });
+        drop(held);
         let gone: Vec<String> = routes
             .iter()
             .filter(|(name, r)| r.server == index && !seen.contains(*name))

@@ -1,6 +1,7 @@
 //! The proxy's configuration: the `{"mcpServers": {...}}` file MCP hosts already use, plus
-//! `defer`, `allow`, `deny` and `timeout_ms` per server.
+//! `defer`, `allow`, `deny`, `timeout_ms` and `trust` per server.
 
+use super::trust::Policy;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -34,7 +35,7 @@ const INHERITED_ENV: &[&str] = &[
 ];
 
 /// One downstream server.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ServerConfig {
     /// The key in `mcpServers`: the namespace of the server's tools.
     pub name: String,
@@ -52,6 +53,8 @@ pub struct ServerConfig {
     pub deny: Vec<String>,
     /// Most time a call (and the start) may take.
     pub timeout: Duration,
+    /// `"trust"`: how its tool definitions are pinned (see `trust`).
+    pub trust: Policy,
 }
 
 impl ServerConfig {
@@ -139,6 +142,7 @@ fn server(name: &str, obj: &Map<String, Value>, path: &str) -> Result<ServerConf
         allow: None,
         deny: Vec::new(),
         timeout: DEFAULT_TIMEOUT,
+        trust: Policy::default(),
     };
     for (key, v) in obj {
         let at = format!("{path}.{key}");
@@ -180,6 +184,7 @@ fn server(name: &str, obj: &Map<String, Value>, path: &str) -> Result<ServerConf
                     config.env.insert(k.clone(), val.to_string());
                 }
             }
+            "trust" => config.trust = Policy::parse(v, &at)?,
             "type" => {}
             _ => eprintln!("toolregistry mcp: {at}: unknown key, ignored"),
         }

@@ -47,6 +47,8 @@ pub struct Downstream {
     index: usize,
     state: watch::Sender<State>,
     peer: Mutex<Option<Peer<RoleClient>>>,
+    /// Set when the server leaves the config (live reload): its supervisor ends.
+    stopped: watch::Sender<bool>,
 }
 
 /// Receives the server's notifications: `tools/list_changed` asks for a new listing.
@@ -74,7 +76,13 @@ impl Downstream {
             index,
             state: watch::channel(State::Starting).0,
             peer: Mutex::new(None),
+            stopped: watch::channel(false).0,
         })
+    }
+
+    /// Its position in the config (the catalog's key for its tools).
+    pub fn index(&self) -> usize {
+        self.index
     }
 
     /// Where it is now.
@@ -96,17 +104,43 @@ impl Downstream {
             .unwrap_or_else(std::sync::PoisonError::into_inner) = peer;
     }
 
-    fn peer(&self) -> Option<Peer<RoleClient>> {
+    /// The connection, while it runs.
+    pub fn peer(&self) -> Option<Peer<RoleClient>> {
         self.peer
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone()
     }
 
+    /// Ends its supervisor, which stops the process (the config no longer has it).
+    pub fn stop(&self) {
+        self.stopped.send_replace(true);
+    }
+
     /// Keeps the server running: starts it, follows its tool list, and restarts it after it
     /// dies, waiting longer after each start that fails. `on_change` is called when the tools
     /// the client sees may have changed. With `once`, stops after the first start's outcome.
+    /// Ends when [`Downstream::stop`] is called (dropping the connection kills the process).
     pub async fn supervise(
+        self: Arc<Self>,
+        catalog: Arc<Catalog>,
+        on_change: Arc<dyn Fn() + Send + Sync>,
+        once: bool,
+    ) {
+        let mut stopped = self.stopped.subscribe();
+        tokio::select! {
+            _ = stopped.wait_for(|s| *s) => {
+                self.set_peer(None);
+                self.state.send_replace(State::Down {
+                    reason: "removed from the config".into(),
+                    retry_at: Instant::now() + MAX_BACKOFF,
+                });
+            }
+            () = Arc::clone(&self).keep_running(catalog, on_change, once) => {}
+        }
+    }
+
+    async fn keep_running(
         self: Arc<Self>,
         catalog: Arc<Catalog>,
         on_change: Arc<dyn Fn() + Send + Sync>,

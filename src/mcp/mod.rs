@@ -10,7 +10,12 @@
 mod catalog;
 mod config;
 mod downstream;
+mod passthrough;
+mod reload;
+mod trust;
 mod upstream;
+
+pub use trust::commands::{approve, review, scan_catalogs};
 
 use catalog::Catalog;
 use downstream::{Downstream, State};
@@ -31,10 +36,14 @@ pub struct Options {
     pub config: PathBuf,
     /// Start every server once, print its state and tool count, and exit.
     pub check: bool,
+    /// Reload the config when the file changes (SIGHUP always reloads it).
+    pub watch: bool,
     /// A local text encoder for the `hybrid` ranking profile.
     pub model_dir: Option<PathBuf>,
     /// Where the tools' vectors are kept between runs (with a model).
     pub embed_cache: Option<PathBuf>,
+    /// The pins' state file (default: in the user's data folder).
+    pub state: Option<PathBuf>,
 }
 
 /// Runs the proxy until the client disconnects (or, with `check`, prints the servers' states).
@@ -47,7 +56,8 @@ pub fn run(options: &Options) -> Result<(), String> {
         .build()
         .map_err(|e| format!("starting the async runtime: {e}"))?;
     let result = runtime.block_on(async {
-        let catalog = Arc::new(Catalog::new(registry)?);
+        let gate = trust::Gate::new(trust::commands::state_path(options.state.as_deref()).ok());
+        let catalog = Arc::new(Catalog::new(registry, gate)?);
         let servers: Arc<Vec<Arc<Downstream>>> = Arc::new(
             servers
                 .into_iter()
@@ -58,7 +68,7 @@ pub fn run(options: &Options) -> Result<(), String> {
         if options.check {
             check(&catalog, &servers).await
         } else {
-            serve(catalog, servers).await
+            serve(catalog, servers, &options.config, options.watch).await
         }
     });
     // A call still waiting on a hung server must not hold the exit.
@@ -116,8 +126,20 @@ async fn check(catalog: &Arc<Catalog>, servers: &Arc<Vec<Arc<Downstream>>>) -> R
                 "failed   did not start".to_string()
             }
         };
-        println!("{:width$}  {line}", s.config.name);
+        let held = catalog.held_count(s.index());
+        let held = if held > 0 {
+            format!(", {held} quarantined")
+        } else {
+            String::new()
+        };
+        println!("{:width$}  {line}{held}", s.config.name);
+        println!(
+            "{:width$}    scan: {}",
+            "",
+            catalog.gate().findings(&s.config.name)
+        );
     }
+    println!("{}", catalog.gate().status());
     match failed {
         0 => Ok(()),
         n => Err(format!("{n} of {} servers did not start", servers.len())),
@@ -125,7 +147,13 @@ async fn check(catalog: &Arc<Catalog>, servers: &Arc<Vec<Arc<Downstream>>>) -> R
 }
 
 /// Serves the client on stdio until it disconnects.
-async fn serve(catalog: Arc<Catalog>, servers: Arc<Vec<Arc<Downstream>>>) -> Result<(), String> {
+async fn serve(
+    catalog: Arc<Catalog>,
+    first: Arc<Vec<Arc<Downstream>>>,
+    config: &Path,
+    watch: bool,
+) -> Result<(), String> {
+    let servers = reload::Servers::new(&first);
     let proxy = Proxy::new(Arc::clone(&catalog), Arc::clone(&servers));
     catalog
         .registry()
@@ -136,15 +164,25 @@ async fn serve(catalog: Arc<Catalog>, servers: Arc<Vec<Arc<Downstream>>>) -> Res
         )))
         .map_err(|e| e.to_string())?;
     let hook = proxy.list_changed_hook();
-    for s in servers.iter() {
+    for s in first.iter() {
         tokio::spawn(Arc::clone(s).supervise(Arc::clone(&catalog), Arc::clone(&hook), false));
     }
     let began = Instant::now();
-    for s in servers.iter() {
+    for s in first.iter() {
         let left = FIRST_START_WAIT.saturating_sub(began.elapsed());
         let _ = tokio::time::timeout(left, s.started()).await;
     }
     tokio::spawn(proxy.clone().announce_changes());
+    tokio::spawn(
+        reload::Reloader {
+            path: config.to_path_buf(),
+            watch,
+            servers,
+            catalog: Arc::clone(&catalog),
+            on_change: hook,
+        }
+        .watch(),
+    );
     let service = proxy
         .serve(rmcp::transport::io::stdio_pipes())
         .await

@@ -4,10 +4,14 @@
 //! Downstream results (content, `isError`, structured content) pass through unchanged.
 
 use super::catalog::Catalog;
-use super::downstream::{Downstream, error_result};
+use super::downstream::error_result;
+use super::passthrough;
+use super::reload::Servers;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, JsonObject,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, GetPromptRequestParams,
+    GetPromptResponse, Implementation, JsonObject, ListPromptsResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
@@ -24,14 +28,14 @@ them with call_deferred.";
 #[derive(Clone)]
 pub struct Proxy {
     catalog: Arc<Catalog>,
-    servers: Arc<Vec<Arc<Downstream>>>,
+    servers: Arc<Servers>,
     client: Arc<OnceLock<Peer<RoleServer>>>,
     changed: Arc<Notify>,
 }
 
 impl Proxy {
     /// A proxy over the catalog and its servers. `changed` is notified when the list changes.
-    pub fn new(catalog: Arc<Catalog>, servers: Arc<Vec<Arc<Downstream>>>) -> Proxy {
+    pub fn new(catalog: Arc<Catalog>, servers: Arc<Servers>) -> Proxy {
         Proxy {
             catalog,
             servers,
@@ -79,6 +83,13 @@ impl Proxy {
     /// `call_deferred`: the library's built-in, on a blocking thread since it runs the target
     /// through the registry's (synchronous) host function, which waits for the server.
     async fn call_deferred(&self, arguments: String) -> CallToolResponse {
+        // A quarantined target is not registered: say why instead of "not found".
+        let target = serde_json::from_str::<serde_json::Value>(&arguments)
+            .ok()
+            .and_then(|v| v.get("_target_tool")?.as_str().map(str::to_string));
+        if let Some(message) = target.and_then(|t| self.catalog.held(&t)) {
+            return error_result(message).into();
+        }
         let registry = self.catalog.registry().share();
         let outcome =
             tokio::task::spawn_blocking(move || registry.call_json(CALL_DEFERRED, &arguments))
@@ -98,18 +109,19 @@ impl Proxy {
     /// A downstream tool's call, routed to its server.
     async fn route(&self, name: &str, arguments: Option<JsonObject>) -> CallToolResponse {
         let Some(route) = self.catalog.route(name) else {
-            return error_result(format!(
-                "unknown tool {name:?}: call discover_tools to find tools"
-            ))
+            return error_result(self.catalog.held(name).unwrap_or_else(|| {
+                format!("unknown tool {name:?}: call discover_tools to find tools")
+            }))
             .into();
         };
         // Calling a deferred tool by name counts as finding it.
         if self.catalog.load(&[name.to_string()]) {
             self.changed.notify_one();
         }
-        self.servers[route.server]
-            .call(&route.tool, arguments)
-            .await
+        match self.servers.get(route.server) {
+            Some(server) => server.call(&route.tool, arguments).await,
+            None => error_result(gone(&route.owner)).into(),
+        }
     }
 }
 
@@ -118,16 +130,23 @@ impl Proxy {
 /// thread, never on the runtime's own.
 pub fn host_function(
     catalog: std::sync::Weak<Catalog>,
-    servers: Arc<Vec<Arc<Downstream>>>,
+    servers: Arc<Servers>,
     runtime: tokio::runtime::Handle,
 ) -> toolregistry::HostFn {
     Arc::new(move |name: &str, arguments: &str| {
-        let route = catalog
+        let catalog = catalog
             .upgrade()
-            .and_then(|c| c.route(name))
-            .ok_or_else(|| format!("no MCP server has a tool named {name:?}"))?;
+            .ok_or_else(|| "the proxy is shutting down".to_string())?;
+        let route = catalog.route(name).ok_or_else(|| {
+            catalog
+                .held(name)
+                .unwrap_or_else(|| format!("no MCP server has a tool named {name:?}"))
+        })?;
+        drop(catalog);
         let arguments = serde_json::from_str::<JsonObject>(arguments).ok();
-        let server = Arc::clone(&servers[route.server]);
+        let server = servers
+            .get(route.server)
+            .ok_or_else(|| gone(&route.owner))?;
         let response = runtime.block_on(async move { server.call(&route.tool, arguments).await });
         match response {
             CallToolResponse::Complete(result) => {
@@ -141,16 +160,57 @@ pub fn host_function(
     })
 }
 
+/// A call routed to a server the config no longer has (removed or restarted meanwhile).
+fn gone(server: &str) -> String {
+    format!("MCP server {server:?} was stopped by a config reload; list the tools again")
+}
+
 impl ServerHandler for Proxy {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_tool_list_changed()
+                .enable_prompts()
+                .enable_resources()
                 .build(),
         )
         .with_server_info(Implementation::new("toolregistry", toolregistry::VERSION))
         .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let prompts = passthrough::prompts(&self.servers).await;
+        Ok(ListPromptsResult::with_all_items(prompts))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        passthrough::get_prompt(&self.servers, request).await
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let resources = passthrough::resources(&self.servers).await;
+        Ok(ListResourcesResult::with_all_items(resources))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        passthrough::read_resource(&self.servers, request).await
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
