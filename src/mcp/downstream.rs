@@ -1,5 +1,5 @@
-//! One downstream server: started as a child process (no shell, only the environment it needs),
-//! initialized, its tools listed (every page) into the catalog and listed again when it says they
+//! One downstream server: started as a child process (no shell, only the environment it needs)
+//! or connected over streamable HTTP (see [`super::transport`]), initialized, its tools listed (every page) into the catalog and listed again when it says they
 //! changed; calls routed to it with a timeout; restarted with backoff when it dies. Calls made
 //! while it is down get an error result saying so at once.
 
@@ -12,6 +12,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::TokioChildProcess;
 use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
+use super::transport;
 use serde_json::{Value, json};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
@@ -182,23 +183,32 @@ impl Downstream {
         ),
         String,
     > {
-        let mut command = tokio::process::Command::new(&self.config.command);
-        command
-            .args(&self.config.args)
-            .env_clear()
-            .envs(self.config.environment())
-            .kill_on_drop(true);
-        let (transport, _) = TokioChildProcess::builder(command)
-            .stderr(Stdio::inherit())
-            .spawn()
-            .map_err(|e| format!("starting {:?}: {e}", self.config.command))?;
         let (tx, rx) = mpsc::unbounded_channel();
+        let handler = Handler { changed: tx };
         let timeout = self.config.timeout.max(MIN_START_TIMEOUT);
         let started = tokio::time::timeout(timeout, async {
-            let service = Handler { changed: tx }
-                .serve(transport)
-                .await
-                .map_err(|e| format!("initialize: {e}"))?;
+            let service = match &self.config.remote {
+                Some(remote) => handler
+                    .serve(transport::client(remote)?)
+                    .await
+                    .map_err(|e| transport::describe("initialize", &e))?,
+                None => {
+                    let mut command = tokio::process::Command::new(&self.config.command);
+                    command
+                        .args(&self.config.args)
+                        .env_clear()
+                        .envs(self.config.environment())
+                        .kill_on_drop(true);
+                    let (child, _) = TokioChildProcess::builder(command)
+                        .stderr(Stdio::inherit())
+                        .spawn()
+                        .map_err(|e| format!("starting {:?}: {e}", self.config.command))?;
+                    handler
+                        .serve(child)
+                        .await
+                        .map_err(|e| format!("initialize: {e}"))?
+                }
+            };
             let entries = self.list(service.peer()).await?;
             Ok::<_, String>((service, entries))
         })
@@ -226,7 +236,7 @@ impl Downstream {
             let answer = tokio::time::timeout(timeout, peer.send_request(request))
                 .await
                 .map_err(|_| format!("tools/list: no answer within {timeout:?}"))?
-                .map_err(|e| format!("tools/list: {e}"))?;
+                .map_err(|e| transport::describe("tools/list", &e))?;
             let page = match answer {
                 ServerResult::CustomResult(r) => r.0,
                 other => serde_json::to_value(other).map_err(|e| format!("tools/list: {e}"))?,
@@ -272,8 +282,9 @@ impl Downstream {
         match tokio::time::timeout(timeout, peer.call_tool_once(params)).await {
             Ok(Ok(response)) => response,
             Ok(Err(e)) => error_result(self.config.redact(&format!(
-                "MCP server {:?} failed the call: {e}",
-                self.config.name
+                "MCP server {:?} failed the call: {}",
+                self.config.name,
+                transport::describe("tools/call", &e)
             )))
             .into(),
             Err(_) => error_result(format!(
