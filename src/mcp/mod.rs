@@ -1,25 +1,30 @@
-//! `toolregistry mcp`: one MCP server (stdio) in front of many, with the library's tool search.
+//! `toolregistry mcp`: one MCP server (stdio, or streamable HTTP) in front of many (programs on
+//! stdio, or servers at a URL), with the library's tool search.
 //!
 //! It is a client of the library's public API only: the downstream servers' tools go into a
 //! [`toolregistry::Registry`] under their server's name as namespace, searches are the built-in
 //! `discover_tools`, `call_deferred` runs a deferred tool through the registry's host function,
 //! and the client's tool list is a [`toolregistry::Conversation`]'s. The MCP side is the official
 //! Rust SDK (`rmcp`). One file per concept: [`config`], [`downstream`] (a server and its
-//! supervisor), [`catalog`] (registry and routes), [`upstream`] (what the client sees).
+//! supervisor), [`transport`] (downstream servers over HTTP), [`catalog`] (registry, routes and
+//! each client's view), [`upstream`] (what a client sees), [`http_server`] (clients over HTTP).
 
 mod catalog;
 mod config;
 mod downstream;
+mod http_server;
+mod transport;
 mod upstream;
 
 use catalog::Catalog;
 use downstream::{Downstream, State};
+pub use http_server::HttpOptions;
 use rmcp::ServiceExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use toolregistry::Registry;
-use upstream::Proxy;
+use upstream::{Hub, Proxy};
 
 /// How long serving waits for the servers' first starts, so that the client's first
 /// `tools/list` is complete; a server that takes longer joins with `list_changed`.
@@ -35,11 +40,15 @@ pub struct Options {
     pub model_dir: Option<PathBuf>,
     /// Where the tools' vectors are kept between runs (with a model).
     pub embed_cache: Option<PathBuf>,
+    /// Serve clients over streamable HTTP instead of stdio.
+    pub http: Option<HttpOptions>,
 }
 
 /// Runs the proxy until the client disconnects (or, with `check`, prints the servers' states).
 pub fn run(options: &Options) -> Result<(), String> {
     let servers = config::load(&options.config)?;
+    // https servers: rustls with ring (the only provider built in). Fails only if one is set.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let registry = registry(options.model_dir.as_deref(), options.embed_cache.as_deref())?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -58,7 +67,7 @@ pub fn run(options: &Options) -> Result<(), String> {
         if options.check {
             check(&catalog, &servers).await
         } else {
-            serve(catalog, servers).await
+            serve(catalog, servers, options.http.as_ref()).await
         }
     });
     // A call still waiting on a hung server must not hold the exit.
@@ -124,9 +133,14 @@ async fn check(catalog: &Arc<Catalog>, servers: &Arc<Vec<Arc<Downstream>>>) -> R
     }
 }
 
-/// Serves the client on stdio until it disconnects.
-async fn serve(catalog: Arc<Catalog>, servers: Arc<Vec<Arc<Downstream>>>) -> Result<(), String> {
-    let proxy = Proxy::new(Arc::clone(&catalog), Arc::clone(&servers));
+/// Starts the servers, then serves the client on stdio until it disconnects, or clients over
+/// HTTP until a signal.
+async fn serve(
+    catalog: Arc<Catalog>,
+    servers: Arc<Vec<Arc<Downstream>>>,
+    http: Option<&HttpOptions>,
+) -> Result<(), String> {
+    let hub = Hub::new();
     catalog
         .registry()
         .set_fallback(Some(upstream::host_function(
@@ -135,7 +149,7 @@ async fn serve(catalog: Arc<Catalog>, servers: Arc<Vec<Arc<Downstream>>>) -> Res
             tokio::runtime::Handle::current(),
         )))
         .map_err(|e| e.to_string())?;
-    let hook = proxy.list_changed_hook();
+    let hook = hub.hook();
     for s in servers.iter() {
         tokio::spawn(Arc::clone(s).supervise(Arc::clone(&catalog), Arc::clone(&hook), false));
     }
@@ -144,8 +158,10 @@ async fn serve(catalog: Arc<Catalog>, servers: Arc<Vec<Arc<Downstream>>>) -> Res
         let left = FIRST_START_WAIT.saturating_sub(began.elapsed());
         let _ = tokio::time::timeout(left, s.started()).await;
     }
-    tokio::spawn(proxy.clone().announce_changes());
-    let service = proxy
+    if let Some(http) = http {
+        return http_server::serve(catalog, servers, hub, http).await;
+    }
+    let service = Proxy::new(Arc::clone(&catalog), Arc::clone(&servers), hub, None)?
         .serve(rmcp::transport::io::stdio_pipes())
         .await
         .map_err(|e| format!("MCP client: {e}"))?;
