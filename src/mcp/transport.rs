@@ -34,17 +34,38 @@ pub fn client(remote: &Remote) -> Result<StreamableHttpClientTransport<reqwest::
 pub trait Failure: std::fmt::Display {
     /// Whether the server asked for (other) credentials.
     fn unauthorized(&self) -> bool;
+
+    /// The message, without the transport's Rust type name rmcp puts in front of it.
+    fn message(&self) -> String {
+        self.to_string()
+    }
 }
 
 impl Failure for ServiceError {
     fn unauthorized(&self) -> bool {
         self.is_authorization_required()
     }
+
+    fn message(&self) -> String {
+        match self {
+            ServiceError::TransportSend(e) => format!("the connection failed: {}", e.error),
+            other => other.to_string(),
+        }
+    }
 }
 
 impl Failure for ClientInitializeError {
     fn unauthorized(&self) -> bool {
         self.is_authorization_required()
+    }
+
+    fn message(&self) -> String {
+        match self {
+            ClientInitializeError::TransportError { error, context } => {
+                format!("the connection failed ({context}): {}", error.error)
+            }
+            other => other.to_string(),
+        }
     }
 }
 
@@ -58,6 +79,6 @@ pub fn describe(what: &str, error: &impl Failure) -> String {
              \"headers\" (missing, wrong or expired token)"
         )
     } else {
-        format!("{what}: {error}")
+        format!("{what}: {}", error.message())
     }
 }
