@@ -95,10 +95,14 @@ impl ServerConfig {
     /// carry a secret.
     pub fn redact(&self, text: &str) -> String {
         let mut out = text.to_string();
+        // A header's value, and its last word alone (the token of "Bearer TOKEN"), longest first.
         let headers = self.remote.iter().flat_map(|r| r.headers.values());
-        for value in self.env.values().chain(headers) {
+        let words = headers
+            .clone()
+            .filter_map(|v| v.split_whitespace().last().filter(|w| w.len() < v.len()));
+        for value in self.env.values().map(String::as_str).chain(headers.map(String::as_str)).chain(words) {
             if value.len() >= 4 {
-                out = out.replace(value.as_str(), "[redacted]");
+                out = out.replace(value, "[redacted]");
             }
         }
         out
@@ -363,7 +367,8 @@ mod tests {
             assert_eq!(remote.url, "https://x.example/mcp");
             assert_eq!(remote.headers["Authorization"], "Bearer s3cr3t-value");
             assert_eq!(remote.headers["X-Lit"], "a${B}c");
-            assert_eq!(c.redact("got Bearer s3cr3t-value"), "got Bearer [redacted]");
+            assert_eq!(c.redact("got Bearer s3cr3t-value"), "got [redacted]");
+            assert_eq!(c.redact("token s3cr3t-value alone"), "token [redacted] alone");
         }
         // "url" alone is HTTP too.
         assert!(one(r#"{"mcpServers": {"r": {"url": "http://127.0.0.1:1/mcp"}}}"#)

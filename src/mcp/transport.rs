@@ -1,9 +1,11 @@
 //! Downstream servers over streamable HTTP: the client transport for a config entry with a
 //! `"url"` (its headers on every request), and errors worded for the user, a 401 above all.
 //!
-//! Session expiry (404) is rmcp's: the transport sends `initialize` again and retries the
-//! request once (`reinit_on_expired_session`, on by default). A server that stops answering
-//! fails the calls of that window with error results; its restart is picked up by the next call.
+//! A failed connection, including an expired session (404), is the supervisor's to handle, as
+//! for a stdio server that died: the call that met it gets an error result, the connection is
+//! dropped, and a new one (a new `initialize`) is made with backoff. rmcp's own re-initialize
+//! on 404 is off: under concurrent calls each 404 started its own recovery, and each recovery
+//! failed the other calls in flight (BENCHMARKS.md, the load with the server killed).
 
 use super::config::Remote;
 use axum::http::{HeaderName, HeaderValue};
@@ -26,7 +28,7 @@ pub fn client(remote: &Remote) -> Result<StreamableHttpClientTransport<reqwest::
     }
     let config = StreamableHttpClientTransportConfig::with_uri(remote.url.as_str())
         .custom_headers(headers)
-        .reinit_on_expired_session(true);
+        .reinit_on_expired_session(false);
     Ok(StreamableHttpClientTransport::from_config(config))
 }
 
