@@ -83,8 +83,7 @@ impl Catalog {
             r#"{"api_format": "anthropic", "mode": "summaries", "summary_max_tokens": 2000}"#,
         ))
         .map_err(|e| e.to_string())?;
-        let conversation =
-            Conversation::new(&self.registry, options).map_err(|e| e.to_string())?;
+        let conversation = Conversation::new(&self.registry, options).map_err(|e| e.to_string())?;
         Ok(View { conversation })
     }
 

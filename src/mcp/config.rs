@@ -36,7 +36,12 @@ const INHERITED_ENV: &[&str] = &[
 ];
 
 /// The `"type"` spellings hosts write for a streamable-HTTP server.
-const HTTP_TYPES: &[&str] = &["http", "streamable-http", "streamableHttp", "streamable_http"];
+const HTTP_TYPES: &[&str] = &[
+    "http",
+    "streamable-http",
+    "streamableHttp",
+    "streamable_http",
+];
 
 /// A server reached over streamable HTTP.
 #[derive(Debug, Clone)]
@@ -100,7 +105,13 @@ impl ServerConfig {
         let words = headers
             .clone()
             .filter_map(|v| v.split_whitespace().last().filter(|w| w.len() < v.len()));
-        for value in self.env.values().map(String::as_str).chain(headers.map(String::as_str)).chain(words) {
+        for value in self
+            .env
+            .values()
+            .map(String::as_str)
+            .chain(headers.map(String::as_str))
+            .chain(words)
+        {
             if value.len() >= 4 {
                 out = out.replace(value, "[redacted]");
             }
@@ -242,9 +253,12 @@ fn server(
                 let url = v
                     .as_str()
                     .ok_or_else(|| format!("{at}: expected a string"))?;
-                let scheme_ok = ["http://", "https://"]
-                    .iter()
-                    .any(|s| url.len() > s.len() && url.get(..s.len()).is_some_and(|p| p.eq_ignore_ascii_case(s)));
+                let scheme_ok = ["http://", "https://"].iter().any(|s| {
+                    url.len() > s.len()
+                        && url
+                            .get(..s.len())
+                            .is_some_and(|p| p.eq_ignore_ascii_case(s))
+                });
                 if !scheme_ok || url.chars().any(|c| c.is_whitespace() || c.is_control()) {
                     return Err(format!("{at}: expected an http:// or https:// URL"));
                 }
@@ -320,12 +334,13 @@ fn expand(value: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<String, S
         }
         out.push_str(&rest[..at]);
         let after = &rest[at + 2..];
-        let end = after
-            .find('}')
-            .ok_or("\"${\" without its closing \"}\"")?;
+        let end = after.find('}').ok_or("\"${\" without its closing \"}\"")?;
         let name = &after[..end];
         if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
-            return Err(format!("${{{}}} is not a variable name", truncate(name, 40)));
+            return Err(format!(
+                "${{{}}} is not a variable name",
+                truncate(name, 40)
+            ));
         }
         let v = env(name).ok_or_else(|| format!("${{{name}}} is not set in the environment"))?;
         out.push_str(&v);
@@ -368,27 +383,59 @@ mod tests {
             assert_eq!(remote.headers["Authorization"], "Bearer s3cr3t-value");
             assert_eq!(remote.headers["X-Lit"], "a${B}c");
             assert_eq!(c.redact("got Bearer s3cr3t-value"), "got [redacted]");
-            assert_eq!(c.redact("token s3cr3t-value alone"), "token [redacted] alone");
+            assert_eq!(
+                c.redact("token s3cr3t-value alone"),
+                "token [redacted] alone"
+            );
         }
         // "url" alone is HTTP too.
-        assert!(one(r#"{"mcpServers": {"r": {"url": "http://127.0.0.1:1/mcp"}}}"#)
-            .unwrap()
-            .remote
-            .is_some());
+        assert!(
+            one(r#"{"mcpServers": {"r": {"url": "http://127.0.0.1:1/mcp"}}}"#)
+                .unwrap()
+                .remote
+                .is_some()
+        );
     }
 
     #[test]
     fn bad_remote_entries_name_the_key_not_the_value() {
         for (text, needle) in [
-            (r#"{"mcpServers": {"r": {"url": "ftp://x"}}}"#, "r.url: expected an http"),
-            (r#"{"mcpServers": {"r": {"type": "http"}}}"#, "r.url: missing"),
-            (r#"{"mcpServers": {"r": {"type": "sse", "url": "http://x/sse"}}}"#, "legacy SSE"),
-            (r#"{"mcpServers": {"r": {"url": "http://x", "command": "y"}}}"#, "give one"),
-            (r#"{"mcpServers": {"r": {"url": "http://x", "headers": {"A": "${NOPE}"}}}}"#, "${NOPE} is not set"),
-            (r#"{"mcpServers": {"r": {"url": "http://x", "headers": {"A": "${TOKEN"}}}}"#, "closing"),
-            (r#"{"mcpServers": {"r": {"url": "http://x", "headers": {"A B": "v"}}}}"#, "header name"),
-            (r#"{"mcpServers": {"r": {"url": "http://x", "headers": {"A": 5}}}}"#, "r.headers.A: expected a string"),
-            (r#"{"mcpServers": {"r": {"command": "x", "headers": {"A": "v"}}}}"#, "only a remote"),
+            (
+                r#"{"mcpServers": {"r": {"url": "ftp://x"}}}"#,
+                "r.url: expected an http",
+            ),
+            (
+                r#"{"mcpServers": {"r": {"type": "http"}}}"#,
+                "r.url: missing",
+            ),
+            (
+                r#"{"mcpServers": {"r": {"type": "sse", "url": "http://x/sse"}}}"#,
+                "legacy SSE",
+            ),
+            (
+                r#"{"mcpServers": {"r": {"url": "http://x", "command": "y"}}}"#,
+                "give one",
+            ),
+            (
+                r#"{"mcpServers": {"r": {"url": "http://x", "headers": {"A": "${NOPE}"}}}}"#,
+                "${NOPE} is not set",
+            ),
+            (
+                r#"{"mcpServers": {"r": {"url": "http://x", "headers": {"A": "${TOKEN"}}}}"#,
+                "closing",
+            ),
+            (
+                r#"{"mcpServers": {"r": {"url": "http://x", "headers": {"A B": "v"}}}}"#,
+                "header name",
+            ),
+            (
+                r#"{"mcpServers": {"r": {"url": "http://x", "headers": {"A": 5}}}}"#,
+                "r.headers.A: expected a string",
+            ),
+            (
+                r#"{"mcpServers": {"r": {"command": "x", "headers": {"A": "v"}}}}"#,
+                "only a remote",
+            ),
         ] {
             let err = one(text).unwrap_err();
             assert!(err.contains(needle), "{text}: {err}");

@@ -5,6 +5,7 @@
 
 use super::catalog::Catalog;
 use super::config::ServerConfig;
+use super::transport;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientConfig, ClientRequest,
     CustomRequest, Implementation, JsonObject, ServerResult,
@@ -12,7 +13,6 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::TokioChildProcess;
 use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
-use super::transport;
 use serde_json::{Value, json};
 use std::process::Stdio;
 use std::sync::atomic::{AtomicU64, Ordering};

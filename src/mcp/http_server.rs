@@ -126,10 +126,12 @@ pub async fn serve(
     hub: Hub,
     options: &HttpOptions,
 ) -> Result<(), String> {
-    let addr: SocketAddr = options
-        .addr
-        .parse()
-        .map_err(|_| format!("--http {}: expected IP:PORT, such as 127.0.0.1:8765", options.addr))?;
+    let addr: SocketAddr = options.addr.parse().map_err(|_| {
+        format!(
+            "--http {}: expected IP:PORT, such as 127.0.0.1:8765",
+            options.addr
+        )
+    })?;
     let token = options.token_file.as_deref().map(read_token).transpose()?;
     if !addr.ip().is_loopback() && token.is_none() {
         return Err(format!(
@@ -193,7 +195,11 @@ pub async fn serve(
 
     eprintln!(
         "toolregistry mcp: serving MCP (streamable HTTP) at http://{bound}{PATH}{}",
-        if token.is_some() { " (bearer token required)" } else { "" }
+        if token.is_some() {
+            " (bearer token required)"
+        } else {
+            ""
+        }
     );
     let stop = shutdown.clone();
     tokio::spawn(async move {
@@ -244,11 +250,23 @@ mod tests {
                 .body(axum::body::Body::empty())
                 .unwrap()
         };
-        assert!(authorized(&request("Bearer 0123456789abcdef-token"), &token));
-        assert!(authorized(&request("bearer 0123456789abcdef-token"), &token));
-        assert!(!authorized(&request("Bearer 0123456789abcdef-tokeN"), &token));
+        assert!(authorized(
+            &request("Bearer 0123456789abcdef-token"),
+            &token
+        ));
+        assert!(authorized(
+            &request("bearer 0123456789abcdef-token"),
+            &token
+        ));
+        assert!(!authorized(
+            &request("Bearer 0123456789abcdef-tokeN"),
+            &token
+        ));
         assert!(!authorized(&request("Bearer 0123456789abcdef"), &token));
-        assert!(!authorized(&request("Basic 0123456789abcdef-token"), &token));
+        assert!(!authorized(
+            &request("Basic 0123456789abcdef-token"),
+            &token
+        ));
         std::fs::write(&dir, "short").unwrap();
         let err = read_token(&dir).unwrap_err();
         assert!(err.contains("at least") && !err.contains("short"), "{err}");
