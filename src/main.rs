@@ -131,18 +131,39 @@ enum Command {
         #[arg(long)]
         strict: bool,
     },
-    /// Serve MCP on stdio in front of the MCP servers of a config file, with tool search.
+    /// Serve MCP (stdio, or streamable HTTP with --http) in front of the MCP servers of a config
+    /// file, with tool search.
     #[cfg(feature = "mcp")]
     Mcp {
         /// review, approve or scan (none: serve).
         #[command(subcommand)]
         action: Option<McpAction>,
-        /// `{"mcpServers": {"NAME": {"command", "args", "env", "defer", "allow", "deny", "trust"}}}`.
+        /// `{"mcpServers": {"NAME": {"command", "args", "env"} or {"url", "headers"}, plus
+        /// "defer", "allow", "deny", "timeout_ms", "trust"}}`.
         #[arg(long, value_name = "FILE", global = true)]
         config: Option<std::path::PathBuf>,
         /// The pins' state file (default: toolregistry/mcp-state.json in the user's data folder).
         #[arg(long, value_name = "FILE", global = true)]
         state: Option<std::path::PathBuf>,
+        /// Serve clients over streamable HTTP at IP:PORT (path /mcp) instead of stdio. Beyond
+        /// loopback it needs --token-file.
+        #[arg(long, value_name = "ADDR")]
+        http: Option<String>,
+        /// A browser origin allowed to connect (scheme://host:port); repeatable. Others get 403.
+        #[arg(long, value_name = "ORIGIN", requires = "http")]
+        allow_origin: Vec<String>,
+        /// A Host header value allowed besides loopback and the bound address; repeatable.
+        #[arg(long, value_name = "HOST", requires = "http")]
+        allow_host: Vec<String>,
+        /// Clients must send the token in this file as `Authorization: Bearer TOKEN`.
+        #[arg(long, value_name = "FILE", requires = "http")]
+        token_file: Option<std::path::PathBuf>,
+        /// Most client sessions at once over HTTP.
+        #[arg(long, value_name = "N", default_value_t = 64, requires = "http")]
+        max_sessions: usize,
+        /// Seconds without a request after which a client session ends.
+        #[arg(long, value_name = "SECS", default_value_t = 600, requires = "http")]
+        session_idle_timeout: u64,
         /// Start each server once, print its state and tool count, and exit.
         #[arg(long)]
         check: bool,
@@ -377,6 +398,12 @@ fn run(cli: Cli, out: &mut String) -> Result<(), String> {
             action,
             config,
             state,
+            http,
+            allow_origin,
+            allow_host,
+            token_file,
+            max_sessions,
+            session_idle_timeout,
             check,
             no_watch,
             model_dir,
@@ -398,6 +425,14 @@ fn run(cli: Cli, out: &mut String) -> Result<(), String> {
                     model_dir,
                     embed_cache,
                     state,
+                    http: http.map(|addr| mcp::HttpOptions {
+                        addr,
+                        allow_origins: allow_origin,
+                        allow_hosts: allow_host,
+                        token_file,
+                        max_sessions,
+                        idle_timeout: std::time::Duration::from_secs(session_idle_timeout.max(1)),
+                    }),
                 })?,
             }
         }

@@ -1,7 +1,8 @@
 //! The proxy's catalog: every downstream server's tools in one [`Registry`] (each server's name is
-//! its tools' namespace), the route from a registered name back to its server, and the tool list
-//! the client sees, kept by a [`Conversation`] (core tools, the built-ins, then the tools searches
-//! found, appended in the order they were found).
+//! its tools' namespace) and the route from a registered name back to its server; and, per client
+//! session, a [`View`]: the tool list that client sees, kept by its own [`Conversation`] (core
+//! tools, the built-ins, then the tools its searches found, appended in the order they were
+//! found). One client's search never changes another's list.
 //!
 //! Downstream definitions are untrusted: an entry that is not a valid tool, is too large, or
 //! would take a name another server already has is skipped with its reason on stderr.
@@ -34,10 +35,9 @@ pub struct Route {
     pub listed: McpTool,
 }
 
-/// The registry, the routes and the client's view.
+/// The registry and the routes, shared by every client session.
 pub struct Catalog {
     registry: Registry,
-    conversation: Conversation,
     routes: RwLock<HashMap<String, Route>>,
     /// Every listing passes the trust gate; what it holds back is here, by registered name,
     /// with the server's index and the message its calls get.
@@ -45,6 +45,11 @@ pub struct Catalog {
     held: RwLock<HashMap<String, (usize, String)>>,
     /// Servers stopped by a config reload: a listing of theirs still under way is ignored.
     retired: RwLock<HashSet<usize>>,
+}
+
+/// One client session's tool list (see the module doc).
+pub struct View {
+    conversation: Conversation,
 }
 
 /// A poisoned lock means a panic elsewhere already failed a request; the data is still whole
@@ -69,23 +74,27 @@ fn skip(server: &ServerConfig, what: &str, reason: &str) {
 }
 
 impl Catalog {
-    /// A catalog over `registry` (discovery enabled), with an empty client view.
+    /// A catalog over `registry` (discovery enabled); every listing passes `gate`.
     pub fn new(registry: Registry, gate: Gate) -> Result<Catalog, String> {
+        Ok(Catalog {
+            registry,
+            routes: RwLock::new(HashMap::new()),
+            gate,
+            held: RwLock::new(HashMap::new()),
+            retired: RwLock::new(HashSet::new()),
+        })
+    }
+
+    /// A new client session's view: nothing found yet.
+    pub fn view(&self) -> Result<View, String> {
         // The built-ins list the deferred tools in their descriptions: capped, since a proxy in
         // front of a dozen servers may defer thousands.
         let options = ConversationOptions::from_json(Some(
             r#"{"api_format": "anthropic", "mode": "summaries", "summary_max_tokens": 2000}"#,
         ))
         .map_err(|e| e.to_string())?;
-        let conversation = Conversation::new(&registry, options).map_err(|e| e.to_string())?;
-        Ok(Catalog {
-            registry,
-            conversation,
-            routes: RwLock::new(HashMap::new()),
-            gate,
-            held: RwLock::new(HashMap::new()),
-            retired: RwLock::new(HashSet::new()),
-        })
+        let conversation = Conversation::new(&self.registry, options).map_err(|e| e.to_string())?;
+        Ok(View { conversation })
     }
 
     /// The registry (discover_tools and call_deferred run on it).
@@ -252,13 +261,15 @@ impl Catalog {
         }
         changed
     }
+}
 
-    /// The tools the client sees: the core tools, `discover_tools` and `call_deferred`, then the
-    /// deferred tools found so far in the order they were found.
-    pub fn listed(&self) -> Result<Vec<McpTool>, String> {
+impl View {
+    /// The tools this client sees: the core tools, `discover_tools` and `call_deferred`, then
+    /// the deferred tools it found so far in the order they were found.
+    pub fn listed(&self, catalog: &Catalog) -> Result<Vec<McpTool>, String> {
         let text = self.conversation.tools_json().map_err(|e| e.to_string())?;
         let value: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
-        let routes = read(&self.routes);
+        let routes = read(&catalog.routes);
         let mut out = Vec::new();
         for t in value["tools"].as_array().into_iter().flatten() {
             let name = t["name"].as_str().unwrap_or_default();

@@ -1,5 +1,7 @@
 //! The proxy's configuration: the `{"mcpServers": {...}}` file MCP hosts already use, plus
-//! `defer`, `allow`, `deny`, `timeout_ms` and `trust` per server.
+//! `defer`, `allow`, `deny`, `timeout_ms` and `trust` per server. A server is a program (`"command"`, on
+//! stdio) or a URL (`"url"`, streamable HTTP, with `"headers"` whose values may name the proxy's
+//! environment variables as `${VAR}`).
 
 use super::trust::Policy;
 use serde_json::{Map, Value};
@@ -34,13 +36,33 @@ const INHERITED_ENV: &[&str] = &[
     "USERPROFILE",
 ];
 
+/// The `"type"` spellings hosts write for a streamable-HTTP server.
+const HTTP_TYPES: &[&str] = &[
+    "http",
+    "streamable-http",
+    "streamableHttp",
+    "streamable_http",
+];
+
+/// A server reached over streamable HTTP.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Remote {
+    /// The endpoint (`http://` or `https://`).
+    pub url: String,
+    /// Headers sent with every request, `${VAR}` already expanded (values are secrets: never
+    /// printed).
+    pub headers: BTreeMap<String, String>,
+}
+
 /// One downstream server.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ServerConfig {
     /// The key in `mcpServers`: the namespace of the server's tools.
     pub name: String,
-    /// The program, run directly (no shell).
+    /// The program, run directly (no shell); empty for a remote server.
     pub command: String,
+    /// Set for a server reached over streamable HTTP instead of a program on stdio.
+    pub remote: Option<Remote>,
     /// Its arguments.
     pub args: Vec<String>,
     /// The environment the config gives it (values are secrets: never printed).
@@ -76,13 +98,25 @@ impl ServerConfig {
         env.into_iter().collect()
     }
 
-    /// `text` with every value of the config's `env` replaced: a server's error output may echo
-    /// its command line or environment, and nothing the proxy prints may carry a secret.
+    /// `text` with every value of the config's `env` and `headers` replaced: a server's error
+    /// output may echo its command line, environment or request, and nothing the proxy prints may
+    /// carry a secret.
     pub fn redact(&self, text: &str) -> String {
         let mut out = text.to_string();
-        for value in self.env.values() {
+        // A header's value, and its last word alone (the token of "Bearer TOKEN"), longest first.
+        let headers = self.remote.iter().flat_map(|r| r.headers.values());
+        let words = headers
+            .clone()
+            .filter_map(|v| v.split_whitespace().last().filter(|w| w.len() < v.len()));
+        for value in self
+            .env
+            .values()
+            .map(String::as_str)
+            .chain(headers.map(String::as_str))
+            .chain(words)
+        {
             if value.len() >= 4 {
-                out = out.replace(value.as_str(), "[redacted]");
+                out = out.replace(value, "[redacted]");
             }
         }
         out
@@ -91,8 +125,17 @@ impl ServerConfig {
 
 /// Parses the config file's text. Servers come out in name order (the order of the tool list).
 /// Keys this proxy does not use (hosts add their own, such as `"disabled"`) are ignored with a
-/// note on stderr; a server of another transport (`"url"`, `"type": "sse"`) is an error.
+/// note on stderr; a server of another transport (`"type": "sse"`) is an error. `${VAR}` in a
+/// header value is read from the proxy's environment.
 pub fn parse(text: &str) -> Result<Vec<ServerConfig>, String> {
+    parse_with(text, &|name| std::env::var(name).ok())
+}
+
+/// [`parse`] with the variables `${VAR}` reads from `env`.
+pub fn parse_with(
+    text: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Vec<ServerConfig>, String> {
     let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
     let servers = value
         .get("mcpServers")
@@ -105,7 +148,7 @@ pub fn parse(text: &str) -> Result<Vec<ServerConfig>, String> {
         let obj = entry
             .as_object()
             .ok_or_else(|| format!("{path}: expected an object"))?;
-        out.push(server(name, obj, &path)?);
+        out.push(server(name, obj, &path, env)?);
     }
     Ok(out)
 }
@@ -127,15 +170,41 @@ pub fn load(path: &std::path::Path) -> Result<Vec<ServerConfig>, String> {
     parse(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-fn server(name: &str, obj: &Map<String, Value>, path: &str) -> Result<ServerConfig, String> {
-    if obj.contains_key("url") || obj.get("type").is_some_and(|t| t != "stdio") {
+fn server(
+    name: &str,
+    obj: &Map<String, Value>,
+    path: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<ServerConfig, String> {
+    let http = match obj.get("type") {
+        None => obj.contains_key("url"),
+        Some(Value::String(t)) if t == "stdio" => false,
+        Some(Value::String(t)) if HTTP_TYPES.contains(&t.as_str()) => true,
+        Some(Value::String(t)) if t == "sse" => {
+            return Err(format!(
+                "{path}.type: legacy SSE servers are not supported; use the server's \
+                 streamable-HTTP endpoint (\"type\": \"http\")"
+            ));
+        }
+        Some(t) => {
+            return Err(format!(
+                "{path}.type: {t} is not a transport this proxy knows (\"stdio\" or \"http\")"
+            ));
+        }
+    };
+    if (http && obj.contains_key("command")) || (!http && obj.contains_key("url")) {
         return Err(format!(
-            "{path}: only stdio servers (\"command\") are supported"
+            "{path}: \"command\" (a program on stdio) and \"url\" (streamable HTTP) are two \
+             kinds of server; give one"
         ));
     }
     let mut config = ServerConfig {
         name: name.to_string(),
         command: String::new(),
+        remote: http.then(|| Remote {
+            url: String::new(),
+            headers: BTreeMap::new(),
+        }),
         args: Vec::new(),
         env: BTreeMap::new(),
         defer: true,
@@ -185,14 +254,199 @@ fn server(name: &str, obj: &Map<String, Value>, path: &str) -> Result<ServerConf
                 }
             }
             "trust" => config.trust = Policy::parse(v, &at)?,
+            "url" => {
+                let url = v
+                    .as_str()
+                    .ok_or_else(|| format!("{at}: expected a string"))?;
+                let scheme_ok = ["http://", "https://"].iter().any(|s| {
+                    url.len() > s.len()
+                        && url
+                            .get(..s.len())
+                            .is_some_and(|p| p.eq_ignore_ascii_case(s))
+                });
+                if !scheme_ok || url.chars().any(|c| c.is_whitespace() || c.is_control()) {
+                    return Err(format!("{at}: expected an http:// or https:// URL"));
+                }
+                if let Some(remote) = config.remote.as_mut() {
+                    remote.url = url.to_string();
+                }
+            }
+            "headers" => {
+                let headers = v
+                    .as_object()
+                    .ok_or_else(|| format!("{at}: expected an object of strings"))?;
+                for (k, val) in headers {
+                    // The value is a secret: messages name the header (and variable) only.
+                    let val = val
+                        .as_str()
+                        .ok_or_else(|| format!("{at}.{k}: expected a string"))?;
+                    if !valid_header_name(k) {
+                        return Err(format!("{at}.{k}: not a valid HTTP header name"));
+                    }
+                    let val = expand(val, env).map_err(|e| format!("{at}.{k}: {e}"))?;
+                    if val.bytes().any(|b| b == b'\r' || b == b'\n' || b == 0) {
+                        return Err(format!(
+                            "{at}.{k}: the value has a line break or NUL, which a header cannot carry"
+                        ));
+                    }
+                    if let Some(remote) = config.remote.as_mut() {
+                        remote.headers.insert(k.clone(), val);
+                    }
+                }
+            }
             "type" => {}
             _ => eprintln!("toolregistry mcp: {at}: unknown key, ignored"),
         }
     }
-    if config.command.is_empty() {
-        return Err(format!("{path}.command: missing"));
+    match &config.remote {
+        Some(remote) if remote.url.is_empty() => return Err(format!("{path}.url: missing")),
+        Some(_) if !config.env.is_empty() => {
+            return Err(format!(
+                "{path}.env: a remote server has no environment; send values as \"headers\""
+            ));
+        }
+        Some(_) => {}
+        None if config.command.is_empty() => return Err(format!("{path}.command: missing")),
+        None if obj.contains_key("headers") => {
+            return Err(format!(
+                "{path}.headers: only a remote server (\"url\") takes headers"
+            ));
+        }
+        None => {}
     }
     Ok(config)
+}
+
+/// An RFC 9110 token: the characters a header name may have.
+fn valid_header_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
+/// `value` with every `${VAR}` replaced by the variable's value; `$${` is a literal `${`. An
+/// unset variable is an error naming it, so that a header is never sent half-filled.
+fn expand(value: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(at) = rest.find("${") {
+        if rest[..at].ends_with('$') {
+            out.push_str(&rest[..at - 1]);
+            out.push_str("${");
+            rest = &rest[at + 2..];
+            continue;
+        }
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        let end = after.find('}').ok_or("\"${\" without its closing \"}\"")?;
+        let name = &after[..end];
+        if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+            return Err(format!(
+                "${{{}}} is not a variable name",
+                truncate(name, 40)
+            ));
+        }
+        let v = env(name).ok_or_else(|| format!("${{{name}}} is not set in the environment"))?;
+        out.push_str(&v);
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+fn truncate(s: &str, max: usize) -> &str {
+    let mut end = s.len().min(max);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(name: &str) -> Option<String> {
+        (name == "TOKEN").then(|| "s3cr3t-value".to_string())
+    }
+
+    fn one(text: &str) -> Result<ServerConfig, String> {
+        parse_with(text, &env).map(|mut v| v.remove(0))
+    }
+
+    #[test]
+    fn http_spellings_and_headers() {
+        for t in ["http", "streamable-http", "streamableHttp"] {
+            let c = one(&format!(
+                r#"{{"mcpServers": {{"r": {{"type": "{t}", "url": "https://x.example/mcp",
+                    "headers": {{"Authorization": "Bearer ${{TOKEN}}", "X-Lit": "a$${{B}}c"}}}}}}}}"#
+            ))
+            .unwrap();
+            let remote = c.remote.as_ref().unwrap();
+            assert_eq!(remote.url, "https://x.example/mcp");
+            assert_eq!(remote.headers["Authorization"], "Bearer s3cr3t-value");
+            assert_eq!(remote.headers["X-Lit"], "a${B}c");
+            assert_eq!(c.redact("got Bearer s3cr3t-value"), "got [redacted]");
+            assert_eq!(
+                c.redact("token s3cr3t-value alone"),
+                "token [redacted] alone"
+            );
+        }
+        // "url" alone is HTTP too.
+        assert!(
+            one(r#"{"mcpServers": {"r": {"url": "http://127.0.0.1:1/mcp"}}}"#)
+                .unwrap()
+                .remote
+                .is_some()
+        );
+    }
+
+    #[test]
+    fn bad_remote_entries_name_the_key_not_the_value() {
+        for (text, needle) in [
+            (
+                r#"{"mcpServers": {"r": {"url": "ftp://x"}}}"#,
+                "r.url: expected an http",
+            ),
+            (
+                r#"{"mcpServers": {"r": {"type": "http"}}}"#,
+                "r.url: missing",
+            ),
+            (
+                r#"{"mcpServers": {"r": {"type": "sse", "url": "http://x/sse"}}}"#,
+                "legacy SSE",
+            ),
+            (
+                r#"{"mcpServers": {"r": {"url": "http://x", "command": "y"}}}"#,
+                "give one",
+            ),
+            (
+                r#"{"mcpServers": {"r": {"url": "http://x", "headers": {"A": "${NOPE}"}}}}"#,
+                "${NOPE} is not set",
+            ),
+            (
+                r#"{"mcpServers": {"r": {"url": "http://x", "headers": {"A": "${TOKEN"}}}}"#,
+                "closing",
+            ),
+            (
+                r#"{"mcpServers": {"r": {"url": "http://x", "headers": {"A B": "v"}}}}"#,
+                "header name",
+            ),
+            (
+                r#"{"mcpServers": {"r": {"url": "http://x", "headers": {"A": 5}}}}"#,
+                "r.headers.A: expected a string",
+            ),
+            (
+                r#"{"mcpServers": {"r": {"command": "x", "headers": {"A": "v"}}}}"#,
+                "only a remote",
+            ),
+        ] {
+            let err = one(text).unwrap_err();
+            assert!(err.contains(needle), "{text}: {err}");
+            assert!(!err.contains("s3cr3t"), "{err}");
+        }
+    }
 }
 
 fn strings(v: &Value, at: &str) -> Result<Vec<String>, String> {

@@ -1,10 +1,11 @@
-//! One downstream server: started as a child process (no shell, only the environment it needs),
-//! initialized, its tools listed (every page) into the catalog and listed again when it says they
+//! One downstream server: started as a child process (no shell, only the environment it needs)
+//! or connected over streamable HTTP (see [`super::transport`]), initialized, its tools listed (every page) into the catalog and listed again when it says they
 //! changed; calls routed to it with a timeout; restarted with backoff when it dies. Calls made
 //! while it is down get an error result saying so at once.
 
 use super::catalog::Catalog;
 use super::config::ServerConfig;
+use super::transport;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientConfig, ClientRequest,
     CustomRequest, Implementation, JsonObject, ServerResult,
@@ -14,6 +15,7 @@ use rmcp::transport::TokioChildProcess;
 use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
 use serde_json::{Value, json};
 use std::process::Stdio;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, watch};
@@ -46,9 +48,15 @@ pub struct Downstream {
     pub config: ServerConfig,
     index: usize,
     state: watch::Sender<State>,
-    peer: Mutex<Option<Peer<RoleClient>>>,
     /// Set when the server leaves the config (live reload): its supervisor ends.
     stopped: watch::Sender<bool>,
+    /// The running connection and its generation (one per start).
+    peer: Mutex<Option<(u64, Peer<RoleClient>)>>,
+    generation: AtomicU64,
+    /// The generation a call found broken (a remote server's connection failed): the supervisor
+    /// drops that connection and reconnects with backoff, so that the concurrent calls of one
+    /// outage do not each start their own recovery. A stale generation is ignored.
+    broken: watch::Sender<u64>,
 }
 
 /// Receives the server's notifications: `tools/list_changed` asks for a new listing.
@@ -77,6 +85,8 @@ impl Downstream {
             state: watch::channel(State::Starting).0,
             peer: Mutex::new(None),
             stopped: watch::channel(false).0,
+            generation: AtomicU64::new(0),
+            broken: watch::channel(0).0,
         })
     }
 
@@ -97,19 +107,27 @@ impl Downstream {
         state.map_or(State::Starting, |s| s.clone())
     }
 
-    fn set_peer(&self, peer: Option<Peer<RoleClient>>) {
+    /// Installs (or, with `None`, removes) the connection; returns its generation.
+    fn set_peer(&self, peer: Option<Peer<RoleClient>>) -> u64 {
+        let generation = self.generation.fetch_add(1, Ordering::Relaxed) + 1;
         *self
             .peer
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = peer;
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = peer.map(|p| (generation, p));
+        generation
     }
 
-    /// The connection, while it runs.
-    pub fn peer(&self) -> Option<Peer<RoleClient>> {
+    /// The connection and its generation, while it runs.
+    fn connection(&self) -> Option<(u64, Peer<RoleClient>)> {
         self.peer
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone()
+    }
+
+    /// The connection, while it runs.
+    pub fn peer(&self) -> Option<Peer<RoleClient>> {
+        self.connection().map(|(_, p)| p)
     }
 
     /// Ends its supervisor, which stops the process (the config no longer has it).
@@ -151,18 +169,26 @@ impl Downstream {
             self.state.send_replace(State::Starting);
             let began = Instant::now();
             let reason = match self.start(&catalog, &on_change).await {
-                Ok((service, mut changed)) => {
+                Ok((service, mut changed, generation)) => {
                     if once {
                         self.set_peer(None);
                         drop(service);
                         return;
                     }
                     let peer = service.peer().clone();
+                    let mut broken = self.broken.subscribe();
                     let mut waiting = std::pin::pin!(service.waiting());
-                    // Re-list whenever the server says its tools changed, until it exits.
+                    // Re-list whenever the server says its tools changed, until it exits or a
+                    // call finds its connection broken.
                     let quit = loop {
                         tokio::select! {
-                            quit = &mut waiting => break quit,
+                            quit = &mut waiting => break Some(quit),
+                            Ok(()) = broken.changed() => {
+                                let failed = *broken.borrow_and_update();
+                                if failed == generation {
+                                    break None;
+                                }
+                            }
                             Some(()) = changed.recv() => {
                                 while changed.try_recv().is_ok() {}
                                 match self.list(&peer).await {
@@ -179,10 +205,11 @@ impl Downstream {
                     };
                     self.set_peer(None);
                     match quit {
-                        Ok(q) => format!("the server exited ({q:?})"),
+                        None => "the connection failed (a call's error says how)".to_string(),
+                        Some(Ok(q)) => format!("the server exited ({q:?})"),
                         // The proxy is shutting down: nothing to restart or report.
-                        Err(e) if e.is_cancelled() => return,
-                        Err(e) => format!("the server's connection failed: {e}"),
+                        Some(Err(e)) if e.is_cancelled() => return,
+                        Some(Err(e)) => format!("the server's connection failed: {e}"),
                     }
                 }
                 Err(reason) => reason,
@@ -213,26 +240,36 @@ impl Downstream {
         (
             RunningService<RoleClient, Handler>,
             mpsc::UnboundedReceiver<()>,
+            u64,
         ),
         String,
     > {
-        let mut command = tokio::process::Command::new(&self.config.command);
-        command
-            .args(&self.config.args)
-            .env_clear()
-            .envs(self.config.environment())
-            .kill_on_drop(true);
-        let (transport, _) = TokioChildProcess::builder(command)
-            .stderr(Stdio::inherit())
-            .spawn()
-            .map_err(|e| format!("starting {:?}: {e}", self.config.command))?;
         let (tx, rx) = mpsc::unbounded_channel();
+        let handler = Handler { changed: tx };
         let timeout = self.config.timeout.max(MIN_START_TIMEOUT);
         let started = tokio::time::timeout(timeout, async {
-            let service = Handler { changed: tx }
-                .serve(transport)
-                .await
-                .map_err(|e| format!("initialize: {e}"))?;
+            let service = match &self.config.remote {
+                Some(remote) => handler
+                    .serve(transport::client(remote)?)
+                    .await
+                    .map_err(|e| transport::describe("initialize", &e))?,
+                None => {
+                    let mut command = tokio::process::Command::new(&self.config.command);
+                    command
+                        .args(&self.config.args)
+                        .env_clear()
+                        .envs(self.config.environment())
+                        .kill_on_drop(true);
+                    let (child, _) = TokioChildProcess::builder(command)
+                        .stderr(Stdio::inherit())
+                        .spawn()
+                        .map_err(|e| format!("starting {:?}: {e}", self.config.command))?;
+                    handler
+                        .serve(child)
+                        .await
+                        .map_err(|e| format!("initialize: {e}"))?
+                }
+            };
             let entries = self.list(service.peer()).await?;
             Ok::<_, String>((service, entries))
         })
@@ -242,10 +279,10 @@ impl Downstream {
         if catalog.sync(self.index, &self.config, &entries) {
             on_change();
         }
-        self.set_peer(Some(service.peer().clone()));
+        let generation = self.set_peer(Some(service.peer().clone()));
         self.state
             .send_replace(State::Running(catalog.count(self.index)));
-        Ok((service, rx))
+        Ok((service, rx, generation))
     }
 
     /// Every page of `tools/list`, as raw entries: the catalog checks them one by one, so one
@@ -260,7 +297,7 @@ impl Downstream {
             let answer = tokio::time::timeout(timeout, peer.send_request(request))
                 .await
                 .map_err(|_| format!("tools/list: no answer within {timeout:?}"))?
-                .map_err(|e| format!("tools/list: {e}"))?;
+                .map_err(|e| transport::describe("tools/list", &e))?;
             let page = match answer {
                 ServerResult::CustomResult(r) => r.0,
                 other => serde_json::to_value(other).map_err(|e| format!("tools/list: {e}"))?,
@@ -283,7 +320,7 @@ impl Downstream {
     /// Calls tool `tool` (its name on this server). Every failure is an error result the client
     /// can show: the server is down, the call timed out, the connection broke.
     pub async fn call(&self, tool: &str, arguments: Option<JsonObject>) -> CallToolResponse {
-        let Some(peer) = self.peer() else {
+        let Some((generation, peer)) = self.connection() else {
             return error_result(match self.state() {
                 State::Down { reason, retry_at } => format!(
                     "MCP server {:?} is not running ({reason}); the next start is in {:.1} s",
@@ -305,11 +342,22 @@ impl Downstream {
         // Dropping the request on timeout sends the server notifications/cancelled.
         match tokio::time::timeout(timeout, peer.call_tool_once(params)).await {
             Ok(Ok(response)) => response,
-            Ok(Err(e)) => error_result(self.config.redact(&format!(
-                "MCP server {:?} failed the call: {e}",
-                self.config.name
-            )))
-            .into(),
+            Ok(Err(e)) => {
+                let lost = matches!(
+                    e,
+                    rmcp::service::ServiceError::TransportSend(_)
+                        | rmcp::service::ServiceError::TransportClosed
+                );
+                if lost && self.config.remote.is_some() {
+                    self.broken.send_replace(generation);
+                }
+                error_result(self.config.redact(&format!(
+                    "MCP server {:?} failed the call: {}",
+                    self.config.name,
+                    transport::describe("tools/call", &e)
+                )))
+                .into()
+            }
             Err(_) => error_result(format!(
                 "MCP server {:?} did not answer within {timeout:?}; the call was cancelled",
                 self.config.name

@@ -1,11 +1,13 @@
-//! `toolregistry mcp`: one MCP server (stdio) in front of many, with the library's tool search.
+//! `toolregistry mcp`: one MCP server (stdio, or streamable HTTP) in front of many (programs on
+//! stdio, or servers at a URL), with the library's tool search.
 //!
 //! It is a client of the library's public API only: the downstream servers' tools go into a
 //! [`toolregistry::Registry`] under their server's name as namespace, searches are the built-in
 //! `discover_tools`, `call_deferred` runs a deferred tool through the registry's host function,
 //! and the client's tool list is a [`toolregistry::Conversation`]'s. The MCP side is the official
 //! Rust SDK (`rmcp`). One file per concept: [`config`], [`downstream`] (a server and its
-//! supervisor), [`catalog`] (registry and routes), [`upstream`] (what the client sees).
+//! supervisor), [`transport`] (downstream servers over HTTP), [`catalog`] (registry, routes and
+//! each client's view), [`upstream`] (what a client sees), [`http_server`] (clients over HTTP).
 
 mod catalog;
 mod config;
@@ -13,18 +15,21 @@ mod downstream;
 mod passthrough;
 mod reload;
 mod trust;
+mod http_server;
+mod transport;
 mod upstream;
 
 pub use trust::commands::{approve, review, scan_catalogs};
 
 use catalog::Catalog;
 use downstream::{Downstream, State};
+pub use http_server::HttpOptions;
 use rmcp::ServiceExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use toolregistry::Registry;
-use upstream::Proxy;
+use upstream::{Hub, Proxy};
 
 /// How long serving waits for the servers' first starts, so that the client's first
 /// `tools/list` is complete; a server that takes longer joins with `list_changed`.
@@ -44,11 +49,15 @@ pub struct Options {
     pub embed_cache: Option<PathBuf>,
     /// The pins' state file (default: in the user's data folder).
     pub state: Option<PathBuf>,
+    /// Serve clients over streamable HTTP instead of stdio.
+    pub http: Option<HttpOptions>,
 }
 
 /// Runs the proxy until the client disconnects (or, with `check`, prints the servers' states).
 pub fn run(options: &Options) -> Result<(), String> {
     let servers = config::load(&options.config)?;
+    // https servers: rustls with ring (the only provider built in). Fails only if one is set.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let registry = registry(options.model_dir.as_deref(), options.embed_cache.as_deref())?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -68,7 +77,14 @@ pub fn run(options: &Options) -> Result<(), String> {
         if options.check {
             check(&catalog, &servers).await
         } else {
-            serve(catalog, servers, &options.config, options.watch).await
+            serve(
+                catalog,
+                servers,
+                &options.config,
+                options.watch,
+                options.http.as_ref(),
+            )
+            .await
         }
     });
     // A call still waiting on a hung server must not hold the exit.
@@ -146,15 +162,17 @@ async fn check(catalog: &Arc<Catalog>, servers: &Arc<Vec<Arc<Downstream>>>) -> R
     }
 }
 
-/// Serves the client on stdio until it disconnects.
+/// Starts the servers, then serves the client on stdio until it disconnects, or clients over
+/// HTTP until a signal; the config is followed live meanwhile (see `reload`).
 async fn serve(
     catalog: Arc<Catalog>,
     first: Arc<Vec<Arc<Downstream>>>,
     config: &Path,
     watch: bool,
+    http: Option<&HttpOptions>,
 ) -> Result<(), String> {
     let servers = reload::Servers::new(&first);
-    let proxy = Proxy::new(Arc::clone(&catalog), Arc::clone(&servers));
+    let hub = Hub::new();
     catalog
         .registry()
         .set_fallback(Some(upstream::host_function(
@@ -163,7 +181,7 @@ async fn serve(
             tokio::runtime::Handle::current(),
         )))
         .map_err(|e| e.to_string())?;
-    let hook = proxy.list_changed_hook();
+    let hook = hub.hook();
     for s in first.iter() {
         tokio::spawn(Arc::clone(s).supervise(Arc::clone(&catalog), Arc::clone(&hook), false));
     }
@@ -172,18 +190,20 @@ async fn serve(
         let left = FIRST_START_WAIT.saturating_sub(began.elapsed());
         let _ = tokio::time::timeout(left, s.started()).await;
     }
-    tokio::spawn(proxy.clone().announce_changes());
     tokio::spawn(
         reload::Reloader {
             path: config.to_path_buf(),
             watch,
-            servers,
+            servers: Arc::clone(&servers),
             catalog: Arc::clone(&catalog),
             on_change: hook,
         }
         .watch(),
     );
-    let service = proxy
+    if let Some(http) = http {
+        return http_server::serve(catalog, servers, hub, http).await;
+    }
+    let service = Proxy::new(Arc::clone(&catalog), Arc::clone(&servers), hub, None)?
         .serve(rmcp::transport::io::stdio_pipes())
         .await
         .map_err(|e| format!("MCP client: {e}"))?;

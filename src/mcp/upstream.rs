@@ -1,9 +1,11 @@
-//! What the MCP client sees: one server whose tools are the downstream servers' listed tools,
+//! What an MCP client sees: one server whose tools are the downstream servers' listed tools,
 //! `discover_tools` (the library's search, with its `namespace` filter) and `call_deferred`;
-//! tools a search finds join the list, announced with `notifications/tools/list_changed`.
-//! Downstream results (content, `isError`, structured content) pass through unchanged.
+//! tools a search finds join that client's list, announced with
+//! `notifications/tools/list_changed`. One [`Proxy`] per client session (stdio has one; over
+//! HTTP each session gets its own, with its own [`View`]). Downstream results (content,
+//! `isError`, structured content) pass through unchanged.
 
-use super::catalog::Catalog;
+use super::catalog::{Catalog, View};
 use super::downstream::error_result;
 use super::passthrough;
 use super::reload::Servers;
@@ -15,8 +17,9 @@ use rmcp::model::{
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
-use std::sync::{Arc, OnceLock};
-use tokio::sync::Notify;
+use std::sync::Arc;
+use tokio::sync::{Notify, OwnedSemaphorePermit, watch};
+use tokio_util::sync::CancellationToken;
 use toolregistry::registry::{CALL_DEFERRED, DISCOVER_TOOLS};
 
 const INSTRUCTIONS: &str = "This server fronts several MCP servers. Only some of their tools are \
@@ -24,54 +27,99 @@ listed; call discover_tools with a few keywords (and optionally a server name as
 find the others. Found tools are added to your tool list; if your client cannot refresh it, run \
 them with call_deferred.";
 
-/// The upstream server.
+/// What every session hears of: a count bumped whenever a downstream server's tools change.
+#[derive(Clone)]
+pub struct Hub(Arc<watch::Sender<u64>>);
+
+impl Hub {
+    /// A hub nobody listens to yet.
+    pub fn new() -> Hub {
+        Hub(Arc::new(watch::channel(0).0))
+    }
+
+    /// Call when the downstream tools changed (from any thread): every session is told.
+    pub fn hook(&self) -> Arc<dyn Fn() + Send + Sync> {
+        let tx = Arc::clone(&self.0);
+        Arc::new(move || tx.send_modify(|n| *n = n.wrapping_add(1)))
+    }
+}
+
+/// Lives as long as the session's handler: its drop ends the session's announcer task and
+/// gives back its place under the session cap.
+struct Session {
+    done: CancellationToken,
+    _permit: Option<OwnedSemaphorePermit>,
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.done.cancel();
+    }
+}
+
+/// The upstream server, one per client session.
 #[derive(Clone)]
 pub struct Proxy {
     catalog: Arc<Catalog>,
     servers: Arc<Servers>,
-    client: Arc<OnceLock<Peer<RoleServer>>>,
+    view: Arc<View>,
+    hub: Hub,
+    /// Notified when this session's own list grew (its search found tools).
     changed: Arc<Notify>,
+    session: Arc<Session>,
 }
 
 impl Proxy {
-    /// A proxy over the catalog and its servers. `changed` is notified when the list changes.
-    pub fn new(catalog: Arc<Catalog>, servers: Arc<Servers>) -> Proxy {
-        Proxy {
+    /// A new session over the catalog and its servers, with an empty list of found tools.
+    /// `permit` is its place under the session cap (none on stdio).
+    pub fn new(
+        catalog: Arc<Catalog>,
+        servers: Arc<Servers>,
+        hub: Hub,
+        permit: Option<OwnedSemaphorePermit>,
+    ) -> Result<Proxy, String> {
+        Ok(Proxy {
+            view: Arc::new(catalog.view()?),
             catalog,
             servers,
-            client: Arc::new(OnceLock::new()),
+            hub,
             changed: Arc::new(Notify::new()),
-        }
+            session: Arc::new(Session {
+                done: CancellationToken::new(),
+                _permit: permit,
+            }),
+        })
     }
 
-    /// Call when the tool list the client sees may have changed (from any thread).
-    pub fn list_changed_hook(&self) -> Arc<dyn Fn() + Send + Sync> {
+    /// Sends `notifications/tools/list_changed` to this session's client whenever its list
+    /// changed (a burst of changes is one notification), until the session ends. Holds no
+    /// [`Proxy`], so that the handler's drop ends it.
+    fn announce_changes(&self, peer: Peer<RoleServer>) {
         let changed = Arc::clone(&self.changed);
-        Arc::new(move || changed.notify_one())
-    }
-
-    /// Sends `notifications/tools/list_changed` to the client whenever the list changed (a
-    /// burst of changes is one notification).
-    pub async fn announce_changes(self) {
-        loop {
-            self.changed.notified().await;
-            if let Some(peer) = self.client.get() {
+        let mut downstream = self.hub.0.subscribe();
+        let done = self.session.done.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    () = done.cancelled() => return,
+                    () = changed.notified() => {}
+                    r = downstream.changed() => if r.is_err() { return },
+                }
                 if let Err(e) = peer.notify_tool_list_changed().await {
+                    if peer.is_transport_closed() {
+                        return;
+                    }
                     eprintln!("toolregistry mcp: notifying the client: {e}");
                 }
             }
-        }
-    }
-
-    fn remember(&self, peer: &Peer<RoleServer>) {
-        let _ = self.client.set(peer.clone());
+        });
     }
 
     /// `discover_tools`: the library's search; the deferred tools found join the list.
     fn discover(&self, arguments: &str) -> CallToolResult {
         match self.catalog.registry().call_json(DISCOVER_TOOLS, arguments) {
             Ok(answer) => {
-                if self.catalog.load_found(&answer) {
+                if self.view.load_found(&answer) {
                     self.changed.notify_one();
                 }
                 CallToolResult::success(vec![rmcp::model::ContentBlock::text(answer)])
@@ -115,7 +163,7 @@ impl Proxy {
             .into();
         };
         // Calling a deferred tool by name counts as finding it.
-        if self.catalog.load(&[name.to_string()]) {
+        if self.view.load(&[name.to_string()]) {
             self.changed.notify_one();
         }
         match self.servers.get(route.server) {
@@ -214,18 +262,17 @@ impl ServerHandler for Proxy {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        self.remember(&context.peer);
+        self.announce_changes(context.peer);
     }
 
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
+        _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        self.remember(&context.peer);
         let tools = self
-            .catalog
-            .listed()
+            .view
+            .listed(&self.catalog)
             .map_err(|e| ErrorData::internal_error(e, None))?;
         Ok(ListToolsResult::with_all_items(tools))
     }
@@ -233,9 +280,8 @@ impl ServerHandler for Proxy {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
+        _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        self.remember(&context.peer);
         let name = request.name.as_ref();
         let text = |arguments: Option<JsonObject>| {
             serde_json::Value::Object(arguments.unwrap_or_default()).to_string()

@@ -91,7 +91,7 @@ def run_check(path: str) -> None:
         ('{"servers": {}}', "mcpServers"),
         ('{"mcpServers": {"a": {"args": []}}}', "a.command: missing"),
         ('{"mcpServers": {"bad name": {"command": "x"}}}', "bad name"),
-        ('{"mcpServers": {"a": {"url": "http://127.0.0.1:1/mcp"}}}', "only stdio servers"),
+        ('{"mcpServers": {"a": {"type": "sse", "url": "http://127.0.0.1:1/sse"}}}', "legacy SSE"),
         ('{"mcpServers": {"a": {"command": "x", "defer": 1}}}', "a.defer: expected a boolean"),
         ('{"mcpServers": {"a": {"command": "x", "timeout_ms": 0}}}', "a.timeout_ms"),
         ('{"mcpServers": {"a": {"command": "x", "allow": "one"}}}', "a.allow: expected an array"),

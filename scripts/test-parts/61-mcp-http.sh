@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# `toolregistry mcp` over streamable HTTP (cargo feature `mcp`): downstream servers at a URL and
+# clients over `--http`. The official MCP Python SDK as the client and, with MCPServer
+# (streamable-http on 127.0.0.1), as the remote servers, beside a stdio one (tests/mcp/test_http.py);
+# the TypeScript SDK's client (@modelcontextprotocol/sdk from npm) for list, search and call; then
+# the load check, 32 sessions x 100 calls, once with the remote server killed half-way
+# (bench/mcp_http.py, whose figures are BENCHMARKS.md's). Reuses 60-mcp.sh's virtualenv and
+# release build; the npm packages stay in $target/mcp-npm. All traffic is to 127.0.0.1.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+source scripts/lib/setup.sh
+target="${CARGO_TARGET_DIR:-target}"
+venv="$target/mcp-venv"
+npmdir="$target/mcp-npm"
+python="${PYTHON:-python3}"
+
+if ! command -v "$python" >/dev/null 2>&1 || ! "$python" -c "import venv, ensurepip" >/dev/null 2>&1; then
+  apt_install python3 python3-venv
+  python=python3
+fi
+[ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check "mcp==2.3.0" "mcp-server-time==2026.10.19"
+need_commands node:nodejs npm:npm
+mkdir -p "$npmdir"
+[ -f "$npmdir/package.json" ] || echo '{"name": "mcp-npm", "private": true, "type": "module"}' > "$npmdir/package.json"
+[ -d "$npmdir/node_modules/@modelcontextprotocol/sdk" ] ||
+  npm install --prefix "$npmdir" --no-audit --no-fund --silent "@modelcontextprotocol/sdk@1.32.2"
+
+cargo build --release --locked --features mcp --bin toolregistry
+TOOLREGISTRY_TEST_TS_DIR="$npmdir" "$venv/bin/python" tests/mcp/test_http.py "$target/release/toolregistry"
+"$venv/bin/python" bench/mcp_http.py "$target/release/toolregistry" 200
