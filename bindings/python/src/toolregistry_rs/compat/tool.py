@@ -323,6 +323,9 @@ class Tool:
             "tags": sorted(meta.all_tags),
             "search_hint": meta.search_hint or "",
         }
+        if not meta.is_concurrency_safe:
+            # aexecute_tool_calls runs such a tool alone, as the reference does.
+            doc["metadata"]["concurrency_safe"] = False
         return doc
 
     def get_schema(self, api_format: str = "openai-chat") -> Dict[str, Any]:
