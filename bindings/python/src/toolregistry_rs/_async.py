@@ -19,7 +19,7 @@ import functools
 import inspect
 import json
 import math
-from typing import Any, Awaitable, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Awaitable, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from . import _host
 from ._host import ToolError
@@ -216,7 +216,7 @@ async def embed_pending(
     if fn is None:
         raise ValueError("the registry has no async embedder: set one with set_embedder(async_fn, dim)")
     embedded = 0
-    seen: set = set()
+    seen: Set[Any] = set()
     while True:
         jobs = json.loads(take(batch_size))
         if not jobs:
