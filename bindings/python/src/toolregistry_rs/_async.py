@@ -65,8 +65,55 @@ class HostTable:
         return entry
 
 
-def _compact(arguments: Any) -> str:
-    return json.dumps(arguments, ensure_ascii=False, separators=(",", ":"))
+_decoder = json.JSONDecoder()
+_WS = " \t\n\r"
+
+
+def _members(text: str, i: int) -> List[Tuple[Any, int, int]]:
+    """The (key, start, end) of each member of the JSON object at ``text[i]`` (or the (index,
+    start, end) of each item of an array), as spans of the text itself."""
+    out: List[Tuple[Any, int, int]] = []
+    is_object = text[i] == "{"
+    i += 1
+    n = 0
+    while True:
+        while text[i] in _WS:
+            i += 1
+        if text[i] in "}]":
+            return out
+        if is_object:
+            key, i = _decoder.raw_decode(text, i)
+            while text[i] in _WS:
+                i += 1
+            i += 1  # the colon
+            while text[i] in _WS:
+                i += 1
+        else:
+            key, n = n, n + 1
+        _, end = _decoder.raw_decode(text, i)
+        out.append((key, i, end))
+        i = end
+        while text[i] in _WS:
+            i += 1
+        if text[i] == ",":
+            i += 1
+
+
+def raw_arguments(plan: str) -> Dict[str, str]:
+    """Each host call's ``arguments`` as the library wrote them in the plan (its compact JSON, the
+    exact text ``execute`` hands a raw-mode function), by call id: re-encoding the parsed object
+    would spell some numbers differently (``1e+20`` for ``1e20``)."""
+    out: Dict[str, str] = {}
+    for key, start, _ in _members(plan, plan.index("{")):
+        if key != "calls":
+            continue
+        for _, c_start, _ in _members(plan, start):
+            fields = {k: (a, b) for k, a, b in _members(plan, c_start)}
+            if "id" in fields and "arguments" in fields:
+                cid = json.loads(plan[fields["id"][0] : fields["id"][1]])
+                a, b = fields["arguments"]
+                out[str(cid)] = plan[a:b]
+    return out
 
 
 def _cancelling() -> bool:
@@ -91,7 +138,11 @@ async def _invoke(fn: Callable[..., Any], args: Tuple[Any, ...], kwargs: Dict[st
 
 
 async def _run_call(
-    table: HostTable, call: Dict[str, Any], limit: Optional[asyncio.Semaphore], interrupts: List[BaseException]
+    table: HostTable,
+    call: Dict[str, Any],
+    raw: Callable[[str], str],
+    limit: Optional[asyncio.Semaphore],
+    interrupts: List[BaseException],
 ) -> Dict[str, Any]:
     """One host call, as a result for finish; nothing it raises escapes but a cancellation of the
     whole ``aexecute``."""
@@ -106,21 +157,24 @@ async def _run_call(
         args: Tuple[Any, ...] = ()
         kwargs: Dict[str, Any] = dict(arguments)
     elif mode == "raw":
-        args, kwargs = (_compact(arguments),), {}
+        args, kwargs = (raw(cid),), {}
     elif mode == "fallback":
         args, kwargs = (name, arguments), {}
     else:
-        args, kwargs = (name, _compact(arguments)), {}
+        args, kwargs = (name, raw(cid)), {}
     try:
         if limit is None:
             result = await _invoke(fn, args, kwargs)
         else:
             async with limit:
                 result = await _invoke(fn, args, kwargs)
-        content = _host._content(result).decode("utf-8", "surrogatepass")
-        if "\0" in content:
+        content = _host._content(result)
+        if b"\0" in content:
             return {"id": cid, "error": f'the host function of "{name}" returned text with a NUL character'}
-        return {"id": cid, "content": content}
+        try:
+            return {"id": cid, "content": content.decode("utf-8")}
+        except UnicodeDecodeError as e:  # a lone surrogate: execute fails such a call too
+            return {"id": cid, "error": f"the host function gave an unusable result: content: {e}"}
     except ToolError as e:
         return {"id": cid, "error": str(e)}
     except asyncio.CancelledError:
@@ -152,18 +206,27 @@ def segments(calls: List[Dict[str, Any]]) -> List[List[Dict[str, Any]]]:
 
 async def run_plan(table: HostTable, plan: bytes, parallel: Optional[int]) -> Tuple[bytes, List[BaseException]]:
     """Runs the plan's host calls on the running loop and answers finish's results JSON."""
-    doc = json.loads(plan)
+    text = plan.decode("utf-8")
+    doc = json.loads(text)
     calls = [c for c in doc.get("calls", []) if c.get("run") == "host"]
+    spans: List[Dict[str, str]] = []
+
+    def raw(cid: str) -> str:
+        if not spans:
+            spans.append(raw_arguments(text))
+        return spans[0][str(cid)]
+
     limit = asyncio.Semaphore(parallel) if parallel else None
     interrupts: List[BaseException] = []
     results: List[Dict[str, Any]] = []
     for run in segments(calls):
         if len(run) == 1:
-            results.append(await _run_call(table, run[0], limit, interrupts))
+            results.append(await _run_call(table, run[0], raw, limit, interrupts))
         else:
             # gather cancels every call of the run when aexecute is cancelled.
-            results.extend(await asyncio.gather(*(_run_call(table, c, limit, interrupts) for c in run)))
-    return json.dumps(results, ensure_ascii=False).encode("utf-8", "surrogatepass"), interrupts
+            results.extend(await asyncio.gather(*(_run_call(table, c, raw, limit, interrupts) for c in run)))
+    # Messages are the host's text: a lone surrogate in one becomes U+FFFD, never a failed batch.
+    return json.dumps(results, ensure_ascii=False).encode("utf-8", "replace"), interrupts
 
 
 async def aexecute_json(
