@@ -65,7 +65,10 @@ pub use discovery::{
 };
 pub use embed::{EmbeddingOptions, EmbeddingStatus};
 pub use error::{Error, Result};
-pub use exec::{ExecuteOptions, Executed, execute, execute_json, run_call};
+pub use exec::{
+    ExecuteOptions, HostOutcome, Plan, execute_json, finish, finish_json, prepare, prepare_json,
+    run_call,
+};
 pub use explain::{Explanation, Outcome};
 pub use format::ApiFormat;
 pub use provider::{Arguments, CallOutcome, ToolCall};

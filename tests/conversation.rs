@@ -106,6 +106,16 @@ unsafe extern "C" fn echo(
 
 #[test]
 fn native_replies_through_the_c_abi() {
+    native_replies_c(false);
+}
+
+/// The same corpus with the host running the calls itself: prepare, echo each host call, finish.
+#[test]
+fn native_replies_through_prepare_and_finish() {
+    native_replies_c(true);
+}
+
+fn native_replies_c(two_steps: bool) {
     let f: Value = serde_json::from_str(&read(corpus().join("fixture.json"))).unwrap();
     for case in cases() {
         let mut err = std::ptr::null_mut();
@@ -152,13 +162,63 @@ fn native_replies_through_the_c_abi() {
         unsafe { tr_registry_free(r) };
         let calls = cstr(&read(case.join("calls.json")));
         let mut out = std::ptr::null_mut();
-        check(
-            unsafe {
-                tr_conversation_execute(c, calls.as_ptr(), std::ptr::null(), &mut out, &mut err)
-            },
-            &mut err,
-        )
-        .unwrap();
+        if two_steps {
+            let mut plan = std::ptr::null_mut();
+            check(
+                unsafe {
+                    tr_conversation_prepare_calls(
+                        c,
+                        calls.as_ptr(),
+                        std::ptr::null(),
+                        &mut plan,
+                        &mut err,
+                    )
+                },
+                &mut err,
+            )
+            .unwrap();
+            let plan = take(plan);
+            let parsed: Value = serde_json::from_str(&plan).unwrap();
+            let results: Vec<Value> = parsed["calls"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|c| c["run"] == "host")
+                .map(|c| {
+                    let args = serde_json::to_string(&c["arguments"]).unwrap();
+                    serde_json::json!({"id": c["id"],
+                        "content": format!("{} <- {args}", c["name"].as_str().unwrap())})
+                })
+                .collect();
+            let (plan, results) = (cstr(&plan), cstr(&Value::Array(results).to_string()));
+            check(
+                unsafe {
+                    tr_conversation_finish_calls(
+                        c,
+                        plan.as_ptr(),
+                        results.as_ptr(),
+                        &mut out,
+                        &mut err,
+                    )
+                },
+                &mut err,
+            )
+            .unwrap();
+        } else {
+            check(
+                unsafe {
+                    tr_conversation_execute(
+                        c,
+                        calls.as_ptr(),
+                        std::ptr::null(),
+                        &mut out,
+                        &mut err,
+                    )
+                },
+                &mut err,
+            )
+            .unwrap();
+        }
         assert_eq!(
             take(out),
             read(case.join("expected.json")),
@@ -547,4 +607,46 @@ fn a_search_loads_only_what_the_model_was_shown() {
         .collect();
     assert!(!shown.is_empty() && shown.len() < 10, "{shown:?}");
     assert_eq!(tight.loaded().unwrap(), shown);
+}
+
+/// Loads keep the model's order across host calls and searches, whichever way the calls run; a
+/// finish that fails loads nothing.
+#[test]
+fn two_steps_load_in_the_models_order_and_bad_input_loads_nothing() {
+    let registry = Registry::new();
+    let host: HostFn = Arc::new(|name: &str, _: &str| Ok(format!("ran {name}")));
+    for (name, text) in [("alpha_tool", "Alpha things."), ("beta_tool", "Beta weather forecast.")] {
+        let tool = Tool::parse_many(
+            &serde_json::json!({"name": name, "description": text, "metadata": {"defer": true}})
+                .to_string(),
+        )
+        .unwrap()
+        .remove(0);
+        registry.register_host(tool, host.clone()).unwrap();
+    }
+    registry.enable_discovery_json(None).unwrap();
+    let calls = r#"[{"id":"1","type":"function","function":{"name":"alpha_tool","arguments":"{}"}},
+                    {"id":"2","type":"function","function":{"name":"discover_tools","arguments":"{\"query\":\"beta weather forecast\"}"}}]"#;
+    let options = ExecuteOptions::default();
+    let executed = Conversation::from_json(&registry, None).unwrap();
+    let want = executed.execute_json(calls, &options).unwrap();
+    let stepped = Conversation::from_json(&registry, None).unwrap();
+    let plan = stepped.prepare_json(calls, &options).unwrap();
+    assert_eq!(stepped.loaded().unwrap(), Vec::<String>::new(), "prepare loads nothing");
+    let bad = stepped.finish_json(&plan, "[]");
+    assert!(bad.is_err(), "a missing result is refused");
+    assert_eq!(stepped.loaded().unwrap(), Vec::<String>::new(), "a refused finish loads nothing");
+    let got = stepped
+        .finish_json(&plan, r#"[{"id":"1","content":"ran alpha_tool"}]"#)
+        .unwrap();
+    assert_eq!(got, want);
+    assert_eq!(stepped.loaded().unwrap(), executed.loaded().unwrap());
+    assert_eq!(stepped.loaded().unwrap(), ["alpha_tool", "beta_tool"]);
+    // A failed host call loads nothing.
+    let failed = Conversation::from_json(&registry, None).unwrap();
+    let plan = failed.prepare_json(&calls.replace("discover_tools", "beta_tool"), &options).unwrap();
+    failed
+        .finish_json(&plan, r#"[{"id":"1","error":"down"},{"id":"2","content":"ok"}]"#)
+        .unwrap();
+    assert_eq!(failed.loaded().unwrap(), ["beta_tool"]);
 }

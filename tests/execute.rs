@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use toolregistry::ffi::*;
 use toolregistry::{
-    DiscoveryOptions, ExecuteOptions, HostFn, Registry, Tool, execute, execute_json,
+    DiscoveryOptions, ExecuteOptions, HostFn, Registry, Tool, execute_json,
 };
 
 fn tool(json: Value) -> Tool {
@@ -137,14 +137,14 @@ fn a_panicking_rust_host_becomes_an_error_result() {
             panic!("oh no")
         })
         .unwrap();
-    let executed = execute(
+    let messages = execute_json(
         &registry,
         &chat_calls(&[("1", "boom", json!({}))]),
         &ExecuteOptions::default(),
     )
     .unwrap();
     assert_eq!(
-        executed.results[0].text(),
+        contents(&messages)[0],
         "Error: the host function of \"boom\" panicked: oh no"
     );
 }

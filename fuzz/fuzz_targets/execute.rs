@@ -4,7 +4,10 @@
 //! Oracles: the call never panics, never reports PANIC or INTERNAL; a failure writes no output and
 //! a one-line message; a success is a JSON array of messages whose call ids are the input's, and
 //! the Rust API gives the same bytes; a host function runs only with arguments that are a JSON
-//! object conforming to its schema (the echo host checks what it receives).
+//! object conforming to its schema (the echo host checks what it receives). The two steps agree
+//! with execute: `tr_registry_prepare_calls`, the host calls run by the fuzzer, then
+//! `tr_registry_finish_calls` give the same bytes; finish given the input as its results (or as
+//! its plan) fails cleanly or answers JSON.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -165,4 +168,56 @@ fuzz_target!(|data: &[u8]| {
         rust.expect("UTF-8 input").expect("Rust accepts it too"),
         messages
     );
+    let plan = prepare(&calls, &c_options);
+    assert_eq!(finish(&plan, &host_results(&plan)).expect("finish takes its own plan"), messages);
+    // Arbitrary results for a real plan, and the input as a plan: clean failures or JSON.
+    let _ = finish(&plan, &calls);
+    let _ = finish(&calls, &CString::new("[]").unwrap());
 });
+
+fn prepare(calls: &CString, options: &CString) -> CString {
+    let (mut plan, mut err) = (ptr::null_mut(), ptr::null_mut());
+    let status = unsafe {
+        tr_registry_prepare_calls(c_registry(), calls.as_ptr(), options.as_ptr(), &mut plan, &mut err)
+    };
+    assert_eq!(status, tr_status::TR_STATUS_OK, "prepare accepts what execute accepted");
+    CString::new(take(plan)).unwrap()
+}
+
+/// The plan's host calls run with `host`, as a host that runs them itself answers.
+fn host_results(plan: &CString) -> CString {
+    let plan: serde_json::Value = serde_json::from_str(plan.to_str().unwrap()).unwrap();
+    let results: Vec<serde_json::Value> = plan["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["run"] == "host")
+        .map(|c| {
+            let args = serde_json::to_string(&c["arguments"]).unwrap();
+            match host(c["name"].as_str().unwrap(), &args) {
+                Ok(text) => serde_json::json!({"id": c["id"], "content": text}),
+                Err(message) => serde_json::json!({"id": c["id"], "error": message}),
+            }
+        })
+        .collect();
+    CString::new(serde_json::Value::Array(results).to_string()).unwrap()
+}
+
+fn finish(plan: &CString, results: &CString) -> Result<String, String> {
+    let (mut out, mut err) = (ptr::null_mut(), ptr::null_mut());
+    let status = unsafe {
+        tr_registry_finish_calls(c_registry(), plan.as_ptr(), results.as_ptr(), &mut out, &mut err)
+    };
+    if status == tr_status::TR_STATUS_OK {
+        let messages = take(out);
+        let value: serde_json::Value = serde_json::from_str(&messages).expect("messages are JSON");
+        assert!(value.is_array());
+        return Ok(messages);
+    }
+    assert!(out.is_null(), "output written on failure");
+    assert_ne!(status, tr_status::TR_STATUS_PANIC);
+    assert_ne!(status, tr_status::TR_STATUS_INTERNAL);
+    let message = take(err);
+    assert!(!message.contains('\n'), "message is one line");
+    Err(message)
+}

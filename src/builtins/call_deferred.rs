@@ -8,7 +8,7 @@ use crate::limits::{kind_of, parse_json};
 use crate::provider::{Arguments, CallOutcome};
 use crate::registry::{Builtin, CALL_DEFERRED, CallTarget, HostResult, Registry, Summary};
 use crate::schema::{SameForms, SchemaCache};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// The reference's `BASE_CALL_DEFERRED_DESCRIPTION`, word for word.
 const DESCRIPTION: &str = "Call a deferred tool by name. Use this after discover_tools returns \
@@ -50,7 +50,7 @@ impl Builtin for CallDeferred {
     }
 
     fn call(&self, registry: &Registry, args_json: &str) -> Result<HostResult> {
-        let mut args = match parse_json(args_json, "arguments")? {
+        let args = match parse_json(args_json, "arguments")? {
             Value::Object(m) => m,
             other => {
                 return Err(Error::invalid(format!(
@@ -59,6 +59,26 @@ impl Builtin for CallDeferred {
                 )));
             }
         };
+        Ok(match Self::resolve(registry, args)? {
+            Ok((name, target, args)) => {
+                match run_target(registry, &name, target, Arguments::Value(Value::Object(args))) {
+                    CallOutcome::Failure(message) => Err(message),
+                    other => Ok(other.text().into_owned()),
+                }
+            }
+            Err(message) => Err(message),
+        })
+    }
+}
+
+impl CallDeferred {
+    /// The tool a `call_deferred` call runs, with the arguments it passes on (`_target_tool`
+    /// taken out); `Ok(Err(message))` for the model when there is no such deferred tool.
+    #[allow(clippy::type_complexity)]
+    pub fn resolve(
+        registry: &Registry,
+        mut args: Map<String, Value>,
+    ) -> Result<std::result::Result<(String, CallTarget, Map<String, Value>), String>> {
         let requested = match args.shift_remove("_target_tool") {
             Some(Value::String(s)) => s,
             Some(v) => {
@@ -80,16 +100,6 @@ impl Builtin for CallDeferred {
                 )));
             }
         }
-        Ok(
-            match run_target(
-                registry,
-                &name,
-                target,
-                &Arguments::Value(Value::Object(args)),
-            ) {
-                CallOutcome::Failure(message) => Err(message),
-                other => Ok(other.text().into_owned()),
-            },
-        )
+        Ok(Ok((name, target, args)))
     }
 }

@@ -13,10 +13,12 @@ pub use options::{ConversationOptions, Mode, SearchSide};
 
 use crate::discovery::{DiscoverRequest, Discoverer, parse_discover_tools_args};
 use crate::error::{Error, Result};
-use crate::exec::{ExecuteOptions, run_call};
+use crate::exec::{
+    ExecuteOptions, HostIds, HostOutcome, Plan, PlannedCall, PlannedSearch, Step, plan_call,
+};
 use crate::limits::{kind_of, parse_json};
 use crate::provider::{self, Arguments, CallOutcome, SearchTool, ToolCall};
-use crate::registry::{CALL_DEFERRED, DISCOVER_TOOLS, Registry};
+use crate::registry::{DISCOVER_TOOLS, Registry};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::sync::Mutex;
@@ -187,8 +189,18 @@ impl Conversation {
     /// format, and keeps what the model found: tools returned by `discover_tools` (or a
     /// Responses `tool_search_call`), and deferred tools it called directly or through
     /// `call_deferred`, become loaded. Searches answer in the mode's shape (native Anthropic:
-    /// `tool_reference` blocks; native Responses: a `tool_search_output` item).
+    /// `tool_reference` blocks; native Responses: a `tool_search_output` item). It is
+    /// [`prepare`](Self::prepare), the registry's host functions, then [`finish`](Self::finish).
     pub fn execute_json(&self, calls_json: &str, options: &ExecuteOptions) -> Result<String> {
+        let plan = self.prepare(calls_json, options)?;
+        let outcomes = crate::exec::run_host_calls(&self.registry, &plan, options.parallel);
+        self.finish(&plan, outcomes)
+    }
+
+    /// Step one of [`execute_json`](Self::execute_json): the calls planned, searches answered
+    /// with the conversation's options. Nothing is loaded yet: [`finish`](Self::finish) loads
+    /// what the calls revealed, in the order the model made them.
+    pub fn prepare(&self, calls_json: &str, options: &ExecuteOptions) -> Result<Plan> {
         let format = self.options.api_format;
         if options.api_format.is_some_and(|f| f != format) {
             return Err(Error::invalid(format!(
@@ -207,84 +219,148 @@ impl Conversation {
         }
         let calls = provider.parse_calls(&value)?;
         let searches = provider.parse_search_calls(&value)?;
-        // Calls and searches run in the order the model made them, so tools load in that order.
-        let (mut results, mut found) = (Vec::with_capacity(calls.len()), Vec::new());
-        let mut next_search = searches.iter().peekable();
-        for (i, call) in calls.iter().enumerate() {
-            while let Some(s) = next_search.next_if(|s| s.calls_before <= i) {
-                found.push(self.search_tools(&s.arguments));
-            }
-            results.push(self.run(call)?);
-        }
-        found.extend(next_search.map(|s| self.search_tools(&s.arguments)));
-        let mut messages = Vec::new();
-        if options.include_assistant && !(calls.is_empty() && searches.is_empty()) {
-            messages.extend(provider.assistant_messages(&value, &calls));
-        }
-        messages.extend(provider.result_messages(&calls, &results));
-        messages.extend(provider.search_replies(&searches, found));
-        Ok(crate::format::json_text(&Value::Array(messages)))
+        let mut ids = HostIds::new(&calls);
+        let planned = calls
+            .iter()
+            .enumerate()
+            .map(|(i, call)| self.plan(call, || ids.take(i)))
+            .collect::<Result<Vec<_>>>()?;
+        let (found, searched): (Vec<_>, Vec<_>) = searches
+            .iter()
+            .map(|s| {
+                let (definitions, loads) = self.search_tools(&s.arguments);
+                (
+                    definitions,
+                    PlannedSearch {
+                        calls_before: s.calls_before,
+                        loads,
+                    },
+                )
+            })
+            .unzip();
+        let assistant = if options.include_assistant {
+            provider.assistant_messages(&value, &calls)
+        } else {
+            Vec::new()
+        };
+        Ok(Plan {
+            format,
+            include_assistant: options.include_assistant,
+            assistant,
+            calls: planned,
+            searches: searched,
+            search_messages: provider.search_replies(&searches, found),
+        })
     }
 
-    /// Runs one call, loading what it reveals.
-    fn run(&self, call: &ToolCall) -> Result<CallOutcome> {
-        if call.name == DISCOVER_TOOLS {
-            return Ok(self.search_call(&call.arguments));
+    /// Step two: the next turn's messages for `plan` with the host's outcomes (one per host call,
+    /// in plan order), and the tools the calls revealed loaded, in the model's order: a search's
+    /// finds, a deferred tool whose call succeeded.
+    pub fn finish(&self, plan: &Plan, outcomes: Vec<HostOutcome>) -> Result<String> {
+        if plan.format != self.options.api_format {
+            return Err(Error::invalid(format!(
+                "plan.api_format: this conversation speaks {}",
+                self.options.api_format.as_str()
+            )));
         }
-        let outcome = run_call(&self.registry, &call.name, &call.arguments);
-        if outcome.is_error() {
-            return Ok(outcome);
+        let results = crate::exec::outcomes_in_order(&self.registry, plan, outcomes);
+        let mut loaded = self.lock()?;
+        let mut searches = plan.searches.iter().peekable();
+        for (i, (call, result)) in plan.calls.iter().zip(&results).enumerate() {
+            while let Some(s) = searches.next_if(|s| s.calls_before <= i) {
+                s.loads.iter().for_each(|n| push_unique(&mut loaded.names, n));
+            }
+            let revealed = match call.step {
+                Step::Done(_) => true,
+                Step::Host(_) => !result.is_error(),
+            };
+            if revealed {
+                call.loads.iter().for_each(|n| push_unique(&mut loaded.names, n));
+            }
         }
-        let target = if call.name == CALL_DEFERRED {
-            call.arguments
-                .to_object()
-                .ok()
-                .and_then(|a| {
-                    a.get("_target_tool")
-                        .and_then(Value::as_str)
-                        .map(str::to_string)
-                })
-                .and_then(|n| self.registry.resolve_name(&n).ok().flatten())
-        } else {
-            Some(call.name.clone())
+        for s in searches {
+            s.loads.iter().for_each(|n| push_unique(&mut loaded.names, n));
+        }
+        drop(loaded);
+        Ok(crate::exec::messages_json(plan, &results))
+    }
+
+    /// [`prepare`](Self::prepare) answering the plan as JSON.
+    pub fn prepare_json(&self, calls_json: &str, options: &ExecuteOptions) -> Result<String> {
+        Ok(self.prepare(calls_json, options)?.to_json())
+    }
+
+    /// [`finish`](Self::finish) from JSON (see [`crate::exec::finish_json`]); bad input is
+    /// INVALID_ARGUMENT and loads nothing.
+    pub fn finish_json(&self, plan_json: &str, results_json: &str) -> Result<String> {
+        let plan = Plan::from_json(plan_json)?;
+        let outcomes = crate::exec::read_results(&plan, results_json)?;
+        self.finish(&plan, outcomes)
+    }
+
+    /// Plans one call; a `discover_tools` call is searched here, with the conversation's options.
+    fn plan(&self, call: &ToolCall, id: impl FnOnce() -> String) -> Result<PlannedCall> {
+        let mut planned = PlannedCall {
+            call_id: call.id.clone(),
+            call_name: call.name.clone(),
+            step: Step::Done(CallOutcome::Failure(String::new())),
+            loads: Vec::new(),
         };
-        if let Some(name) = target {
+        if call.name == DISCOVER_TOOLS {
+            let (outcome, loads) = self.search_call(&call.arguments);
+            planned.step = Step::Done(outcome);
+            planned.loads = loads;
+            return Ok(planned);
+        }
+        let (step, target) = plan_call(&self.registry, call, id);
+        let succeeds = match &step {
+            Step::Host(_) => true,
+            Step::Done(outcome) => !outcome.is_error(),
+        };
+        if let (true, Some(name)) = (succeeds, target) {
             if self
                 .registry
                 .tool(&name)?
                 .is_some_and(|t| t.metadata().defer)
             {
-                push_unique(&mut self.lock()?.names, &name);
+                planned.loads.push(name);
             }
         }
-        Ok(outcome)
+        planned.step = step;
+        Ok(planned)
     }
 
-    /// A `discover_tools` call: searched with the conversation's options, found deferred tools
-    /// loaded.
-    fn search_call(&self, arguments: &Arguments) -> CallOutcome {
+    /// A `discover_tools` call: searched with the conversation's options; the found deferred
+    /// tools are what it loads.
+    fn search_call(&self, arguments: &Arguments) -> (CallOutcome, Vec<String>) {
         let args = match arguments.to_object() {
             Ok(a) => crate::format::json_text(&Value::Object(a)),
             Err(m) => {
-                return CallOutcome::Failure(format!("invalid arguments for discover_tools: {m}"));
+                return (
+                    CallOutcome::Failure(format!("invalid arguments for discover_tools: {m}")),
+                    Vec::new(),
+                );
             }
         };
         let (query, asked) = match parse_discover_tools_args(&args) {
             Ok(x) => x,
-            Err(e) => return CallOutcome::Failure(format!("discover_tools: {e}")),
+            Err(e) => return (CallOutcome::Failure(format!("discover_tools: {e}")), Vec::new()),
         };
         let request = self.search_request(&asked);
         if self.answers_with_references() {
             let hits = match self.discoverer.discover(&query, &request) {
                 Ok(hits) => hits,
-                Err(e) => return CallOutcome::Failure(format!("discover_tools: {e}")),
+                Err(e) => return (CallOutcome::Failure(format!("discover_tools: {e}")), Vec::new()),
             };
-            self.load(hits.iter().filter(|h| h.deferred).map(|h| h.name.as_str()));
-            return CallOutcome::References(hits.into_iter().map(|h| h.name).collect());
+            let loads = deferred_names(hits.iter().map(|h| (h.name.as_str(), h.deferred)));
+            return (
+                CallOutcome::References(hits.into_iter().map(|h| h.name).collect()),
+                loads,
+            );
         }
         let json = match self.discoverer.discover_json(&query, &request) {
             Ok(json) => json,
-            Err(e) => return CallOutcome::Failure(format!("discover_tools: {e}")),
+            Err(e) => return (CallOutcome::Failure(format!("discover_tools: {e}")), Vec::new()),
         };
         // Load what the model was shown: the answer may stop early under `max_tokens`.
         #[derive(serde::Deserialize)]
@@ -294,17 +370,8 @@ impl Conversation {
             deferred: bool,
         }
         let shown: Vec<Shown> = serde_json::from_str(&json).expect("discover answers are JSON");
-        self.load(shown.iter().filter(|h| h.deferred).map(|h| h.name.as_ref()));
-        CallOutcome::Success(json)
-    }
-
-    /// Adds these names to the loaded tools.
-    fn load<'a>(&self, names: impl Iterator<Item = &'a str>) {
-        if let Ok(mut loaded) = self.lock() {
-            for n in names {
-                push_unique(&mut loaded.names, n);
-            }
-        }
+        let loads = deferred_names(shown.iter().map(|h| (h.name.as_ref(), h.deferred)));
+        (CallOutcome::Success(json), loads)
     }
 
     /// The conversation's search options, with what the model asked for (`top_k`, filters).
@@ -331,13 +398,14 @@ impl Conversation {
     }
 
     /// The definitions of the tools a provider's own search call finds, `defer_loading` kept (none
-    /// on a bad query: the model sees an empty result and may search again).
-    fn search_tools(&self, arguments: &Arguments) -> Vec<Value> {
+    /// on a bad query: the model sees an empty result and may search again), and the deferred
+    /// ones it loads.
+    fn search_tools(&self, arguments: &Arguments) -> (Vec<Value>, Vec<String>) {
         let Ok(args) = arguments.to_object() else {
-            return Vec::new();
+            return (Vec::new(), Vec::new());
         };
         let Some(query) = args.get("query").and_then(Value::as_str) else {
-            return Vec::new();
+            return (Vec::new(), Vec::new());
         };
         let mut request = self.options.request.clone();
         if let Some(k) = args
@@ -348,12 +416,19 @@ impl Conversation {
             request.top_k = (k as usize).max(1);
         }
         let Ok(hits) = self.discoverer.discover(query, &request) else {
-            return Vec::new();
+            return (Vec::new(), Vec::new());
         };
         let names: Vec<String> = hits.iter().map(|h| h.name.clone()).collect();
-        self.load(hits.iter().filter(|h| h.deferred).map(|h| h.name.as_str()));
-        render::definitions(&self.registry, &self.options, &names).unwrap_or_default()
+        let loads = deferred_names(hits.iter().map(|h| (h.name.as_str(), h.deferred)));
+        let definitions =
+            render::definitions(&self.registry, &self.options, &names).unwrap_or_default();
+        (definitions, loads)
     }
+}
+
+/// The names of the deferred ones among `(name, deferred)` hits.
+fn deferred_names<'a>(hits: impl Iterator<Item = (&'a str, bool)>) -> Vec<String> {
+    hits.filter(|(_, d)| *d).map(|(n, _)| n.to_string()).collect()
 }
 
 fn push_unique(names: &mut Vec<String>, name: &str) {

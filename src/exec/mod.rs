@@ -1,5 +1,9 @@
-//! Running a model's tool calls: read the provider's call list, check each call, run it, and
-//! write the results as the provider's next-turn messages.
+//! Running a model's tool calls, in two steps with plain data between them: [`prepare`] reads the
+//! provider's call list and checks each call (answering those the library can: searches,
+//! unknown or disabled tools, arguments that break the schema); the host runs the rest however
+//! it likes (threads, an event loop, another process); [`finish`] writes the outcomes as the
+//! provider's next-turn messages. [`execute`] is those two steps with the registry's own host
+//! functions in between, so the synchronous and the async loop cannot drift apart.
 //!
 //! One bad call never fails the batch: malformed or schema-breaking arguments, an unknown or
 //! disabled tool, a host failure or panic each become an error result the model can act on. Only
@@ -7,62 +11,61 @@
 //! held while a host function runs, so it may call back into the registry.
 
 mod options;
+mod plan;
 mod schedule;
 
+pub(crate) use schedule::run_host_calls;
+
 pub use options::ExecuteOptions;
+pub use plan::{HostCall, HostOutcome, Plan, PlannedCall, PlannedSearch, Step, read_results};
 
 use crate::error::Result;
 use crate::format::json_text;
 use crate::limits::parse_json;
 use crate::provider::{self, Arguments, CallOutcome, Provider, ToolCall};
 use crate::registry::{CallTarget, Registry, ToolTarget};
+use serde_json::{Map, Value};
+use std::collections::HashSet;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 /// How many "did you mean" names an unknown-tool error lists.
 const SUGGESTIONS: usize = 3;
 
-/// A batch that ran: the provider it was read as, the calls in order, and one outcome per call.
-pub struct Executed {
-    /// The provider whose shapes were read and are written.
-    pub provider: &'static dyn Provider,
-    /// The calls, in the order the model made them.
-    pub calls: Vec<ToolCall>,
-    /// One outcome per call, same order.
-    pub results: Vec<CallOutcome>,
-    /// The assistant turn rebuilt from the input (the calls and what the provider needs back
-    /// with them: reasoning, thinking, thought signatures).
-    pub assistant: Vec<serde_json::Value>,
-}
-
-impl Executed {
-    /// The messages to append after the assistant turn (with the rebuilt assistant turn first
-    /// when asked), as a JSON array.
-    pub fn messages_json(&self, include_assistant: bool) -> String {
-        let mut messages = Vec::new();
-        if include_assistant && !self.calls.is_empty() {
-            messages.extend(self.assistant.iter().cloned());
-        }
-        messages.extend(self.provider.result_messages(&self.calls, &self.results));
-        json_text(&serde_json::Value::Array(messages))
-    }
-}
-
 /// Runs the tool calls in `calls_json` (any provider's shape; `options.api_format` forces one)
-/// and answers with the messages of the next turn, as JSON (see [`Executed::messages_json`]).
+/// with the registry's host functions, and answers with the messages of the next turn as JSON:
+/// [`prepare`], the host functions, then [`finish`].
 pub fn execute_json(
     registry: &Registry,
     calls_json: &str,
     options: &ExecuteOptions,
 ) -> Result<String> {
-    Ok(execute(registry, calls_json, options)?.messages_json(options.include_assistant))
+    let plan = prepare(registry, calls_json, options)?;
+    let outcomes = schedule::run_host_calls(registry, &plan, options.parallel);
+    finish(registry, &plan, outcomes)
 }
 
-/// Reads and runs the calls in `calls_json`.
-pub fn execute(
+/// [`prepare`] answering the plan as JSON (see [`Plan::to_json`]).
+pub fn prepare_json(
     registry: &Registry,
     calls_json: &str,
     options: &ExecuteOptions,
-) -> Result<Executed> {
+) -> Result<String> {
+    Ok(prepare(registry, calls_json, options)?.to_json())
+}
+
+/// [`finish`] from JSON: the plan as [`prepare_json`] wrote it and the host's results (see
+/// [`read_results`]). Bad input is INVALID_ARGUMENT and changes nothing.
+pub fn finish_json(registry: &Registry, plan_json: &str, results_json: &str) -> Result<String> {
+    let plan = Plan::from_json(plan_json)?;
+    let outcomes = read_results(&plan, results_json)?;
+    finish(registry, &plan, outcomes)
+}
+
+/// The provider's calls read from `calls_json`: the parsed value, the provider, the calls.
+pub(crate) fn read_calls(
+    calls_json: &str,
+    options: &ExecuteOptions,
+) -> Result<(Value, &'static dyn Provider, Vec<ToolCall>)> {
     let value = parse_json(calls_json, "calls")?;
     let empty = value.as_array().is_some_and(Vec::is_empty);
     let provider = match options.api_format {
@@ -82,51 +85,252 @@ pub fn execute(
         None => provider::detect(&value)?,
     };
     let calls = provider.parse_calls(&value)?;
-    let results = schedule::run_all(registry, &calls, options.parallel);
-    let assistant = provider.assistant_messages(&value, &calls);
-    Ok(Executed {
-        provider,
-        calls,
-        results,
+    Ok((value, provider, calls))
+}
+
+/// Step one: reads the calls in `calls_json` and plans each: a call for the host to run (tool
+/// resolved, arguments checked), or one the library has answered.
+pub fn prepare(registry: &Registry, calls_json: &str, options: &ExecuteOptions) -> Result<Plan> {
+    let (value, provider, calls) = read_calls(calls_json, options)?;
+    let assistant = if options.include_assistant {
+        provider.assistant_messages(&value, &calls)
+    } else {
+        Vec::new()
+    };
+    let mut ids = HostIds::new(&calls);
+    let planned = calls
+        .iter()
+        .enumerate()
+        .map(|(i, call)| {
+            let (step, _) = plan_call(registry, call, || ids.take(i));
+            PlannedCall {
+                call_id: call.id.clone(),
+                call_name: call.name.clone(),
+                step,
+                loads: Vec::new(),
+            }
+        })
+        .collect();
+    Ok(Plan {
+        format: provider.format(),
+        include_assistant: options.include_assistant,
         assistant,
+        calls: planned,
+        searches: Vec::new(),
+        search_messages: Vec::new(),
     })
 }
 
-/// Runs one call of `name` with `arguments`: built-ins here, registered tools through their host
-/// function (or the fallback), after checking the arguments against the tool's schema.
+/// Step two: the next turn's messages for `plan` with the host's `outcomes` (one per host call,
+/// in plan order), byte for byte what [`execute_json`] writes for the same outcomes.
+pub fn finish(registry: &Registry, plan: &Plan, outcomes: Vec<HostOutcome>) -> Result<String> {
+    let results = outcomes_in_order(registry, plan, outcomes);
+    Ok(messages_json(plan, &results))
+}
+
+/// Every call's outcome, in call order: the library's answers and the host's, each host one
+/// made final (a tool unregistered since prepare is an unknown tool; an unhandled call has no
+/// host function).
+pub(crate) fn outcomes_in_order(
+    registry: &Registry,
+    plan: &Plan,
+    outcomes: Vec<HostOutcome>,
+) -> Vec<CallOutcome> {
+    let mut outcomes = outcomes.into_iter();
+    plan.calls
+        .iter()
+        .map(|c| match &c.step {
+            Step::Done(outcome) => outcome.clone(),
+            Step::Host(h) => {
+                let outcome = outcomes.next().unwrap_or(HostOutcome::Unhandled);
+                match registry.call_target(&h.name) {
+                    Ok(CallTarget::Unknown) => failure(unknown_tool_message(registry, &h.name)),
+                    _ => host_outcome(&h.name, outcome),
+                }
+            }
+        })
+        .collect()
+}
+
+/// The messages of the next turn for these outcomes (call order), as JSON.
+pub(crate) fn messages_json(plan: &Plan, results: &[CallOutcome]) -> String {
+    let provider = provider::provider(plan.format);
+    let calls: Vec<ToolCall> = plan
+        .calls
+        .iter()
+        .map(|c| ToolCall {
+            id: c.call_id.clone(),
+            item_id: None,
+            name: c.call_name.clone(),
+            arguments: Arguments::Value(Value::Null),
+        })
+        .collect();
+    let mut messages = Vec::new();
+    if plan.include_assistant && !(calls.is_empty() && plan.searches.is_empty()) {
+        messages.extend(plan.assistant.iter().cloned());
+    }
+    messages.extend(provider.result_messages(&calls, results));
+    messages.extend(plan.search_messages.iter().cloned());
+    json_text(&Value::Array(messages))
+}
+
+fn host_outcome(name: &str, outcome: HostOutcome) -> CallOutcome {
+    match outcome {
+        HostOutcome::Content(text) => CallOutcome::Success(text),
+        HostOutcome::Error(message) => CallOutcome::Failure(message),
+        HostOutcome::Unhandled => failure(no_host_message(name)),
+    }
+}
+
+fn no_host_message(name: &str) -> String {
+    format!("tool {name:?} has no host function to run it (register it with one, or set a fallback)")
+}
+
+/// Plans one call: the step, and the registered name of the tool it runs (for a conversation's
+/// loads). `id` gives the host call's id when the call goes to the host.
+pub(crate) fn plan_call(
+    registry: &Registry,
+    call: &ToolCall,
+    id: impl FnOnce() -> String,
+) -> (Step, Option<String>) {
+    match registry.call_target(&call.name) {
+        Ok(CallTarget::Builtin(builtin)) if builtin.name() == crate::registry::CALL_DEFERRED => {
+            let args = match call.arguments.to_object() {
+                Ok(args) => args,
+                Err(m) => {
+                    let m = format!("invalid arguments for {}: {m}", call.name);
+                    return (Step::Done(failure(m)), None);
+                }
+            };
+            match crate::builtins::CallDeferred::resolve(registry, args) {
+                Ok(Ok((name, target, args))) => {
+                    let step = plan_target(registry, &name, target, Arguments::Value(args.into()), id);
+                    (step, Some(name))
+                }
+                Ok(Err(message)) => (Step::Done(failure(message)), None),
+                Err(e) => (Step::Done(failure(format!("{}: {e}", call.name))), None),
+            }
+        }
+        Ok(target) => {
+            let step = plan_target(registry, &call.name, target, call.arguments.clone(), id);
+            (step, Some(call.name.clone()))
+        }
+        Err(e) => (Step::Done(failure(e.to_string())), None),
+    }
+}
+
+/// Plans a resolved call: built-ins run here, registered tools go to the host once their
+/// arguments pass the tool's schema.
+pub(crate) fn plan_target(
+    registry: &Registry,
+    name: &str,
+    target: CallTarget,
+    arguments: Arguments,
+    id: impl FnOnce() -> String,
+) -> Step {
+    match target {
+        CallTarget::Builtin(builtin) => {
+            let args = match arguments.to_object() {
+                Ok(args) => json_text(&Value::Object(args)),
+                Err(message) => {
+                    return Step::Done(failure(format!("invalid arguments for {name}: {message}")));
+                }
+            };
+            Step::Done(
+                match catch_unwind(AssertUnwindSafe(|| builtin.call(registry, &args))) {
+                    Ok(Ok(Ok(text))) => CallOutcome::Success(text),
+                    Ok(Ok(Err(message))) => failure(message),
+                    Ok(Err(e)) => failure(format!("{name}: {e}")),
+                    Err(payload) => {
+                        failure(format!("{name} panicked: {}", panic_message(&payload)))
+                    }
+                },
+            )
+        }
+        CallTarget::Unknown => Step::Done(failure(unknown_tool_message(registry, name))),
+        CallTarget::Disabled { reason } => Step::Done(failure(disabled_message(name, reason))),
+        CallTarget::Tool(tool) => match checked_arguments(&tool, &arguments) {
+            Ok(arguments) => Step::Host(HostCall {
+                id: id(),
+                name: tool.name,
+                arguments,
+                concurrency_safe: tool.concurrency_safe,
+            }),
+            Err(message) => Step::Done(failure(message)),
+        },
+    }
+}
+
+fn disabled_message(name: &str, reason: Option<String>) -> String {
+    match reason {
+        Some(reason) => format!("tool {name:?} is disabled: {reason}"),
+        None => format!("tool {name:?} is disabled"),
+    }
+}
+
+/// The arguments as an object that passes the tool's schema, or the model's error message.
+fn checked_arguments(
+    tool: &ToolTarget,
+    arguments: &Arguments,
+) -> std::result::Result<Map<String, Value>, String> {
+    let args = arguments
+        .to_object()
+        .map_err(|m| format!("invalid arguments for tool {:?}: {m}", tool.name))?;
+    let args = Value::Object(args);
+    tool.validator
+        .check(&args)
+        .map_err(|m| format!("invalid arguments for tool {:?}: {m}", tool.name))?;
+    match args {
+        Value::Object(m) => Ok(m),
+        _ => unreachable!("built from an object"),
+    }
+}
+
+/// Runs one host call with the registry's host function for its tool (its own, or the
+/// fallback), catching a panic.
+pub(crate) fn run_host_call(registry: &Registry, call: &HostCall) -> HostOutcome {
+    let host = match registry.call_target(&call.name) {
+        Ok(CallTarget::Tool(t)) => t.host,
+        Ok(CallTarget::Disabled { reason }) => {
+            return HostOutcome::Error(disabled_message(&call.name, reason));
+        }
+        Ok(_) => None,
+        Err(e) => return HostOutcome::Error(e.to_string()),
+    };
+    let Some(host) = host else {
+        return HostOutcome::Unhandled;
+    };
+    let args = json_text(&Value::Object(call.arguments.clone()));
+    match catch_unwind(AssertUnwindSafe(|| host(&call.name, &args))) {
+        Ok(Ok(text)) => HostOutcome::Content(text),
+        Ok(Err(message)) => HostOutcome::Error(message),
+        Err(payload) => HostOutcome::Error(format!(
+            "the host function of {:?} panicked: {}",
+            call.name,
+            panic_message(&payload)
+        )),
+    }
+}
+
+/// Runs one call of `name` with `arguments` now, on this thread: planned, then run with the
+/// registry's host function. `call_deferred` (`tr_registry_call`) runs its target this way.
 pub fn run_call(registry: &Registry, name: &str, arguments: &Arguments) -> CallOutcome {
     match registry.call_target(name) {
-        Ok(target) => run_target(registry, name, target, arguments),
+        Ok(target) => run_target(registry, name, target, arguments.clone()),
         Err(e) => failure(e.to_string()),
     }
 }
 
-/// Runs a resolved call.
+/// Runs a resolved call now (see [`run_call`]).
 pub(crate) fn run_target(
     registry: &Registry,
     name: &str,
     target: CallTarget,
-    arguments: &Arguments,
+    arguments: Arguments,
 ) -> CallOutcome {
-    match target {
-        CallTarget::Builtin(builtin) => {
-            let args = match arguments.to_object() {
-                Ok(args) => json_text(&serde_json::Value::Object(args)),
-                Err(message) => return failure(format!("invalid arguments for {name}: {message}")),
-            };
-            match catch_unwind(AssertUnwindSafe(|| builtin.call(registry, &args))) {
-                Ok(Ok(Ok(text))) => CallOutcome::Success(text),
-                Ok(Ok(Err(message))) => failure(message),
-                Ok(Err(e)) => failure(format!("{name}: {e}")),
-                Err(payload) => failure(format!("{name} panicked: {}", panic_message(&payload))),
-            }
-        }
-        CallTarget::Unknown => failure(unknown_tool_message(registry, name)),
-        CallTarget::Disabled { reason } => failure(match reason {
-            Some(reason) => format!("tool {name:?} is disabled: {reason}"),
-            None => format!("tool {name:?} is disabled"),
-        }),
-        CallTarget::Tool(tool) => run_tool(&tool, arguments),
+    match plan_target(registry, name, target, arguments, String::new) {
+        Step::Done(outcome) => outcome,
+        Step::Host(call) => host_outcome(&call.name, run_host_call(registry, &call)),
     }
 }
 
@@ -141,37 +345,40 @@ pub(crate) fn unknown_tool_message(registry: &Registry, name: &str) -> String {
     message
 }
 
-fn run_tool(tool: &ToolTarget, arguments: &Arguments) -> CallOutcome {
-    let args = match arguments.to_object() {
-        Ok(args) => serde_json::Value::Object(args),
-        Err(message) => {
-            return failure(format!(
-                "invalid arguments for tool {:?}: {message}",
-                tool.name
-            ));
+/// Host call ids: the provider's id when the batch has it once, else `#<call index>` (made
+/// unique against the provider's ids), so the host can key its results by id.
+pub(crate) struct HostIds {
+    used: HashSet<String>,
+    given: Vec<Option<String>>,
+}
+
+impl HostIds {
+    pub(crate) fn new(calls: &[ToolCall]) -> Self {
+        let mut seen = HashSet::new();
+        let mut twice = HashSet::new();
+        for id in calls.iter().filter_map(|c| c.id.as_deref()) {
+            if !seen.insert(id) {
+                twice.insert(id);
+            }
         }
-    };
-    if let Err(message) = tool.validator.check(&args) {
-        return failure(format!(
-            "invalid arguments for tool {:?}: {message}",
-            tool.name
-        ));
+        let given = calls
+            .iter()
+            .map(|c| c.id.clone().filter(|id| !twice.contains(id.as_str())))
+            .collect();
+        let used = seen.into_iter().map(str::to_string).collect();
+        HostIds { used, given }
     }
-    let Some(host) = &tool.host else {
-        return failure(format!(
-            "tool {:?} has no host function to run it (register it with one, or set a fallback)",
-            tool.name
-        ));
-    };
-    let args = json_text(&args);
-    match catch_unwind(AssertUnwindSafe(|| host(&tool.name, &args))) {
-        Ok(Ok(text)) => CallOutcome::Success(text),
-        Ok(Err(message)) => failure(message),
-        Err(payload) => failure(format!(
-            "the host function of {:?} panicked: {}",
-            tool.name,
-            panic_message(&payload)
-        )),
+
+    /// The id of call `i`.
+    pub(crate) fn take(&mut self, i: usize) -> String {
+        if let Some(id) = self.given.get_mut(i).and_then(Option::take) {
+            return id;
+        }
+        let mut id = format!("#{i}");
+        while !self.used.insert(id.clone()) {
+            id.push('#');
+        }
+        id
     }
 }
 

@@ -25,7 +25,7 @@ pub struct tr_conversation {
 ///
 /// # Safety
 /// `c` is NULL or a live handle from `tr_conversation_new`.
-unsafe fn conversation_ref<'a>(
+pub(super) unsafe fn conversation_ref<'a>(
     c: *const tr_conversation,
 ) -> Result<&'a Conversation, super::boundary::Failure> {
     // SAFETY: per the contract above.

@@ -18,6 +18,7 @@ mod discoverer;
 mod embedder;
 mod registry;
 mod status;
+mod steps;
 mod strings;
 #[cfg(feature = "test-hooks")]
 mod test_hooks;
@@ -27,6 +28,7 @@ pub use conversation::*;
 pub use discoverer::*;
 pub use embedder::*;
 pub use registry::*;
+pub use steps::*;
 pub use status::{tr_status, tr_status_name};
 pub use strings::tr_string_free;
 #[cfg(feature = "test-hooks")]
