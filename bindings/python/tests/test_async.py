@@ -187,7 +187,7 @@ def test_an_async_function_that_raises_fails_its_call_only():
             await asyncio.sleep(0)
             raise ValueError("bad value")
 
-        async def denied(i):
+        async def denied(**_):
             raise tr.ToolError("permission denied")
 
         async def ok(i):
@@ -216,7 +216,7 @@ def test_an_async_function_that_raises_fails_its_call_only():
 
 def test_an_async_function_cancelled_by_itself_fails_its_call_only():
     async def main():
-        async def times_out(i):
+        async def times_out(i=0):
             inner = asyncio.ensure_future(asyncio.sleep(10))
             inner.cancel()
             await inner  # raises CancelledError inside the tool: nobody cancelled aexecute
@@ -266,7 +266,7 @@ def test_cancelling_aexecute_cancels_the_running_calls():
 
 def test_a_timeout_around_aexecute_cancels_it():
     async def main():
-        async def slow(i):
+        async def slow(i=0):
             await asyncio.sleep(60)
 
         with tr.Registry() as r:
@@ -285,7 +285,7 @@ def test_async_functions_may_call_back_into_the_registry():
                 await asyncio.sleep(0)
                 return a + b
 
-            async def nested(i):
+            async def nested(i=0):
                 inner = await r.aexecute(openai_calls(("add", {"a": 40, "b": 2})))
                 r.register({"name": "made_inside", "description": "x"})
                 hits = r.call("discover_tools", {"query": "made inside"})
@@ -499,6 +499,11 @@ def test_sync_execute_inside_a_running_loop_names_aexecute():
 
 DIM = 8
 
+#: The pull-model exports came after the two steps; an older library skips these tests.
+pull_model = pytest.mark.skipif(
+    not tr._native.has_pull_embedder(), reason="the library has no tr_registry_take_embedding_jobs yet"
+)
+
 
 def _bag(text):
     """A deterministic bag-of-letters vector, so that similar words land near each other."""
@@ -509,6 +514,7 @@ def _bag(text):
     return v if any(v) else [1.0] + [0.0] * (DIM - 1)
 
 
+@pull_model
 def test_async_embedder_embeds_pending_texts_and_queries():
     from conftest import SAMPLE_TOOLS
 
@@ -542,6 +548,7 @@ def test_async_embedder_embeds_pending_texts_and_queries():
     asyncio.run(main())
 
 
+@pull_model
 def test_async_embedder_failures_fail_their_texts_only():
     async def main():
         async def embed(texts):
@@ -583,6 +590,7 @@ def test_async_embedder_failures_fail_their_texts_only():
     asyncio.run(main())
 
 
+@pull_model
 def test_aembed_pending_without_an_async_embedder():
     async def main():
         with tr.Registry() as r:

@@ -21,7 +21,7 @@ from typing import (
 
 from . import _async, _host, _native
 from ._conversation import Conversation
-from ._errors import ToolRegistryError
+from ._errors import Status, ToolRegistryError
 from ._handle import (
     _check,
     _discovery_options,
@@ -405,6 +405,12 @@ class Registry(_RegistryBase):
         if cache_path is not None:
             doc["cache_path"] = cache_path
         if _async.is_async(fn):
+            if not _native.has_pull_embedder():
+                raise ToolRegistryError(
+                    Status.INVALID_ARGUMENT,
+                    f"an async embedder needs the pull model (tr_registry_take_embedding_jobs), which "
+                    f"the loaded library {_native.library_path()} does not have",
+                )
             doc["pull"] = True
             self._do(
                 _lib.tr_registry_set_embedder, _json("options", doc), _native.EMBED_FN(), None, _native.FREE_FN()
