@@ -7,9 +7,10 @@ steps (prepare, finish) cost beside execute.
    after another would take 800 ms). Beside it, the same 8 calls as plain functions doing
    ``time.sleep(0.1)`` through aexecute (the loop's default thread pool) and through the sync
    ``execute`` (one after another).
-2. 8 calls of a trivial plain function: ``execute`` (tr_registry_execute, one C call) against
-   ``aexecute`` with an ``async def`` function (prepare + the calls on the loop + finish), per batch,
-   interleaved in one run.
+2. 8 calls of a trivial function: ``execute`` (tr_registry_execute, one C call) against
+   ``aexecute`` with an ``async def`` function (prepare + the calls on the loop + finish) and against
+   the two steps called directly (the results made in Python, no asyncio), per batch, interleaved
+   in one run.
 
     cargo build --release --lib
     python3 bench/python_async.py [rounds]
@@ -89,11 +90,28 @@ async def main(rounds):
         sequential = time.perf_counter() - t0
 
         # Overhead: interleaved, so both see the same machine load.
-        sync_cost, async_cost = [], []
+        sync_cost, async_cost, steps_cost = [], [], []
+        trivial_json = json.dumps(batch["trivial"]).encode()
+
+        def two_steps():
+            # prepare, the same trivial function called in Python, finish: no asyncio.
+            plan = r.prepare_calls_json(trivial_json)
+            results = [
+                {"id": c["id"], "content": str(c["arguments"]["i"])}
+                for c in json.loads(plan)["calls"]
+                if c["run"] == "host"
+            ]
+            return r.finish_calls_json(plan, json.dumps(results).encode())
+
+        assert json.loads(two_steps()) == r.execute(batch["trivial"])
         for _ in range(50):
             r.execute(batch["trivial"])
             await r.aexecute(batch["atrivial"])
+            two_steps()
         for _ in range(rounds * 50):
+            t0 = time.perf_counter()
+            two_steps()
+            steps_cost.append(time.perf_counter() - t0)
             t0 = time.perf_counter()
             r.execute(batch["trivial"])
             sync_cost.append(time.perf_counter() - t0)
@@ -111,7 +129,9 @@ async def main(rounds):
     print(f"the same 8 plain calls through the sync execute (one after another): {sequential * 1e3:.1f} ms")
     print(f"8 trivial calls, execute (plain function): {us(sync_cost)}")
     print(f"8 trivial calls, aexecute (async def function): {us(async_cost)}")
+    print(f"8 trivial calls, prepare_calls + finish_calls with the results made in Python: {us(steps_cost)}")
     print(f"aexecute / execute (p50): {statistics.median(async_cost) / statistics.median(sync_cost):.2f}")
+    print(f"prepare + finish / execute (p50): {statistics.median(steps_cost) / statistics.median(sync_cost):.2f}")
 
 
 if __name__ == "__main__":
