@@ -83,6 +83,14 @@ CORPUS_LANGUAGES = {
     "conversation": ("c", "c++", "go", "c#", "python"),
 }
 
+# Which languages' corpus programs also take `--steps`: the calls run through the two-step loop
+# (prepare, the host's own run of the calls, finish: the async APIs) instead of execute, and must
+# print the same bytes.
+STEPS_LANGUAGES = {
+    "execute": ("c",),
+    "conversation": (),
+}
+
 
 def expected_lines(corpus, kind):
     """What every program must print, from the hand-written files (which `cargo test` holds the
@@ -106,10 +114,15 @@ def expected_lines(corpus, kind):
 
 
 def check_corpus(corpus, kind):
-    """Every language's answers for every case of a corpus, byte for byte."""
+    """Every language's answers for every case of a corpus, byte for byte, through execute and,
+    where the binding has it, through the two steps."""
     expected = expected_lines(corpus, kind)
     failures = 0
-    for language, (argv, env) in corpus_programs(corpus, kind).items():
+    runs = [(language, argv, env) for language, (argv, env) in corpus_programs(corpus, kind).items()]
+    runs += [(f"{language} (two steps)", argv + ["--steps"], env)
+             for language, (argv, env) in corpus_programs(corpus, kind).items()
+             if language in STEPS_LANGUAGES[kind]]
+    for language, argv, env in runs:
         out = subprocess.run(argv, capture_output=True, env=env)
         if out.returncode != 0:
             print(f"{kind} {language}: exit {out.returncode}: {out.stderr.decode(errors='replace').strip()}")
@@ -122,7 +135,7 @@ def check_corpus(corpus, kind):
               + (f"; differ: {', '.join(wrong[:5])}" if wrong else "") + (f"; unknown: {extra[:3]}" if extra else ""))
         if wrong or extra:
             failures += 1
-    return len(corpus_programs(corpus, kind)), failures
+    return len(runs), failures
 
 
 def main():

@@ -14,6 +14,14 @@ typedef enum { HOST_ECHO, HOST_FAIL, HOST_PANIC } host_kind;
 static int host_frees = 0;
 static int host_registrations = 0;
 
+/* Each registered tool's host kind by name, for a host that runs a plan's calls itself. */
+#define MAX_KINDS 64
+static struct {
+    char *name;
+    host_kind kind;
+} kinds[MAX_KINDS];
+static size_t kind_count = 0;
+
 int corpus_host_frees(void) { return host_frees; }
 int corpus_host_registrations(void) { return host_registrations; }
 
@@ -80,6 +88,10 @@ static int register_entry(tr_registry *r, const json_value *entry) {
             return 0;
         }
         host_registrations++;
+        if (kind_count < MAX_KINDS) {
+            kinds[kind_count].name = strdup(json_str(json_get(tool, "name")));
+            kinds[kind_count++].kind = *k;
+        }
         st = tr_registry_register_callable(r, sb.data, scripted_host, k, free_host, &names, &err);
     }
     sb_free(&sb);
@@ -200,6 +212,69 @@ tr_status corpus_execute(tr_registry *r, const corpus_case *c, char **messages_o
     tr_status st = tr_registry_execute(r, calls, options, messages_out, err_out);
     free(calls);
     free(options);
+    return st;
+}
+
+/* The scripted host's answer to one host call of a plan, as a results entry. */
+static void step_result(strbuf *sb, const json_value *call) {
+    const char *name = json_str(json_get(call, "name"));
+    const host_kind *kind = NULL;
+    for (size_t i = 0; i < kind_count; i++)
+        if (strcmp(kinds[i].name, name) == 0) kind = &kinds[i].kind;
+    strbuf text;
+    sb_init(&text);
+    sb_puts(sb, "{\"id\":");
+    sb_quote(sb, json_str(json_get(call, "id")));
+    if (!kind) {
+        sb_puts(sb, ",\"unhandled\":true}");
+    } else if (*kind == HOST_ECHO) {
+        sb_printf(&text, "%s <- ", name);
+        sb_json(&text, json_get(call, "arguments"));
+        sb_puts(sb, ",\"content\":");
+        sb_quote(sb, text.data);
+        sb_puts(sb, "}");
+    } else {
+        if (*kind == HOST_FAIL) sb_puts(&text, "upstream returned 503");
+        else sb_printf(&text, "the host function of \"%s\" panicked: kaboom", name);
+        sb_puts(sb, ",\"error\":");
+        sb_quote(sb, text.data);
+        sb_puts(sb, "}");
+    }
+    sb_free(&text);
+}
+
+tr_status corpus_execute_steps(tr_registry *r, const corpus_case *c, char **messages_out, char **err_out) {
+    char *calls = read_case_file(c, "calls.json");
+    if (!calls) {
+        fprintf(stderr, "corpus: %s: cannot read calls.json\n", c->name);
+        return TR_STATUS_NOT_FOUND;
+    }
+    char *options = read_case_file(c, "options.json");
+    char *plan = NULL;
+    tr_status st = tr_registry_prepare_calls(r, calls, options, &plan, err_out);
+    free(calls);
+    free(options);
+    if (st != TR_STATUS_OK) return st;
+    json_value *parsed = json_parse(plan, NULL, 0);
+    const json_value *list = json_get(parsed, "calls");
+    strbuf results;
+    sb_init(&results);
+    sb_puts(&results, "[");
+    int first = 1;
+    /* Answered last to first: finish matches results by id, not by position. */
+    for (size_t i = list ? list->count : 0; i-- > 0;) {
+        const json_value *call = json_at(list, i);
+        const char *run = json_str(json_get(call, "run"));
+        if (!run || strcmp(run, "host") != 0) continue;
+        if (!first) sb_puts(&results, ",");
+        first = 0;
+        step_result(&results, call);
+    }
+    sb_puts(&results, "]");
+    st = tr_registry_finish_calls(r, plan, results.data, messages_out, err_out);
+    sb_free(&results);
+    json_free(parsed);
+    tr_string_free(plan);
     return st;
 }
 

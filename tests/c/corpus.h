@@ -37,6 +37,11 @@ void corpus_cases_free(corpus_case *cases, size_t count);
  * calls.json is unreadable. */
 tr_status corpus_execute(tr_registry *r, const corpus_case *c, char **messages_out, char **err_out);
 
+/* The same through the two steps: tr_registry_prepare_calls, each host call of the plan answered
+ * by the scripted host of its tool (by name; `unhandled` for a tool without one), then
+ * tr_registry_finish_calls. */
+tr_status corpus_execute_steps(tr_registry *r, const corpus_case *c, char **messages_out, char **err_out);
+
 /* The case's expected.json without its final newline (malloc'd, free()); NULL if unreadable. */
 char *corpus_expected(const corpus_case *c);
 

@@ -18,6 +18,17 @@ int main() {
         tr_string_free(err);
         return 1;
     }
+    // The two-step tool loop through the header: an empty batch plans nothing and finishes empty.
+    char *plan = nullptr, *messages = nullptr;
+    st = tr_registry_prepare_calls(r, "[]", nullptr, &plan, &err);
+    if (st == TR_STATUS_OK) st = tr_registry_finish_calls(r, plan, "[]", &messages, &err);
+    if (st != TR_STATUS_OK || std::strcmp(messages, "[]") != 0) {
+        std::fprintf(stderr, "header_cxx: two steps: %s %s\n", tr_status_name(st), err ? err : "");
+        tr_string_free(err);
+        return 1;
+    }
+    tr_string_free(plan);
+    tr_string_free(messages);
     tr_registry_free(r);
     std::printf("header_cxx: toolregistry %s via the C header from C++\n", tr_version());
     return 0;

@@ -53,13 +53,16 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < count; i++) {
         char *want = corpus_expected(&cases[i]);
         CHECK_MSG(want != NULL, "%s: no expected.json", cases[i].name);
-        for (int parallel = 0; parallel <= 1; parallel++) {
+        /* 0: execute, 1: execute with parallel 4, 2: prepare, the host's own run, finish. */
+        for (int way = 0; way <= 2; way++) {
             char *got = NULL, *err = NULL;
-            tr_status st = parallel ? execute_parallel(r, &cases[i], &got, &err)
-                                    : corpus_execute(r, &cases[i], &got, &err);
+            tr_status st = way == 1   ? execute_parallel(r, &cases[i], &got, &err)
+                           : way == 2 ? corpus_execute_steps(r, &cases[i], &got, &err)
+                                      : corpus_execute(r, &cases[i], &got, &err);
+            static const char *ways[] = {"", " (parallel 4)", " (prepare and finish)"};
             CHECK_MSG(st == TR_STATUS_OK, "%s: %s: %s", cases[i].name, tr_status_name(st), err ? err : "");
             CHECK_MSG(got && want && strcmp(got, want) == 0, "%s%s\n  want %s\n  got  %s", cases[i].name,
-                      parallel ? " (parallel 4)" : "", want ? want : "(none)", got ? got : "(none)");
+                      ways[way], want ? want : "(none)", got ? got : "(none)");
             tr_string_free(got);
             tr_string_free(err);
         }
