@@ -87,8 +87,8 @@ CORPUS_LANGUAGES = {
 # (prepare, the host's own run of the calls, finish: the async APIs) instead of execute, and must
 # print the same bytes.
 STEPS_LANGUAGES = {
-    "execute": ("c",),
-    "conversation": (),
+    "execute": ("c", "c++", "python"),
+    "conversation": ("python",),
 }
 
 

@@ -4,8 +4,6 @@
 // a conversation's pair loading what the calls found.
 #include <gtest/gtest.h>
 
-#include <future>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -18,42 +16,6 @@ using toolregistry::Registry;
 using toolregistry::Status;
 
 namespace {
-
-// Tool name -> the fixture's host kind ("" for a tool without a host function).
-std::map<std::string, std::string> host_kinds(const std::filesystem::path& corpus_dir) {
-    std::string text = corpus::read_file(corpus_dir / "fixture.json");
-    auto fixture = toolregistry::detail::JsonParser(text).parse();
-    std::map<std::string, std::string> out;
-    for (const auto& entry : fixture.find("tools")->items) {
-        const auto* host = entry.find("host");
-        out[entry.find("tool")->find("name")->string] =
-            host->kind == toolregistry::detail::JsonValue::Kind::Null ? "" : host->string;
-    }
-    return out;
-}
-
-// Runs one host call as the scripted host of its tool, catching as the wrapper's trampoline does.
-CallResult run(const HostCall& call, const std::map<std::string, std::string>& kinds) {
-    auto kind = kinds.find(call.name);
-    if (kind == kinds.end() || kind->second.empty()) return CallResult::unhandled(call.id);
-    try {
-        return CallResult::content(call.id, corpus::scripted_host(kind->second)(call.name, call.arguments_json));
-    } catch (const toolregistry::ToolError& e) {
-        return CallResult::error(call.id, e.what());
-    } catch (const std::exception& e) {
-        return CallResult::error(call.id, "the host function of \"" + call.name + "\" panicked: " + e.what());
-    }
-}
-
-// Every host call at once on std::async threads; the results come back in reverse order (finish
-// matches them by id).
-std::vector<CallResult> run_all(const Plan& plan, const std::map<std::string, std::string>& kinds) {
-    std::vector<std::future<CallResult>> running;
-    for (const HostCall& call : plan.calls) running.push_back(std::async(std::launch::async, run, call, kinds));
-    std::vector<CallResult> results;
-    for (auto it = running.rbegin(); it != running.rend(); ++it) results.push_back(it->get());
-    return results;
-}
 
 std::string chat_calls(const std::vector<std::pair<std::string, std::string>>& calls) {
     std::string out = "[";
@@ -68,14 +30,14 @@ std::string chat_calls(const std::vector<std::pair<std::string, std::string>>& c
 
 TEST(TwoStep, ConformanceCorpusEqualsExecute) {
     Registry registry = corpus::registry(TOOLREGISTRY_CONFORMANCE_DIR);
-    auto kinds = host_kinds(TOOLREGISTRY_CONFORMANCE_DIR);
+    auto kinds = corpus::host_kinds(TOOLREGISTRY_CONFORMANCE_DIR);
     auto cases = corpus::cases(TOOLREGISTRY_CONFORMANCE_DIR);
     ASSERT_GE(cases.size(), 50u);
     std::size_t host_calls = 0;
     for (const auto& c : cases) {
         Plan plan = registry.prepare_calls(c.calls(), c.options());
         host_calls += plan.calls.size();
-        std::string got = registry.finish_calls(plan, run_all(plan, kinds));
+        std::string got = registry.finish_calls(plan, corpus::run_plan(plan, kinds));
         EXPECT_EQ(got, c.expected()) << c.name;
         EXPECT_EQ(got, registry.execute(c.calls(), c.options())) << c.name;
     }
