@@ -533,7 +533,12 @@ void tr_discoverer_free(struct tr_discoverer *d);
  *
  * `options_json` is `{"dim": int (1..8192, the length of every vector), "identity"?: str (names
  * the model for the vector cache; default "host:<dim>"), "cache_path"?: str (a file keeping
- * text-hash -> vector across restarts; a corrupt or foreign file is ignored and rewritten)}`.
+ * text-hash -> vector across restarts; a corrupt or foreign file is ignored and rewritten),
+ * "pull"?: bool}`. With `"pull": true`, `fn` must be NULL: the host has no callback and pulls
+ * the texts with `tr_registry_take_embedding_jobs` and gives their vectors back with
+ * `tr_registry_put_embeddings`, whenever it has them (an async host); a discover that ranks with
+ * `hybrid` then needs the query's vector as its option `query_vector` (without it, that query is
+ * ranked by words).
  * It replaces any embedder the registry had (the old one's `free_user_data` runs once no call
  * of it is running) and every enabled tool is embedded again, on the registry's embedding
  * thread, in batches; discovers never wait for it (a tool not embedded yet is found by words).
@@ -544,8 +549,9 @@ void tr_discoverer_free(struct tr_discoverer *d);
  * discover or the embedding thread still using it), or else before the free of the last of the
  * registry and its discoverers returns, on that thread (the free waits for the embedding
  * thread's current batch). See `tr_embed_fn` for threads and re-entrancy.
- * Errors: NULL_ARGUMENT (`r`, `fn`, `options_json`), INVALID_UTF8, INVALID_JSON,
- * INVALID_ARGUMENT (bad or missing `dim`, unknown key), INTERNAL (no thread could be started).
+ * Errors: NULL_ARGUMENT (`r`, `fn` without `pull`, `options_json`), INVALID_UTF8, INVALID_JSON,
+ * INVALID_ARGUMENT (bad or missing `dim`, unknown key, `fn` with `pull`), INTERNAL (no thread
+ * could be started).
  *
  * # Safety
  * Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
@@ -582,6 +588,37 @@ tr_status tr_registry_wait_embeddings(const struct tr_registry *r, uint64_t time
  * strings are NUL-terminated, output pointers are writable.
  */
 tr_status tr_registry_embedding_status(const struct tr_registry *r, char **json_out, char **err_out);
+
+/**
+ * The pull model: up to `max` texts (0: 64) that wait for their vectors, as JSON `[{"id": int,
+ * "text": str}]` in `*jobs_json_out` (`[]` when none waits now); free it with `tr_string_free`.
+ * A taken text is not offered again: give its vector (or an error) with
+ * `tr_registry_put_embeddings`. Until then its tools are found by words, and
+ * `tr_registry_wait_embeddings` waits for it. Thread-safe; never blocks.
+ * Errors: NULL_ARGUMENT, INVALID_ARGUMENT (the registry's embedder is not pulled: see
+ * `tr_registry_set_embedder`), INTERNAL.
+ *
+ * # Safety
+ * Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
+ * strings are NUL-terminated, output pointers are writable.
+ */
+tr_status tr_registry_take_embedding_jobs(struct tr_registry *r, size_t max, char **jobs_json_out, char **err_out);
+
+/**
+ * The pull model: the host's vectors for texts of `tr_registry_take_embedding_jobs`, as JSON
+ * `[{"id": int, "vector": [number, ... dim of them]} | {"id": int, "error": str}]`, in any
+ * order and any grouping. The library normalizes each vector. An error fails the batch the text
+ * was in (its tools are found by words until their text changes, as with a failed callback).
+ * All entries are checked first: a vector of the wrong length, with a NaN or an infinity, or all
+ * zeros is INVALID_ARGUMENT naming its index, and nothing is applied. Ids that no batch waits
+ * for (answered already, or the embedder was replaced) are ignored. Thread-safe.
+ * Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, TOO_LARGE, INVALID_ARGUMENT.
+ *
+ * # Safety
+ * Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
+ * strings are NUL-terminated, output pointers are writable.
+ */
+tr_status tr_registry_put_embeddings(struct tr_registry *r, const char *results_json, char **err_out);
 
 /**
  * Creates an empty registry.

@@ -283,7 +283,8 @@ impl Discoverer {
         tool_name: &str,
         request: &DiscoverRequest,
     ) -> Result<Explanation> {
-        let vector = crate::discovery::hybrid::query_vector(self.shared(), self.options(), query)?;
+        let vector =
+            crate::discovery::hybrid::query_vector(self.shared(), self.options(), query, None)?;
         let state = self.read()?;
         let mut e = explain(&state, self.options(), query, tool_name, request)?;
         if !matches!(vector, QueryVector::NotNeeded) {

@@ -282,7 +282,8 @@ fn finish_error(r: *mut tr_registry, plan: &str, results: &str) -> (tr_status, S
     let mut err = std::ptr::null_mut();
     let mut out = std::ptr::null_mut();
     let (p, res) = (cstr(plan), cstr(results));
-    let status = unsafe { tr_registry_finish_calls(r, p.as_ptr(), res.as_ptr(), &mut out, &mut err) };
+    let status =
+        unsafe { tr_registry_finish_calls(r, p.as_ptr(), res.as_ptr(), &mut out, &mut err) };
     assert!(out.is_null(), "no messages on failure");
     (status, take(err))
 }
@@ -333,29 +334,70 @@ fn finish_refuses_bad_results_and_plans_and_names_the_problem() {
     assert_eq!(hosts, ["a", "b"], "{plan}");
     let invalid = tr_status::TR_STATUS_INVALID_ARGUMENT;
     let cases: &[(&str, &str, tr_status, &str)] = &[
-        (&plan, r#"[{"id":"a","content":"x"}]"#, invalid, "no result for host call \"b\""),
-        (&plan, r#"[{"id":"a","content":"x"},{"id":"b","content":"y"},{"id":"a","error":"z"}]"#,
-         invalid, "a second result for call \"a\""),
-        (&plan, r#"[{"id":"a","content":"x"},{"id":"c","content":"y"}]"#, invalid,
-         "results[1].id: the plan has no host call \"c\""),
-        (&plan, r#"[{"id":"a","content":"x","error":"y"},{"id":"b","content":"y"}]"#, invalid,
-         "only one of content, error or unhandled"),
-        (&plan, r#"[{"id":"a","content":3},{"id":"b","content":"y"}]"#, invalid,
-         "results[0].content: expected a string, got a number"),
-        (&plan, r#"[{"id":"a","unhandled":false},{"id":"b","content":"y"}]"#, invalid,
-         "results[0].unhandled: expected true"),
-        (&plan, r#"{"id":"a"}"#, invalid, "results: expected an array"),
+        (
+            &plan,
+            r#"[{"id":"a","content":"x"}]"#,
+            invalid,
+            "no result for host call \"b\"",
+        ),
+        (
+            &plan,
+            r#"[{"id":"a","content":"x"},{"id":"b","content":"y"},{"id":"a","error":"z"}]"#,
+            invalid,
+            "a second result for call \"a\"",
+        ),
+        (
+            &plan,
+            r#"[{"id":"a","content":"x"},{"id":"c","content":"y"}]"#,
+            invalid,
+            "results[1].id: the plan has no host call \"c\"",
+        ),
+        (
+            &plan,
+            r#"[{"id":"a","content":"x","error":"y"},{"id":"b","content":"y"}]"#,
+            invalid,
+            "only one of content, error or unhandled",
+        ),
+        (
+            &plan,
+            r#"[{"id":"a","content":3},{"id":"b","content":"y"}]"#,
+            invalid,
+            "results[0].content: expected a string, got a number",
+        ),
+        (
+            &plan,
+            r#"[{"id":"a","unhandled":false},{"id":"b","content":"y"}]"#,
+            invalid,
+            "results[0].unhandled: expected true",
+        ),
+        (
+            &plan,
+            r#"{"id":"a"}"#,
+            invalid,
+            "results: expected an array",
+        ),
         (&plan, "[", tr_status::TR_STATUS_INVALID_JSON, "results"),
         ("{}", "[]", invalid, "not a plan from prepare_calls"),
-        (r#"{"toolregistry_plan":1,"api_format":"openai-chat","include_assistant":false,"calls":[{"run":"host"}]}"#,
-         "[]", invalid, "plan.calls[0].call_name: missing"),
-        (r#"{"toolregistry_plan":1,"api_format":"klingon","include_assistant":false,"calls":[]}"#,
-         "[]", invalid, "plan.api_format: unknown format"),
+        (
+            r#"{"toolregistry_plan":1,"api_format":"openai-chat","include_assistant":false,"calls":[{"run":"host"}]}"#,
+            "[]",
+            invalid,
+            "plan.calls[0].call_name: missing",
+        ),
+        (
+            r#"{"toolregistry_plan":1,"api_format":"klingon","include_assistant":false,"calls":[]}"#,
+            "[]",
+            invalid,
+            "plan.api_format: unknown format",
+        ),
     ];
     for (plan, results, status, message) in cases {
         let (got, err) = finish_error(r, plan, results);
         assert_eq!(got, *status, "{results}: {err}");
-        assert!(err.contains(message), "{results}: {err:?} lacks {message:?}");
+        assert!(
+            err.contains(message),
+            "{results}: {err:?} lacks {message:?}"
+        );
     }
     // A duplicated host id inside a changed plan is refused too.
     let doubled = plan.replace("\"id\":\"b\"", "\"id\":\"a\"");
@@ -371,7 +413,8 @@ fn a_tool_unregistered_between_prepare_and_finish_is_an_unknown_tool() {
     let calls = r#"[{"id":"a","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]"#;
     let plan = toolregistry::prepare_json(&registry, calls, &ExecuteOptions::default()).unwrap();
     registry.unregister("get_weather").unwrap();
-    let messages = toolregistry::finish_json(&registry, &plan, r#"[{"id":"a","content":"sunny"}]"#).unwrap();
+    let messages =
+        toolregistry::finish_json(&registry, &plan, r#"[{"id":"a","content":"sunny"}]"#).unwrap();
     assert!(
         messages.contains("Error: tool \\\"get_weather\\\" is not registered"),
         "{messages}"

@@ -207,13 +207,7 @@ fn native_replies_c(two_steps: bool) {
         } else {
             check(
                 unsafe {
-                    tr_conversation_execute(
-                        c,
-                        calls.as_ptr(),
-                        std::ptr::null(),
-                        &mut out,
-                        &mut err,
-                    )
+                    tr_conversation_execute(c, calls.as_ptr(), std::ptr::null(), &mut out, &mut err)
                 },
                 &mut err,
             )
@@ -615,7 +609,10 @@ fn a_search_loads_only_what_the_model_was_shown() {
 fn two_steps_load_in_the_models_order_and_bad_input_loads_nothing() {
     let registry = Registry::new();
     let host: HostFn = Arc::new(|name: &str, _: &str| Ok(format!("ran {name}")));
-    for (name, text) in [("alpha_tool", "Alpha things."), ("beta_tool", "Beta weather forecast.")] {
+    for (name, text) in [
+        ("alpha_tool", "Alpha things."),
+        ("beta_tool", "Beta weather forecast."),
+    ] {
         let tool = Tool::parse_many(
             &serde_json::json!({"name": name, "description": text, "metadata": {"defer": true}})
                 .to_string(),
@@ -632,10 +629,18 @@ fn two_steps_load_in_the_models_order_and_bad_input_loads_nothing() {
     let want = executed.execute_json(calls, &options).unwrap();
     let stepped = Conversation::from_json(&registry, None).unwrap();
     let plan = stepped.prepare_json(calls, &options).unwrap();
-    assert_eq!(stepped.loaded().unwrap(), Vec::<String>::new(), "prepare loads nothing");
+    assert_eq!(
+        stepped.loaded().unwrap(),
+        Vec::<String>::new(),
+        "prepare loads nothing"
+    );
     let bad = stepped.finish_json(&plan, "[]");
     assert!(bad.is_err(), "a missing result is refused");
-    assert_eq!(stepped.loaded().unwrap(), Vec::<String>::new(), "a refused finish loads nothing");
+    assert_eq!(
+        stepped.loaded().unwrap(),
+        Vec::<String>::new(),
+        "a refused finish loads nothing"
+    );
     let got = stepped
         .finish_json(&plan, r#"[{"id":"1","content":"ran alpha_tool"}]"#)
         .unwrap();
@@ -644,9 +649,14 @@ fn two_steps_load_in_the_models_order_and_bad_input_loads_nothing() {
     assert_eq!(stepped.loaded().unwrap(), ["alpha_tool", "beta_tool"]);
     // A failed host call loads nothing.
     let failed = Conversation::from_json(&registry, None).unwrap();
-    let plan = failed.prepare_json(&calls.replace("discover_tools", "beta_tool"), &options).unwrap();
+    let plan = failed
+        .prepare_json(&calls.replace("discover_tools", "beta_tool"), &options)
+        .unwrap();
     failed
-        .finish_json(&plan, r#"[{"id":"1","error":"down"},{"id":"2","content":"ok"}]"#)
+        .finish_json(
+            &plan,
+            r#"[{"id":"1","error":"down"},{"id":"2","content":"ok"}]"#,
+        )
         .unwrap();
     assert_eq!(failed.loaded().unwrap(), ["beta_tool"]);
 }

@@ -11,9 +11,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use toolregistry::ffi::*;
-use toolregistry::{
-    DiscoveryOptions, ExecuteOptions, HostFn, Registry, Tool, execute_json,
-};
+use toolregistry::{DiscoveryOptions, ExecuteOptions, HostFn, Registry, Tool, execute_json};
 
 fn tool(json: Value) -> Tool {
     Tool::parse_many(&json.to_string()).unwrap().remove(0)

@@ -553,3 +553,81 @@ fn dropping_the_last_handle_lets_the_embedder_go_before_it_returns() {
         assert_eq!(dropped.load(Ordering::SeqCst), 1, "round {round}");
     }
 }
+
+/// The pull model: the host takes the texts and gives their vectors back whenever it has them;
+/// the catalog is then found by meaning as with a callback, and a query needs its own vector.
+#[test]
+fn a_pulled_embedder_gets_its_vectors_from_the_host() {
+    let registry = Registry::new();
+    registry.register_json(CATALOG).unwrap();
+    let pulled = toolregistry::embed::PullEmbedder::new(DIM, "fake").unwrap();
+    registry.set_embedder(Arc::new(pulled), None).unwrap();
+    let hybrid = registry.discoverer(DiscoveryOptions::default());
+    let q = "temperature tomorrow";
+    // Nothing embedded yet: found by words only (nothing here), no waiting on the host.
+    assert!(!registry.wait_embeddings(Duration::from_millis(50)).unwrap());
+    assert!(names(&hybrid.discover(q, &DiscoverRequest::default()).unwrap()).is_empty());
+    let mut answered = 0;
+    while answered < 5 {
+        let jobs: serde_json::Value =
+            serde_json::from_str(&registry.take_embedding_jobs_json(2).unwrap()).unwrap();
+        let jobs = jobs.as_array().unwrap();
+        assert!(jobs.len() <= 2);
+        if jobs.is_empty() {
+            std::thread::sleep(Duration::from_millis(5));
+            continue;
+        }
+        // A bad vector is refused whole; then the right ones, in reverse order.
+        let bad: Vec<_> = jobs
+            .iter()
+            .map(|j| serde_json::json!({"id": j["id"], "vector": vec![0.0; DIM]}))
+            .collect();
+        let err = registry
+            .put_embeddings_json(&serde_json::Value::Array(bad).to_string())
+            .unwrap_err();
+        assert!(matches!(err, Error::InvalidArgument(_)), "{err}");
+        let good: Vec<_> = jobs
+            .iter()
+            .rev()
+            .map(|j| serde_json::json!({"id": j["id"], "vector": fake_vector(j["text"].as_str().unwrap())}))
+            .collect();
+        assert_eq!(
+            registry
+                .put_embeddings_json(&serde_json::Value::Array(good).to_string())
+                .unwrap(),
+            jobs.len()
+        );
+        answered += jobs.len();
+    }
+    ready(&registry);
+    // Without a query vector the query is ranked by words; with one, by meaning too.
+    assert!(names(&hybrid.discover(q, &DiscoverRequest::default()).unwrap()).is_empty());
+    let with_vector = DiscoverRequest {
+        query_vector: Some(toolregistry::discovery::QueryEmbedding(
+            fake_vector(q).into(),
+        )),
+        ..Default::default()
+    };
+    assert_eq!(
+        hybrid.discover(q, &with_vector).unwrap()[0].name,
+        "get_forecast"
+    );
+    let short = DiscoverRequest {
+        query_vector: Some(toolregistry::discovery::QueryEmbedding(vec![1.0; 3].into())),
+        ..Default::default()
+    };
+    assert!(
+        hybrid.discover(q, &short).is_err(),
+        "a vector of the wrong length is refused"
+    );
+    // A registry without a pulled embedder says so.
+    let plain = Registry::new();
+    assert!(plain.take_embedding_jobs_json(8).is_err());
+    // Replacing the embedder while a batch waits on the host lets the batch go.
+    registry
+        .register_json(r#"[{"name": "late_tool", "description": "Rain gauge."}]"#)
+        .unwrap();
+    let fake = Arc::new(Counting::default());
+    registry.set_embedder(fake.embedder(), None).unwrap();
+    ready(&registry);
+}

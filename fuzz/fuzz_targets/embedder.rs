@@ -27,6 +27,8 @@ struct Input {
     /// How each batch behaves, in turn (cycled).
     behaviours: Vec<u8>,
     ops: Vec<Op>,
+    /// Bytes given to `tr_registry_put_embeddings` of a pulled embedder.
+    pull_results: Vec<u8>,
 }
 
 #[derive(Arbitrary, Debug)]
@@ -374,9 +376,66 @@ fuzz_target!(|input: Input| {
         }
     }
     unsafe { tr_registry_free(r) };
+    pull(&input.pull_results);
     assert_eq!(
         freed.load(Ordering::SeqCst),
         sets,
         "user data freed once per set_embedder"
     );
 });
+
+/// The pull model: fuzzed results are refused cleanly or applied; the real vectors of the taken
+/// texts then finish the catalog, and a free with texts still taken does not wait for the host.
+fn pull(results: &[u8]) {
+    let (mut r, mut err) = (ptr::null_mut(), ptr::null_mut());
+    assert_eq!(
+        unsafe { tr_registry_new(ptr::null(), &mut r, &mut err) },
+        tr_status::TR_STATUS_OK
+    );
+    let fixture = CString::new(FIXTURE).unwrap();
+    let mut out = ptr::null_mut();
+    assert_eq!(
+        unsafe { tr_registry_register(r, fixture.as_ptr(), &mut out, &mut err) },
+        tr_status::TR_STATUS_OK
+    );
+    take(out);
+    let options = CString::new(format!("{{\"dim\": {DIM}, \"pull\": true}}")).unwrap();
+    assert_eq!(
+        unsafe {
+            tr_registry_set_embedder(r, options.as_ptr(), None, ptr::null_mut(), None, &mut err)
+        },
+        tr_status::TR_STATUS_OK
+    );
+    let end = results
+        .iter()
+        .position(|&b| b == 0)
+        .unwrap_or(results.len());
+    let fuzzed = CString::new(&results[..end]).unwrap();
+    let status = unsafe { tr_registry_put_embeddings(r, fuzzed.as_ptr(), &mut err) };
+    if status != tr_status::TR_STATUS_OK {
+        check_failure(status, err);
+        err = ptr::null_mut();
+    }
+    let mut jobs = ptr::null_mut();
+    assert_eq!(
+        unsafe { tr_registry_take_embedding_jobs(r, 1, &mut jobs, &mut err) },
+        tr_status::TR_STATUS_OK
+    );
+    let jobs = assert_json(&take(jobs));
+    let answers: Vec<serde_json::Value> = jobs
+        .as_array()
+        .expect("an array")
+        .iter()
+        .map(|j| {
+            let mut v = vec![0f32; DIM];
+            word_vector(j["text"].as_str().expect("a text"), &mut v);
+            serde_json::json!({"id": j["id"], "vector": v})
+        })
+        .collect();
+    let answers = CString::new(serde_json::Value::Array(answers).to_string()).unwrap();
+    assert_eq!(
+        unsafe { tr_registry_put_embeddings(r, answers.as_ptr(), &mut err) },
+        tr_status::TR_STATUS_OK
+    );
+    unsafe { tr_registry_free(r) };
+}

@@ -169,7 +169,10 @@ fuzz_target!(|data: &[u8]| {
         messages
     );
     let plan = prepare(&calls, &c_options);
-    assert_eq!(finish(&plan, &host_results(&plan)).expect("finish takes its own plan"), messages);
+    assert_eq!(
+        finish(&plan, &host_results(&plan)).expect("finish takes its own plan"),
+        messages
+    );
     // Arbitrary results for a real plan, and the input as a plan: clean failures or JSON.
     let _ = finish(&plan, &calls);
     let _ = finish(&calls, &CString::new("[]").unwrap());
@@ -178,9 +181,19 @@ fuzz_target!(|data: &[u8]| {
 fn prepare(calls: &CString, options: &CString) -> CString {
     let (mut plan, mut err) = (ptr::null_mut(), ptr::null_mut());
     let status = unsafe {
-        tr_registry_prepare_calls(c_registry(), calls.as_ptr(), options.as_ptr(), &mut plan, &mut err)
+        tr_registry_prepare_calls(
+            c_registry(),
+            calls.as_ptr(),
+            options.as_ptr(),
+            &mut plan,
+            &mut err,
+        )
     };
-    assert_eq!(status, tr_status::TR_STATUS_OK, "prepare accepts what execute accepted");
+    assert_eq!(
+        status,
+        tr_status::TR_STATUS_OK,
+        "prepare accepts what execute accepted"
+    );
     CString::new(take(plan)).unwrap()
 }
 
@@ -206,7 +219,13 @@ fn host_results(plan: &CString) -> CString {
 fn finish(plan: &CString, results: &CString) -> Result<String, String> {
     let (mut out, mut err) = (ptr::null_mut(), ptr::null_mut());
     let status = unsafe {
-        tr_registry_finish_calls(c_registry(), plan.as_ptr(), results.as_ptr(), &mut out, &mut err)
+        tr_registry_finish_calls(
+            c_registry(),
+            plan.as_ptr(),
+            results.as_ptr(),
+            &mut out,
+            &mut err,
+        )
     };
     if status == tr_status::TR_STATUS_OK {
         let messages = take(out);

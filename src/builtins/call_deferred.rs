@@ -61,7 +61,12 @@ impl Builtin for CallDeferred {
         };
         Ok(match Self::resolve(registry, args)? {
             Ok((name, target, args)) => {
-                match run_target(registry, &name, target, Arguments::Value(Value::Object(args))) {
+                match run_target(
+                    registry,
+                    &name,
+                    target,
+                    Arguments::Value(Value::Object(args)),
+                ) {
                     CallOutcome::Failure(message) => Err(message),
                     other => Ok(other.text().into_owned()),
                 }

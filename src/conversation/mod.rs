@@ -268,18 +268,24 @@ impl Conversation {
         let mut searches = plan.searches.iter().peekable();
         for (i, (call, result)) in plan.calls.iter().zip(&results).enumerate() {
             while let Some(s) = searches.next_if(|s| s.calls_before <= i) {
-                s.loads.iter().for_each(|n| push_unique(&mut loaded.names, n));
+                s.loads
+                    .iter()
+                    .for_each(|n| push_unique(&mut loaded.names, n));
             }
             let revealed = match call.step {
                 Step::Done(_) => true,
                 Step::Host(_) => !result.is_error(),
             };
             if revealed {
-                call.loads.iter().for_each(|n| push_unique(&mut loaded.names, n));
+                call.loads
+                    .iter()
+                    .for_each(|n| push_unique(&mut loaded.names, n));
             }
         }
         for s in searches {
-            s.loads.iter().for_each(|n| push_unique(&mut loaded.names, n));
+            s.loads
+                .iter()
+                .for_each(|n| push_unique(&mut loaded.names, n));
         }
         drop(loaded);
         Ok(crate::exec::messages_json(plan, &results))
@@ -344,13 +350,23 @@ impl Conversation {
         };
         let (query, asked) = match parse_discover_tools_args(&args) {
             Ok(x) => x,
-            Err(e) => return (CallOutcome::Failure(format!("discover_tools: {e}")), Vec::new()),
+            Err(e) => {
+                return (
+                    CallOutcome::Failure(format!("discover_tools: {e}")),
+                    Vec::new(),
+                );
+            }
         };
         let request = self.search_request(&asked);
         if self.answers_with_references() {
             let hits = match self.discoverer.discover(&query, &request) {
                 Ok(hits) => hits,
-                Err(e) => return (CallOutcome::Failure(format!("discover_tools: {e}")), Vec::new()),
+                Err(e) => {
+                    return (
+                        CallOutcome::Failure(format!("discover_tools: {e}")),
+                        Vec::new(),
+                    );
+                }
             };
             let loads = deferred_names(hits.iter().map(|h| (h.name.as_str(), h.deferred)));
             return (
@@ -360,7 +376,12 @@ impl Conversation {
         }
         let json = match self.discoverer.discover_json(&query, &request) {
             Ok(json) => json,
-            Err(e) => return (CallOutcome::Failure(format!("discover_tools: {e}")), Vec::new()),
+            Err(e) => {
+                return (
+                    CallOutcome::Failure(format!("discover_tools: {e}")),
+                    Vec::new(),
+                );
+            }
         };
         // Load what the model was shown: the answer may stop early under `max_tokens`.
         #[derive(serde::Deserialize)]
@@ -428,7 +449,9 @@ impl Conversation {
 
 /// The names of the deferred ones among `(name, deferred)` hits.
 fn deferred_names<'a>(hits: impl Iterator<Item = (&'a str, bool)>) -> Vec<String> {
-    hits.filter(|(_, d)| *d).map(|(n, _)| n.to_string()).collect()
+    hits.filter(|(_, d)| *d)
+        .map(|(n, _)| n.to_string())
+        .collect()
 }
 
 fn push_unique(names: &mut Vec<String>, name: &str) {

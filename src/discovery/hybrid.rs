@@ -102,6 +102,7 @@ pub(crate) fn query_vector(
     shared: &Shared,
     options: &DiscoveryOptions,
     query: &str,
+    given: Option<&[f32]>,
 ) -> Result<QueryVector> {
     if effective_profile(shared, options)? != Profile::Hybrid {
         return Ok(QueryVector::NotNeeded);
@@ -116,7 +117,30 @@ pub(crate) fn query_vector(
     let Some(embedding) = shared.embedding() else {
         return Err(missing_embedder());
     };
-    Ok(embed_query(embedding.embedder(), query))
+    let embedder = embedding.embedder();
+    if let Some(given) = given {
+        if given.len() != embedder.dim() {
+            return Err(Error::invalid(format!(
+                "options.query_vector: {} numbers, expected {} (the embedder's dim)",
+                given.len(),
+                embedder.dim()
+            )));
+        }
+        let mut v = given.to_vec();
+        if !crate::embed::normalize(&mut v) {
+            return Err(Error::invalid(
+                "options.query_vector: a NaN, an infinity or only zeros",
+            ));
+        }
+        return Ok(QueryVector::Vector(v));
+    }
+    if !embedder.embeds_queries() {
+        return Ok(QueryVector::Failed(
+            "the embedder is pulled by the host: give the query's vector as the discover option query_vector"
+                .into(),
+        ));
+    }
+    Ok(embed_query(embedder, query))
 }
 
 /// The unit vector of `query`, a failure (error or panic) becoming [`QueryVector::Failed`].

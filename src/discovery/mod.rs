@@ -24,7 +24,7 @@ impl Registry {
     /// Discovers with the options given to [`enable_discovery`](Registry::enable_discovery).
     pub fn discover(&self, query: &str, request: &DiscoverRequest) -> Result<Vec<Hit>> {
         let options = enabled(&*self.shared().read()?)?;
-        let vector = hybrid::query_vector(self.shared(), &options, query)?;
+        let vector = hybrid::query_vector(self.shared(), &options, query, given(request))?;
         let state = self.shared().read()?;
         discover(&state, &options, query, request, &vector)
     }
@@ -33,7 +33,7 @@ impl Registry {
     /// runs).
     pub fn discover_json(&self, query: &str, request: &DiscoverRequest) -> Result<String> {
         let options = enabled(&*self.shared().read()?)?;
-        let vector = hybrid::query_vector(self.shared(), &options, query)?;
+        let vector = hybrid::query_vector(self.shared(), &options, query, given(request))?;
         let state = self.shared().read()?;
         discover_json(&state, &options, query, request, &vector)
     }
@@ -49,6 +49,11 @@ impl Registry {
     pub fn discoverer(&self, options: DiscoveryOptions) -> Discoverer {
         Discoverer::new(Arc::clone(self.shared()), options)
     }
+}
+
+/// The query vector a request carries.
+fn given(request: &DiscoverRequest) -> Option<&[f32]> {
+    request.query_vector.as_ref().map(|q| &q.0[..])
 }
 
 /// The options `discover_tools` runs with, or NOT_FOUND when discovery is off.
@@ -89,14 +94,14 @@ impl Discoverer {
 
     /// Finds tools by exact name or natural-language query.
     pub fn discover(&self, query: &str, request: &DiscoverRequest) -> Result<Vec<Hit>> {
-        let vector = hybrid::query_vector(&self.shared, &self.options, query)?;
+        let vector = hybrid::query_vector(&self.shared, &self.options, query, given(request))?;
         let state = self.shared.read()?;
         discover(&state, &self.options, query, request, &vector)
     }
 
     /// [`discover`](Self::discover), answered as JSON text.
     pub fn discover_json(&self, query: &str, request: &DiscoverRequest) -> Result<String> {
-        let vector = hybrid::query_vector(&self.shared, &self.options, query)?;
+        let vector = hybrid::query_vector(&self.shared, &self.options, query, given(request))?;
         let state = self.shared.read()?;
         discover_json(&state, &self.options, query, request, &vector)
     }

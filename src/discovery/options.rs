@@ -374,7 +374,28 @@ pub struct DiscoverRequest {
     /// smaller than that one summary is exceeded by it alone. Applies to the JSON answers and to
     /// the typed hits alike.
     pub max_tokens: Option<usize>,
+    /// The query's vector, computed by the host (the pull model: an embedder the library cannot
+    /// call for a query). `hybrid` ranks with it instead of embedding the query; other profiles
+    /// ignore it.
+    pub query_vector: Option<QueryEmbedding>,
 }
+
+/// A query vector given with a discover, compared bit for bit (so requests stay `Eq`).
+#[derive(Debug, Clone)]
+pub struct QueryEmbedding(pub std::sync::Arc<[f32]>);
+
+impl PartialEq for QueryEmbedding {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.len() == other.0.len()
+            && self
+                .0
+                .iter()
+                .zip(other.0.iter())
+                .all(|(a, b)| a.to_bits() == b.to_bits())
+    }
+}
+
+impl Eq for QueryEmbedding {}
 
 impl Default for DiscoverRequest {
     fn default() -> Self {
@@ -386,6 +407,7 @@ impl Default for DiscoverRequest {
             deferred: None,
             strict: false,
             max_tokens: None,
+            query_vector: None,
         }
     }
 }
@@ -412,7 +434,8 @@ impl DiscoverRequest {
     }
 
     /// Parses `{"top_k"?, "api_format"?, "namespaces"?: [str], "tags"?: [str], "deferred"?:
-    /// bool, "strict"?: bool, "max_tokens"?: int >= 1}`; `None` or `null` give the defaults.
+    /// bool, "strict"?: bool, "max_tokens"?: int >= 1, "query_vector"?: [number]}`; `None` or
+    /// `null` give the defaults.
     pub fn from_json(text: Option<&str>) -> Result<Self> {
         let mut r = Self::default();
         let Some(text) = text else { return Ok(r) };
@@ -441,9 +464,35 @@ impl DiscoverRequest {
                         })? as usize),
                     }
                 }
+                "query_vector" => {
+                    r.query_vector = match v {
+                        Value::Null => None,
+                        Value::Array(items) if !items.is_empty() => Some(QueryEmbedding(
+                            items
+                                .iter()
+                                .enumerate()
+                                .map(|(i, x)| {
+                                    x.as_f64().map(|x| x as f32).ok_or_else(|| {
+                                        Error::invalid(format!(
+                                            "{here}[{i}]: expected a number, got {}",
+                                            kind_of(x)
+                                        ))
+                                    })
+                                })
+                                .collect::<Result<Vec<f32>>>()?
+                                .into(),
+                        )),
+                        _ => {
+                            return Err(Error::invalid(format!(
+                                "{here}: expected a non-empty array of numbers, got {}",
+                                kind_of(v)
+                            )));
+                        }
+                    }
+                }
                 _ => {
                     return Err(Error::invalid(format!(
-                        "{here}: unknown option (expected top_k, api_format, namespaces, tags, deferred, strict or max_tokens)"
+                        "{here}: unknown option (expected top_k, api_format, namespaces, tags, deferred, strict, max_tokens or query_vector)"
                     )));
                 }
             }

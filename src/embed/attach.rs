@@ -180,6 +180,76 @@ impl Registry {
         self.set_embedder(encoder, options.cache_path.as_deref())
     }
 
+    /// The registry's pulled embedder (see [`super::PullEmbedder`]), or INVALID_ARGUMENT.
+    fn pulled(&self) -> Result<Arc<dyn Embedder>> {
+        match self.shared().embedding() {
+            Some(e) if e.embedder().as_pull().is_some() => Ok(Arc::clone(e.embedder())),
+            _ => Err(Error::invalid(
+                "the registry has no pulled embedder (set one with {\"dim\": N, \"pull\": true})",
+            )),
+        }
+    }
+
+    /// Up to `max` texts waiting for their vectors from the host (the pull model).
+    pub fn take_embedding_jobs(&self, max: usize) -> Result<Vec<super::PullJob>> {
+        let embedder = self.pulled()?;
+        Ok(embedder.as_pull().expect("pulled").take(max))
+    }
+
+    /// [`take_embedding_jobs`](Self::take_embedding_jobs) as JSON: `[{"id": int, "text": str}]`.
+    pub fn take_embedding_jobs_json(&self, max: usize) -> Result<String> {
+        let jobs: Vec<serde_json::Value> = self
+            .take_embedding_jobs(max)?
+            .into_iter()
+            .map(|j| serde_json::json!({"id": j.id, "text": j.text}))
+            .collect();
+        Ok(crate::json::json_text(&serde_json::Value::Array(jobs)))
+    }
+
+    /// The host's results for jobs of [`take_embedding_jobs`](Self::take_embedding_jobs), from
+    /// `[{"id": int, "vector": [number]} | {"id": int, "error": str}]`; all checked before any is
+    /// applied. Answers how many were applied (stale ids are ignored).
+    pub fn put_embeddings_json(&self, results_json: &str) -> Result<usize> {
+        let embedder = self.pulled()?;
+        let value = crate::limits::parse_json(results_json, "results")?;
+        let items = value.as_array().ok_or_else(|| {
+            Error::invalid(format!(
+                "results: expected an array, got {}",
+                crate::limits::kind_of(&value)
+            ))
+        })?;
+        let mut results = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            let here = format!("results[{i}]");
+            let id = item.get("id").and_then(Value::as_u64).ok_or_else(|| {
+                Error::invalid(format!("{here}.id: expected a job id (an integer)"))
+            })?;
+            let result = match (item.get("vector"), item.get("error")) {
+                (Some(Value::Array(v)), None) => super::PullResult::Vector(
+                    v.iter()
+                        .enumerate()
+                        .map(|(k, x)| {
+                            x.as_f64().map(|x| x as f32).ok_or_else(|| {
+                                Error::invalid(format!(
+                                    "{here}.vector[{k}]: expected a number, got {}",
+                                    crate::limits::kind_of(x)
+                                ))
+                            })
+                        })
+                        .collect::<Result<_>>()?,
+                ),
+                (None, Some(Value::String(m))) => super::PullResult::Error(m.clone()),
+                _ => {
+                    return Err(Error::invalid(format!(
+                        "{here}: expected {{\"id\", \"vector\": [number]}} or {{\"id\", \"error\": str}}"
+                    )));
+                }
+            };
+            results.push((id, result));
+        }
+        embedder.as_pull().expect("pulled").put(results)
+    }
+
     /// Waits until every tool waiting for its vector has one (or failed), at most `timeout`.
     /// True when none waits (also when no embedder is set).
     pub fn wait_embeddings(&self, timeout: Duration) -> Result<bool> {

@@ -11,11 +11,13 @@
 pub mod attach;
 pub mod cache;
 pub mod encoder;
+pub mod pull;
 pub mod store;
 pub(crate) mod worker;
 
 pub use attach::{EmbeddingOptions, EmbeddingStatus, MODEL_DIR_ENV};
 pub use encoder::LocalEncoder;
+pub use pull::{PullEmbedder, PullJob, PullResult};
 pub use store::VectorStore;
 
 use crate::error::{Error, Result};
@@ -34,6 +36,17 @@ pub trait Embedder: Send + Sync {
     fn identity(&self) -> String;
     /// Embeds `texts`: `texts.len() * dim()` numbers, row by row, each row of unit length.
     fn embed(&self, texts: &[&str]) -> Result<Vec<f32>>;
+    /// Whether a discover may embed its query with it; a pulled embedder cannot (the host gives
+    /// a query's vector with the discover option `query_vector`).
+    fn embeds_queries(&self) -> bool {
+        true
+    }
+    /// The registry let it go: work waiting on it stops waiting.
+    fn cancel(&self) {}
+    /// The pulled embedder, when this is one.
+    fn as_pull(&self) -> Option<&PullEmbedder> {
+        None
+    }
 }
 
 /// A host function that embeds a batch: gets the texts, answers one vector per text (row by

@@ -119,6 +119,8 @@ impl Embedding {
     pub(crate) fn stop(&self) {
         self.signal().stop = true;
         self.cond.notify_all();
+        // A pulled embedder's batch would wait for its host forever.
+        self.embedder.cancel();
     }
 
     /// Waits until every pending slot is embedded (or failed), at most `timeout`; true when

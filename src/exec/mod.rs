@@ -183,7 +183,9 @@ fn host_outcome(name: &str, outcome: HostOutcome) -> CallOutcome {
 }
 
 fn no_host_message(name: &str) -> String {
-    format!("tool {name:?} has no host function to run it (register it with one, or set a fallback)")
+    format!(
+        "tool {name:?} has no host function to run it (register it with one, or set a fallback)"
+    )
 }
 
 /// Plans one call: the step, and the registered name of the tool it runs (for a conversation's
@@ -204,7 +206,8 @@ pub(crate) fn plan_call(
             };
             match crate::builtins::CallDeferred::resolve(registry, args) {
                 Ok(Ok((name, target, args))) => {
-                    let step = plan_target(registry, &name, target, Arguments::Value(args.into()), id);
+                    let step =
+                        plan_target(registry, &name, target, Arguments::Value(args.into()), id);
                     (step, Some(name))
                 }
                 Ok(Err(message)) => (Step::Done(failure(message)), None),

@@ -277,7 +277,9 @@ fn read_outcome(o: &Map<String, Value>, path: &str) -> Result<HostOutcome> {
         )));
     }
     match found.as_slice() {
-        ["content"] => Ok(HostOutcome::Content(string(o, "content", path)?.to_string())),
+        ["content"] => Ok(HostOutcome::Content(
+            string(o, "content", path)?.to_string(),
+        )),
         ["error"] => Ok(HostOutcome::Error(string(o, "error", path)?.to_string())),
         ["unhandled"] => match o.get("unhandled") {
             Some(Value::Bool(true)) => Ok(HostOutcome::Unhandled),
@@ -298,7 +300,13 @@ fn read_call(v: &Value, path: &str) -> Result<PlannedCall> {
     let call_id = match o.get("call_id") {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(s.clone()),
-        other => return Err(expected(&format!("{path}.call_id"), "a string or null", other)),
+        other => {
+            return Err(expected(
+                &format!("{path}.call_id"),
+                "a string or null",
+                other,
+            ));
+        }
     };
     let call_name = string(o, "call_name", path)?.to_string();
     let loads = strings(o, "loads", path)?;
@@ -370,9 +378,8 @@ fn outcome_json(outcome: &CallOutcome) -> Value {
 }
 
 fn object<'a>(v: &'a Value, path: &str) -> Result<&'a Map<String, Value>> {
-    v.as_object().ok_or_else(|| {
-        Error::invalid(format!("{path}: expected an object, got {}", kind_of(v)))
-    })
+    v.as_object()
+        .ok_or_else(|| Error::invalid(format!("{path}: expected an object, got {}", kind_of(v))))
 }
 
 fn string<'a>(o: &'a Map<String, Value>, key: &str, path: &str) -> Result<&'a str> {

@@ -8,7 +8,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Runs every host call of `plan` with the registry's host functions; the outcomes are in the
 /// plan's order.
-pub(crate) fn run_host_calls(registry: &Registry, plan: &Plan, parallel: usize) -> Vec<HostOutcome> {
+pub(crate) fn run_host_calls(
+    registry: &Registry,
+    plan: &Plan,
+    parallel: usize,
+) -> Vec<HostOutcome> {
     let calls: Vec<&HostCall> = plan.host_calls().collect();
     if parallel <= 1 || calls.len() <= 1 {
         return calls.iter().map(|c| run_host_call(registry, c)).collect();

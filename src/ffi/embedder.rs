@@ -10,7 +10,7 @@ use super::call::{UserData, tr_free_fn};
 use super::registry::{registry_ref, tr_registry};
 use super::status::tr_status;
 use super::strings::{opt_arg_str, out_ptr, write_string};
-use crate::embed::{HostEmbedFn, HostEmbedder};
+use crate::embed::{HostEmbedFn, HostEmbedder, PullEmbedder};
 use crate::error::Error;
 use crate::limits::{kind_of, object_or_null, parse_json};
 use std::ffi::{CString, c_char, c_void};
@@ -107,7 +107,12 @@ impl HostEmbed {
 ///
 /// `options_json` is `{"dim": int (1..8192, the length of every vector), "identity"?: str (names
 /// the model for the vector cache; default "host:<dim>"), "cache_path"?: str (a file keeping
-/// text-hash -> vector across restarts; a corrupt or foreign file is ignored and rewritten)}`.
+/// text-hash -> vector across restarts; a corrupt or foreign file is ignored and rewritten),
+/// "pull"?: bool}`. With `"pull": true`, `fn` must be NULL: the host has no callback and pulls
+/// the texts with `tr_registry_take_embedding_jobs` and gives their vectors back with
+/// `tr_registry_put_embeddings`, whenever it has them (an async host); a discover that ranks with
+/// `hybrid` then needs the query's vector as its option `query_vector` (without it, that query is
+/// ranked by words).
 /// It replaces any embedder the registry had (the old one's `free_user_data` runs once no call
 /// of it is running) and every enabled tool is embedded again, on the registry's embedding
 /// thread, in batches; discovers never wait for it (a tool not embedded yet is found by words).
@@ -118,8 +123,9 @@ impl HostEmbed {
 /// discover or the embedding thread still using it), or else before the free of the last of the
 /// registry and its discoverers returns, on that thread (the free waits for the embedding
 /// thread's current batch). See `tr_embed_fn` for threads and re-entrancy.
-/// Errors: NULL_ARGUMENT (`r`, `fn`, `options_json`), INVALID_UTF8, INVALID_JSON,
-/// INVALID_ARGUMENT (bad or missing `dim`, unknown key), INTERNAL (no thread could be started).
+/// Errors: NULL_ARGUMENT (`r`, `fn` without `pull`, `options_json`), INVALID_UTF8, INVALID_JSON,
+/// INVALID_ARGUMENT (bad or missing `dim`, unknown key, `fn` with `pull`), INTERNAL (no thread
+/// could be started).
 ///
 /// # Safety
 /// Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
@@ -140,11 +146,22 @@ pub unsafe extern "C" fn tr_registry_set_embedder(
     run(err_out, move || {
         // SAFETY: caller passes NULL or a live handle.
         let registry = unsafe { registry_ref(r) }?;
-        let function = r#fn.ok_or_else(|| super::strings::null_argument("fn"))?;
         // SAFETY: caller passes NULL or a NUL-terminated string.
         let text = unsafe { opt_arg_str(options_json, "options_json") }?
             .ok_or_else(|| super::strings::null_argument("options_json"))?;
-        let (dim, identity, cache) = parse_embedder_options(text)?;
+        let (dim, identity, cache, pull) = parse_embedder_options(text)?;
+        if pull {
+            if r#fn.is_some() {
+                return Err(Error::invalid(
+                    "fn: must be NULL with \"pull\": true (the host pulls the texts instead)",
+                )
+                .into());
+            }
+            let embedder = PullEmbedder::new(dim, &identity)?;
+            registry.set_embedder(Arc::new(embedder), cache.as_deref())?;
+            return Ok(());
+        }
+        let function = r#fn.ok_or_else(|| super::strings::null_argument("fn"))?;
         let host = HostEmbed {
             function,
             user_data,
@@ -157,16 +174,18 @@ pub unsafe extern "C" fn tr_registry_set_embedder(
     })
 }
 
-/// `{"dim", "identity"?, "cache_path"?}`.
+/// `{"dim", "identity"?, "cache_path"?, "pull"?}`.
+#[allow(clippy::type_complexity)]
 fn parse_embedder_options(
     text: &str,
-) -> Result<(usize, String, Option<std::path::PathBuf>), Error> {
+) -> Result<(usize, String, Option<std::path::PathBuf>, bool), Error> {
     let value = parse_json(text, "embedder options")?;
     let obj = object_or_null(&value, "options")?
         .ok_or_else(|| Error::invalid("options: expected an object with \"dim\""))?;
     let mut dim = None;
     let mut identity = String::new();
     let mut cache = None;
+    let mut pull = false;
     for (key, v) in obj {
         let here = format!("options.{key}");
         match key.as_str() {
@@ -192,15 +211,20 @@ fn parse_embedder_options(
                     cache = Some(std::path::PathBuf::from(s));
                 }
             }
+            "pull" => {
+                pull = v.as_bool().ok_or_else(|| {
+                    Error::invalid(format!("{here}: expected a boolean, got {}", kind_of(v)))
+                })?
+            }
             _ => {
                 return Err(Error::invalid(format!(
-                    "{here}: unknown option (expected dim, identity or cache_path)"
+                    "{here}: unknown option (expected dim, identity, cache_path or pull)"
                 )));
             }
         }
     }
     let dim = dim.ok_or_else(|| Error::invalid("options.dim: required"))?;
-    Ok((dim, identity, cache))
+    Ok((dim, identity, cache, pull))
 }
 
 /// Waits until every enabled tool has its vector (or its embedding failed), at most
@@ -262,6 +286,61 @@ pub unsafe extern "C" fn tr_registry_embedding_status(
     })
 }
 
+/// The pull model: up to `max` texts (0: 64) that wait for their vectors, as JSON `[{"id": int,
+/// "text": str}]` in `*jobs_json_out` (`[]` when none waits now); free it with `tr_string_free`.
+/// A taken text is not offered again: give its vector (or an error) with
+/// `tr_registry_put_embeddings`. Until then its tools are found by words, and
+/// `tr_registry_wait_embeddings` waits for it. Thread-safe; never blocks.
+/// Errors: NULL_ARGUMENT, INVALID_ARGUMENT (the registry's embedder is not pulled: see
+/// `tr_registry_set_embedder`), INTERNAL.
+///
+/// # Safety
+/// Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
+/// strings are NUL-terminated, output pointers are writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tr_registry_take_embedding_jobs(
+    r: *mut tr_registry,
+    max: usize,
+    jobs_json_out: *mut *mut c_char,
+    err_out: *mut *mut c_char,
+) -> tr_status {
+    run(err_out, || {
+        // SAFETY: caller passes NULL or a live handle.
+        let registry = unsafe { registry_ref(r) }?;
+        let out = out_ptr(jobs_json_out, "jobs_json_out")?;
+        let json = registry.take_embedding_jobs_json(if max == 0 { 64 } else { max })?;
+        // SAFETY: `out` checked non-NULL.
+        unsafe { write_string(out, json) }
+    })
+}
+
+/// The pull model: the host's vectors for texts of `tr_registry_take_embedding_jobs`, as JSON
+/// `[{"id": int, "vector": [number, ... dim of them]} | {"id": int, "error": str}]`, in any
+/// order and any grouping. The library normalizes each vector. An error fails the batch the text
+/// was in (its tools are found by words until their text changes, as with a failed callback).
+/// All entries are checked first: a vector of the wrong length, with a NaN or an infinity, or all
+/// zeros is INVALID_ARGUMENT naming its index, and nothing is applied. Ids that no batch waits
+/// for (answered already, or the embedder was replaced) are ignored. Thread-safe.
+/// Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, TOO_LARGE, INVALID_ARGUMENT.
+///
+/// # Safety
+/// Every pointer argument is NULL or valid: handles come from this library and are not yet freed,
+/// strings are NUL-terminated, output pointers are writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tr_registry_put_embeddings(
+    r: *mut tr_registry,
+    results_json: *const c_char,
+    err_out: *mut *mut c_char,
+) -> tr_status {
+    run(err_out, || {
+        // SAFETY: caller passes NULL or live handles and strings.
+        let registry = unsafe { registry_ref(r) }?;
+        let results = unsafe { super::strings::arg_str(results_json, "results_json") }?;
+        registry.put_embeddings_json(results)?;
+        Ok(())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -270,7 +349,12 @@ mod tests {
     fn embedder_options_are_checked() {
         assert_eq!(
             parse_embedder_options(r#"{"dim": 3}"#).unwrap(),
-            (3, String::new(), None)
+            (3, String::new(), None, false)
+        );
+        assert!(
+            parse_embedder_options(r#"{"dim": 3, "pull": true}"#)
+                .unwrap()
+                .3
         );
         for bad in [
             "{}",
@@ -279,6 +363,7 @@ mod tests {
             r#"{"dim": "3"}"#,
             r#"{"dim": 3, "x": 1}"#,
             r#"{"dim": 3, "identity": 1}"#,
+            r#"{"dim": 3, "pull": 1}"#,
             "[]",
             "null",
         ] {

@@ -28,8 +28,8 @@ pub use conversation::*;
 pub use discoverer::*;
 pub use embedder::*;
 pub use registry::*;
-pub use steps::*;
 pub use status::{tr_status, tr_status_name};
+pub use steps::*;
 pub use strings::tr_string_free;
 #[cfg(feature = "test-hooks")]
 pub use test_hooks::*;

@@ -413,6 +413,87 @@ static void test_bad_arguments(void) {
     pthread_mutex_destroy(&e.lock);
 }
 
+/* The pull model from C: no callback; the texts are taken, their vectors put back in reverse
+ * order, a bad vector refused whole; then hybrid needs the query's vector as an option. */
+static void test_pull(void) {
+    char name[64];
+    char *err = NULL;
+    tr_registry *r = new_registry();
+    CHECK(tr_registry_set_embedder(r, "{\"dim\": 64, \"pull\": true}", embed, NULL, NULL, &err) ==
+          TR_STATUS_INVALID_ARGUMENT);
+    tr_string_free(err);
+    err = NULL;
+    OK(tr_registry_set_embedder(r, "{\"dim\": 64, \"pull\": true}", NULL, NULL, NULL, &err));
+    size_t answered = 0;
+    for (int spins = 0; answered < 3 && spins < 100000; spins++) {
+        char *jobs = NULL;
+        OK(tr_registry_take_embedding_jobs(r, 0, &jobs, &err));
+        json_value *list = parse_out(jobs);
+        if (list->count == 0) {
+            json_free(list);
+            struct timespec ms = {0, 1000000};
+            nanosleep(&ms, NULL);
+            continue;
+        }
+        strbuf bad, good;
+        sb_init(&bad);
+        sb_init(&good);
+        sb_puts(&bad, "[");
+        sb_puts(&good, "[");
+        for (size_t i = list->count; i-- > 0;) {
+            const json_value *job = json_at(list, i);
+            float v[DIM];
+            fake_vector(json_str(json_get(job, "text")), v);
+            const char *sep = i + 1 == list->count ? "" : ",";
+            sb_printf(&bad, "%s{\"id\":%.0f,\"vector\":[1,2]}", sep, json_get(job, "id")->number);
+            sb_printf(&good, "%s{\"id\":%.0f,\"vector\":[", sep, json_get(job, "id")->number);
+            for (int k = 0; k < DIM; k++) sb_printf(&good, "%s%g", k ? "," : "", v[k]);
+            sb_puts(&good, "]}");
+        }
+        sb_puts(&bad, "]");
+        sb_puts(&good, "]");
+        CHECK(tr_registry_put_embeddings(r, bad.data, &err) == TR_STATUS_INVALID_ARGUMENT);
+        tr_string_free(err);
+        err = NULL;
+        OK(tr_registry_put_embeddings(r, good.data, &err));
+        answered += list->count;
+        sb_free(&bad);
+        sb_free(&good);
+        json_free(list);
+    }
+    CHECK(answered == 3);
+    wait_done(r);
+    top_hit(r, NULL, QUERY, name, sizeof name);
+    CHECK_STR_EQ(name, ""); /* no query vector: words only */
+    tr_discoverer *d = NULL;
+    OK(tr_discoverer_new(r, NULL, &d, &err));
+    float q[DIM];
+    fake_vector(QUERY, q);
+    strbuf opts;
+    sb_init(&opts);
+    sb_puts(&opts, "{\"top_k\": 1, \"query_vector\": [");
+    for (int k = 0; k < DIM; k++) sb_printf(&opts, "%s%g", k ? "," : "", q[k]);
+    sb_puts(&opts, "]}");
+    char *out = NULL;
+    OK(tr_discoverer_discover(d, QUERY, opts.data, &out, &err));
+    json_value *hits = parse_out(out);
+    CHECK_STR_EQ(json_str(json_get(json_at(hits, 0), "name")), "beta_gadget");
+    json_free(hits);
+    sb_free(&opts);
+    tr_discoverer_free(d);
+    char *jobs = NULL;
+    tr_registry *plain = new_registry();
+    CHECK(tr_registry_take_embedding_jobs(plain, 8, &jobs, &err) == TR_STATUS_INVALID_ARGUMENT);
+    CHECK(jobs == NULL);
+    tr_string_free(err);
+    err = NULL;
+    CHECK(tr_registry_put_embeddings(NULL, "[]", &err) == TR_STATUS_NULL_ARGUMENT);
+    tr_string_free(err);
+    err = NULL;
+    tr_registry_free(plain);
+    tr_registry_free(r);
+}
+
 int main(void) {
     float v[DIM];
     /* The fake itself: FNV-1a test vectors, and the shared bucket the tests rely on. */
@@ -430,5 +511,6 @@ int main(void) {
     check_failing(GOOD, 63, NULL); /* the embedder refuses a dim it does not make */
     test_replacing_frees_once();
     test_bad_arguments();
+    test_pull();
     return test_exit_code("test_embedder");
 }
