@@ -502,11 +502,6 @@ def test_sync_execute_inside_a_running_loop_names_aexecute():
 
 DIM = 8
 
-#: The pull-model exports came after the two steps; an older library skips these tests.
-pull_model = pytest.mark.skipif(
-    not tr._native.has_pull_embedder(), reason="the library has no tr_registry_take_embedding_jobs yet"
-)
-
 
 def _bag(text):
     """A deterministic bag-of-letters vector, so that similar words land near each other."""
@@ -517,7 +512,6 @@ def _bag(text):
     return v if any(v) else [1.0] + [0.0] * (DIM - 1)
 
 
-@pull_model
 def test_async_embedder_embeds_pending_texts_and_queries():
     from conftest import SAMPLE_TOOLS
 
@@ -538,7 +532,7 @@ def test_async_embedder_embeds_pending_texts_and_queries():
             assert n == len(SAMPLE_TOOLS) and max(len(b) for b in batches) <= 2
             batches.clear()
             status = r.embedding_status()
-            assert status["pending"] == 0 and status["embedded"] == len(SAMPLE_TOOLS)
+            assert status["pending"] == 0 and status["ready"] == len(SAMPLE_TOOLS) and status["failed"] == 0
             assert r.wait_embeddings(0)
             with r.discoverer() as d:
                 hits = await d.adiscover("read a file from disk", top_k=3)
@@ -551,7 +545,6 @@ def test_async_embedder_embeds_pending_texts_and_queries():
     asyncio.run(main())
 
 
-@pull_model
 def test_async_embedder_failures_fail_their_texts_only():
     async def main():
         async def embed(texts):
@@ -572,20 +565,20 @@ def test_async_embedder_failures_fail_their_texts_only():
 
         with tr.Registry() as r:
             r.set_embedder(embed, dim=DIM)
-            r.register(
-                [
-                    {"name": "fine_tool", "description": "A fine tool."},
-                    {"name": "broken_tool", "description": "A broken tool."},
-                    {"name": "short_tool", "description": "A short tool."},
-                    {"name": "zero_tool", "description": "A zero tool."},
-                ]
-            )
-            assert await r.aembed_pending() == 1
+            # One at a time, so each text is a batch of its own in the library.
+            for name in ["fine_tool", "broken_tool", "short_tool", "zero_tool"]:
+                r.register({"name": name, "description": f"A {name.split('_')[0]} tool."})
+                assert await r.aembed_pending() == (1 if name == "fine_tool" else 0)
             status = r.embedding_status()
-            assert status["embedded"] == 1 and status["failed"] == 3
+            assert status["ready"] == 1 and status["failed"] == 3 and status["pending"] == 0
+            # Together, a bad vector fails the library's batch it is in, never the call.
+            r.register([{"name": "ok_two", "description": "Okay."}, {"name": "broken_two", "description": "Broken."}])
+            await r.aembed_pending()
+            status = r.embedding_status()
+            assert status["pending"] == 0 and status["failed"] == 5
             r.set_embedder(raising, dim=DIM)  # again: every tool is embedded anew
             assert await r.aembed_pending() == 0
-            assert r.embedding_status()["failed"] == 4
+            assert r.embedding_status()["failed"] == 6
             with r.discoverer() as d:
                 # The embedder fails on the query too: ranked by words.
                 assert (await d.adiscover("fine tool"))[0]["name"] == "fine_tool"
@@ -593,7 +586,6 @@ def test_async_embedder_failures_fail_their_texts_only():
     asyncio.run(main())
 
 
-@pull_model
 def test_aembed_pending_without_an_async_embedder():
     async def main():
         with tr.Registry() as r:
@@ -602,5 +594,32 @@ def test_aembed_pending_without_an_async_embedder():
             r.set_embedder(lambda texts: [_bag(t) for t in texts], dim=DIM)  # a sync one: the callback model
             with pytest.raises(ValueError):
                 await r.aembed_pending()
+
+    asyncio.run(main())
+
+
+def test_cancelled_aembed_pending_answers_the_texts_it_took():
+    async def main():
+        called = asyncio.Event()
+
+        async def stuck(texts):
+            called.set()
+            await asyncio.sleep(60)
+
+        with tr.Registry() as r:
+            r.set_embedder(stuck, dim=DIM)
+            r.register([{"name": "send_email", "description": "Send an email."}])
+            task = asyncio.create_task(r.aembed_pending())
+            await asyncio.wait_for(called.wait(), 5)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            # The library's batch got its answer (an error): nothing waits, the tool failed.
+            assert r.wait_embeddings(5)
+            status = r.embedding_status()
+            assert status["pending"] == 0 and status["failed"] == 1
+            # A plain discover never calls the async embedder: words.
+            with r.discoverer() as d:
+                assert d.discover("send an email")[0]["name"] == "send_email"
 
     asyncio.run(main())

@@ -19,7 +19,7 @@ import functools
 import inspect
 import json
 import math
-from typing import Any, Awaitable, Callable, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Awaitable, Callable, Dict, List, Optional, Sequence, Tuple
 
 from . import _host
 from ._host import ToolError
@@ -271,28 +271,38 @@ async def embed_pending(
     table: HostTable,
     take: Callable[[int], bytes],
     put: Callable[[bytes], None],
+    pending: Callable[[], int],
     batch_size: int,
 ) -> int:
     """Takes the waiting texts in batches, awaits the embedder, puts the vectors (or errors) back,
-    until none waits; answers how many texts got a vector."""
+    until no enabled tool waits for its vector; answers how many texts got a vector.
+
+    The library's embedding thread offers one batch at a time and makes the next one after the
+    last vector of the previous came back, so an empty take while tools are pending means "soon":
+    it polls, sleeping on the loop (1 ms, doubling to 20 ms) in between.
+    """
     fn = table.embedder
     if fn is None:
         raise ValueError("the registry has no async embedder: set one with set_embedder(async_fn, dim)")
     embedded = 0
-    seen: Set[Any] = set()
+    nap = 0.001
     while True:
         jobs = json.loads(take(batch_size))
         if not jobs:
-            return embedded
+            if pending() == 0:
+                return embedded
+            await asyncio.sleep(nap)
+            nap = min(nap * 2, 0.02)
+            continue
+        nap = 0.001
         ids = [j["id"] for j in jobs]
-        if all(i in seen for i in ids):
-            return embedded  # offered again after failing here: leave them failed, do not spin
-        seen.update(ids)
         texts = [j["text"] for j in jobs]
         out: List[Dict[str, Any]] = []
         try:
             vectors = list(await fn(texts))
         except asyncio.CancelledError:
+            # The taken texts get an answer, so the library's batch does not wait for ever.
+            put(json.dumps([{"id": i, "error": "the embedder was cancelled"} for i in ids]).encode())
             raise
         except Exception as e:
             message = f"the embedder raised {type(e).__name__}: {e}"

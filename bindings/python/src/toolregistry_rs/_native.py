@@ -72,8 +72,6 @@ def _declare(lib: ctypes.CDLL) -> None:
     """Sets argtypes and restype of every exported function, so ctypes checks each call."""
 
     def fn(name: str, restype: Any, *argtypes: Any) -> None:
-        if name in PULL_EMBEDDER and not hasattr(lib, name):
-            return  # an older library: has_pull_embedder() says so
         f = getattr(lib, name)
         f.restype = restype
         f.argtypes = list(argtypes)
@@ -132,15 +130,6 @@ def _declare(lib: ctypes.CDLL) -> None:
     fn("tr_discoverer_discover", c_int32, DiscovererPtr, c_char_p, c_char_p, StringOut, StringOut)
     fn("tr_discoverer_explain", c_int32, DiscovererPtr, c_char_p, c_char_p, c_char_p, StringOut, StringOut)
     fn("tr_discoverer_rebuild_index", c_int32, DiscovererPtr, StringOut)
-
-
-#: The exports of the pull-model embedder, newer than the rest: a library without them still loads.
-PULL_EMBEDDER = ("tr_registry_take_embedding_jobs", "tr_registry_put_embeddings")
-
-
-def has_pull_embedder() -> bool:
-    """Whether the loaded library has the pull-model embedder (async embedders need it)."""
-    return all(hasattr(lib, name) for name in PULL_EMBEDDER)
 
 
 def library_path() -> Path:

@@ -22,7 +22,7 @@ from typing import (
 from . import _async, _host, _native
 from ._conversation import Conversation
 from ._discoverer import Discoverer
-from ._errors import Status, ToolRegistryError
+from ._errors import ToolRegistryError
 from ._handle import (
     _check,
     _discovery_options,
@@ -403,12 +403,6 @@ class Registry(_RegistryBase):
         if cache_path is not None:
             doc["cache_path"] = cache_path
         if _async.is_async(fn):
-            if not _native.has_pull_embedder():
-                raise ToolRegistryError(
-                    Status.INVALID_ARGUMENT,
-                    f"an async embedder needs the pull model (tr_registry_take_embedding_jobs), which "
-                    f"the loaded library {_native.library_path()} does not have",
-                )
             doc["pull"] = True
             self._do(
                 _lib.tr_registry_set_embedder, _json("options", doc), _native.EMBED_FN(), None, _native.FREE_FN()
@@ -438,10 +432,14 @@ class Registry(_RegistryBase):
     async def aembed_pending(self, batch_size: int = 64) -> int:
         """Embeds every text waiting for a vector with the async embedder of :meth:`set_embedder`
         and answers how many got one: takes batches of up to ``batch_size`` texts, awaits
-        ``fn(texts)``, gives the vectors back. Call it after registering or changing tools (tools
-        not embedded yet are found by words meanwhile). Whatever ``fn`` raises, and a vector of
-        the wrong length, with NaN or infinity, or all zeros, fails only the texts concerned: those
-        tools stay findable by words and :meth:`embedding_status` counts them as failed.
+        ``fn(texts)``, gives the vectors back, until no enabled tool waits (the library's embedding
+        thread offers its batches one after another: an empty take while tools wait is polled
+        again after a short sleep on the loop). Call it after registering or changing tools (tools
+        not embedded yet are found by words meanwhile), or run it as a task. Whatever ``fn``
+        raises, and a vector of the wrong length, with NaN or infinity, or all zeros, becomes an
+        error for that text, which fails the library's batch it was in (up to 64 texts): those
+        tools stay findable by words and :meth:`embedding_status` counts them as failed; a bad
+        vector never fails the call. Cancelled, it answers the texts it holds with an error first.
         ``ValueError`` when the registry has no async embedder."""
         if not isinstance(batch_size, int) or batch_size < 1:
             raise ValueError("batch_size must be a positive int")
@@ -449,6 +447,7 @@ class Registry(_RegistryBase):
             self._table,
             lambda n: self._out(_lib.tr_registry_take_embedding_jobs, n),
             lambda doc: self._do(_lib.tr_registry_put_embeddings, doc),
+            lambda: (self.embedding_status() or {"pending": 0})["pending"],
             batch_size,
         )
 
