@@ -5,6 +5,10 @@
 //!
 //! `cargo run --release --example bench_embed -- MODEL_DIR [CATALOG.json [VECTOR_CACHE]]`
 //!
+//! With a catalog, it is first embedded the way a host's registry does it (embedding options,
+//! register, wait), on one thread and on every core alternately; then through the bench's own
+//! memoizing embedder, for the discover figures.
+//!
 //! With VECTOR_CACHE the catalog is embedded once (timed) and later runs read its vectors.
 //! The discover figures are taken in one loop, query by query: the query's embedding alone, the
 //! hybrid discover (which embeds it again), and the hybrid discover given the query's vector
@@ -60,6 +64,7 @@ fn main() {
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let total_tokens: usize = refs.iter().map(|t| enc.token_ids(t).unwrap().len()).sum();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    registry_path(dir, &text, threads);
     enc.set_threads(threads);
     // The catalog is embedded the way a registry does it: on its embedding thread, in batches.
     // A single text runs on one thread whatever the setting.
@@ -89,7 +94,7 @@ fn main() {
     } else {
         let tokens = total_tokens as f64 * embedded as f64 / refs.len() as f64;
         println!(
-            "catalog: {embedded} of {} tools embedded ({:.0} tokens each on average) in {secs:.2} s on {threads} threads: {:.1} tools/s, {:.1} GFLOP/s",
+            "catalog through the bench's memoizing embedder (set_embedder): {embedded} of {} tools embedded ({:.0} tokens each on average) in {secs:.2} s on {threads} threads: {:.1} tools/s, {:.1} GFLOP/s",
             refs.len(),
             total_tokens as f64 / refs.len() as f64,
             embedded as f64 / secs,
@@ -126,6 +131,51 @@ fn main() {
         pct(&mut beyond, 0.5),
         pct(&mut enhanced, 0.5)
     );
+}
+
+/// The catalog embedded as a host's registry does it (`tr_registry_new` with `{"embedding":
+/// {"model_dir", "threads"}}`, register, `tr_registry_wait_embeddings`), on one thread and on
+/// every core, alternately, BENCH_ROUNDS times (default 2), so a ratio comes from the same minutes.
+fn registry_path(dir: &str, catalog: &str, cores: usize) {
+    let rounds: usize = std::env::var("BENCH_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2);
+    let mut secs: Vec<(usize, f64)> = Vec::new();
+    for _ in 0..rounds {
+        for threads in [1, cores] {
+            let options = serde_json::json!({"embedding": {"model_dir": dir, "threads": threads}})
+                .to_string();
+            let registry = Registry::from_options_json(Some(&options)).expect("model");
+            let t = Instant::now();
+            let n = registry.register_json(catalog).expect("catalog").len();
+            let registered = t.elapsed().as_secs_f64();
+            while !registry
+                .wait_embeddings(std::time::Duration::from_secs(1))
+                .unwrap()
+            {}
+            let s = t.elapsed().as_secs_f64();
+            let status = registry.embedding_status().unwrap().expect("an embedder");
+            assert_eq!(status.embedded as usize, n, "no cache: every tool embedded");
+            println!(
+                "registry path, threads {threads}: {n} tools registered in {registered:.2} s, embedded by wait_embeddings at {s:.2} s: {:.1} tools/s",
+                n as f64 / s
+            );
+            secs.push((threads, s));
+        }
+    }
+    let mean = |t: usize| {
+        let v: Vec<f64> = secs.iter().filter(|s| s.0 == t).map(|s| s.1).collect();
+        v.iter().sum::<f64>() / v.len() as f64
+    };
+    if cores > 1 && rounds > 0 {
+        println!(
+            "registry path: {cores} threads {:.2} s against 1 thread {:.2} s (means of {rounds}): {:.2}x",
+            mean(cores),
+            mean(1),
+            mean(1) / mean(cores)
+        );
+    }
 }
 
 /// The local encoder with its last answers kept, so a repeated query costs no embedding.

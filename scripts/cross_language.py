@@ -87,8 +87,8 @@ CORPUS_LANGUAGES = {
 # (prepare, the host's own run of the calls, finish: the async APIs) instead of execute, and must
 # print the same bytes.
 STEPS_LANGUAGES = {
-    "execute": ("c", "c++", "python"),
-    "conversation": ("python",),
+    "execute": ("c", "c++", "go", "c#", "python"),
+    "conversation": ("go", "c#", "python"),
 }
 
 

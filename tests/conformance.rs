@@ -382,7 +382,7 @@ fn finish_refuses_bad_results_and_plans_and_names_the_problem() {
             r#"{"toolregistry_plan":1,"api_format":"openai-chat","include_assistant":false,"calls":[{"run":"host"}]}"#,
             "[]",
             invalid,
-            "plan.calls[0].call_name: missing",
+            "missing field `call_name`",
         ),
         (
             r#"{"toolregistry_plan":1,"api_format":"klingon","include_assistant":false,"calls":[]}"#,

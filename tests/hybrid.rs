@@ -630,4 +630,29 @@ fn a_pulled_embedder_gets_its_vectors_from_the_host() {
     let fake = Arc::new(Counting::default());
     registry.set_embedder(fake.embedder(), None).unwrap();
     ready(&registry);
+
+#[test]
+fn a_host_embedder_gets_batches_of_at_most_64_texts() {
+    // The header's promise to a host embedder, whatever the local encoder does with its batches.
+    let sizes = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&sizes);
+    let f: HostEmbedFn = Arc::new(move |texts: &[&str]| {
+        seen.lock().unwrap().push(texts.len());
+        Ok(texts.iter().flat_map(|t| fake_vector(t)).collect())
+    });
+    let registry = Registry::new();
+    let many: Vec<String> = (0..300)
+        .map(|i| format!(r#"{{"name": "tool_{i}", "description": "Thing {i}."}}"#))
+        .collect();
+    registry
+        .register_json(&format!("[{}]", many.join(",")))
+        .unwrap();
+    registry
+        .set_embedder(Arc::new(HostEmbedder::new(DIM, "fake", f).unwrap()), None)
+        .unwrap();
+    ready(&registry);
+    let sizes = sizes.lock().unwrap().clone();
+    assert_eq!(sizes.iter().sum::<usize>(), 300, "{sizes:?}");
+    assert!(sizes.iter().all(|&n| n <= 64), "{sizes:?}");
+    assert!(sizes.iter().any(|&n| n == 64), "full batches: {sizes:?}");
 }

@@ -107,3 +107,49 @@ fn discovers_run_in_parallel_while_the_catalog_is_embedded() {
     assert!(registry.wait_embeddings(Duration::from_secs(300)).unwrap());
     assert_eq!(registry.embedding_status().unwrap().unwrap().ready, 210);
 }
+
+#[test]
+fn a_vector_is_the_same_whatever_the_threads_and_the_batch() {
+    let Some(dir) = model_dir() else {
+        eprintln!("TOOLREGISTRY_TEST_MODEL_DIR is not set: the real-model test did not run");
+        return;
+    };
+    use toolregistry::embed::{Embedder, LocalEncoder};
+    let catalog: Vec<serde_json::Value> = serde_json::from_str(CATALOG).unwrap();
+    // Texts of many lengths (one past the model's 256 tokens), as a registry's batch of 64 holds.
+    let mut texts: Vec<String> = catalog
+        .iter()
+        .map(|t| format!("{} {}", t["name"], t["description"]))
+        .collect();
+    for i in 0..54 {
+        texts.push(format!(
+            "tool {i}: {}",
+            "does one more thing. ".repeat(i % 9 + 1)
+        ));
+    }
+    texts.push("find a good guitar ".repeat(100));
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let mut enc = LocalEncoder::load(std::path::Path::new(&dir)).unwrap();
+    let dim = enc.dim();
+    enc.set_threads(1);
+    let one = enc.embed(&refs).unwrap();
+    assert_eq!(one.len(), refs.len() * dim);
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    for threads in [2, 3, 7, 16] {
+        enc.set_threads(threads);
+        assert!(
+            bits(&enc.embed(&refs).unwrap()) == bits(&one),
+            "{threads} threads changed a vector"
+        );
+    }
+    // A text alone (the query path) or in a smaller batch gets the very same vector.
+    for (i, text) in refs.iter().enumerate().step_by(9) {
+        let alone = enc.embed(&[text]).unwrap();
+        assert!(
+            bits(&alone) == bits(&one[i * dim..(i + 1) * dim]),
+            "text {i} alone differs"
+        );
+    }
+    let some = enc.embed(&refs[20..37]).unwrap();
+    assert!(bits(&some) == bits(&one[20 * dim..37 * dim]));
+}

@@ -24,6 +24,7 @@ import "C"
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"runtime/cgo"
@@ -212,12 +213,7 @@ func trGoHostCall(userData unsafe.Pointer, toolName *C.char, argsJSON *C.char, c
 	_, f := hostFromUserData(userData)
 	name := C.GoString(toolName)
 	args := json.RawMessage(C.GoBytes(unsafe.Pointer(argsJSON), C.int(C.strlen(argsJSON))))
-	out := f.run(name, args)
-	if !out.failed {
-		if i := strings.IndexByte(out.content, 0); i >= 0 {
-			out = hostOutcome{failed: true, failure: fmt.Sprintf(`the host function of "%s" returned text with a NUL byte at offset %d`, name, i)}
-		}
-	}
+	out := f.run(context.Background(), name, args).checkNUL(name)
 	// The library copies the text. A NUL would cut a message short, so it is spelled out.
 	if out.failed {
 		msg := append([]byte(strings.ReplaceAll(out.failure, "\x00", `\x00`)), 0)
@@ -233,6 +229,7 @@ func trGoHostRelease(userData unsafe.Pointer) {
 	h, f := hostFromUserData(userData)
 	h.Delete()
 	C.free(userData)
+	f.counter.forget(f)
 	f.counter.released.Add(1)
 }
 
@@ -380,4 +377,49 @@ func nativeEmbeddingStatus(h registryHandle) ([]byte, error) {
 	var out, errOut *C.char
 	st := C.tr_registry_embedding_status(h, &out, &errOut)
 	return takeString(out), check(st, errOut)
+}
+
+// The two-step tool loop: prepare answers a plan, the host runs its calls, finish answers the
+// messages. Nothing is kept in the library between the two.
+
+func nativePrepareCalls(h registryHandle, calls, options []byte) ([]byte, error) {
+	var out, errOut *C.char
+	st := C.tr_registry_prepare_calls(h, ptr(calls), ptr(options), &out, &errOut)
+	return takeString(out), check(st, errOut)
+}
+
+func nativeFinishCalls(h registryHandle, plan, results []byte) ([]byte, error) {
+	var out, errOut *C.char
+	st := C.tr_registry_finish_calls(h, ptr(plan), ptr(results), &out, &errOut)
+	return takeString(out), check(st, errOut)
+}
+
+func nativeConversationPrepareCalls(h conversationHandle, calls, options []byte) ([]byte, error) {
+	var out, errOut *C.char
+	st := C.tr_conversation_prepare_calls(h, ptr(calls), ptr(options), &out, &errOut)
+	return takeString(out), check(st, errOut)
+}
+
+func nativeConversationFinishCalls(h conversationHandle, plan, results []byte) ([]byte, error) {
+	var out, errOut *C.char
+	st := C.tr_conversation_finish_calls(h, ptr(plan), ptr(results), &out, &errOut)
+	return takeString(out), check(st, errOut)
+}
+
+// The pull embedder: no callback, the host takes the texts and puts the vectors back.
+
+func nativeSetPullEmbedder(h registryHandle, options []byte) error {
+	var errOut *C.char
+	return check(C.tr_registry_set_embedder(h, ptr(options), nil, nil, nil, &errOut), errOut)
+}
+
+func nativeTakeEmbeddingJobs(h registryHandle, max int) ([]byte, error) {
+	var out, errOut *C.char
+	st := C.tr_registry_take_embedding_jobs(h, C.size_t(max), &out, &errOut)
+	return takeString(out), check(st, errOut)
+}
+
+func nativePutEmbeddings(h registryHandle, results []byte) error {
+	var errOut *C.char
+	return check(C.tr_registry_put_embeddings(h, ptr(results), &errOut), errOut)
 }

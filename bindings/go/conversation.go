@@ -97,6 +97,8 @@ type Conversation struct {
 	active  int
 	closing bool
 	cleanup runtime.Cleanup
+	// hosts are the registry's Go functions, which ExecuteContext runs.
+	hosts *hostCounter
 }
 
 // NewConversation starts a conversation over reg with typed options.
@@ -129,7 +131,7 @@ func NewConversationJSON(reg *Registry, optionsJSON []byte) (*Conversation, erro
 	}); err != nil {
 		return nil, err
 	}
-	c := &Conversation{handle: h}
+	c := &Conversation{handle: h, hosts: reg.hosts}
 	c.cleanup = runtime.AddCleanup(c, cleanupConversation, h)
 	return c, nil
 }

@@ -55,13 +55,40 @@ func (r *Registry) RegisterFuncJSON(toolJSON []byte, fn HostFunc) (string, error
 	if fn == nil {
 		return "", &Error{Code: CodeNullArgument, Message: "RegisterFunc: fn is nil (use Register for a tool without a host function)"}
 	}
+	return r.registerHost(toolJSON, &hostFunc{tool: fn, counter: r.hosts})
+}
+
+// RegisterContextFunc registers one tool with a ContextFunc that runs its calls: ExecuteContext
+// runs it on its own goroutine with the caller's ctx, Execute with context.Background(). A tool
+// of the same name is replaced, with its function.
+func (r *Registry) RegisterContextFunc(tool Tool, fn ContextFunc) error {
+	doc, err := json.Marshal(tool)
+	if err != nil {
+		return fmt.Errorf("toolregistry: encoding tool: %w", err)
+	}
+	_, err = r.RegisterContextFuncJSON(doc, fn)
+	return err
+}
+
+// RegisterContextFuncJSON is RegisterContextFunc for one tool given as JSON, in any shape
+// RegisterJSON takes. It returns the registered name.
+func (r *Registry) RegisterContextFuncJSON(toolJSON []byte, fn ContextFunc) (string, error) {
+	if fn == nil {
+		return "", &Error{Code: CodeNullArgument, Message: "RegisterContextFunc: fn is nil (use Register for a tool without a host function)"}
+	}
+	return r.registerHost(toolJSON, &hostFunc{withCtx: fn, counter: r.hosts})
+}
+
+// registerHost registers one tool with f, and indexes f under the registered name for
+// ExecuteContext once the library holds it.
+func (r *Registry) registerHost(toolJSON []byte, f *hostFunc) (string, error) {
 	in, err := cJSON("tool", toolJSON)
 	if err != nil {
 		return "", err
 	}
 	var out []byte
 	if err := r.use(func(h registryHandle) (err error) {
-		out, err = nativeRegisterCallable(h, in, &hostFunc{tool: fn, counter: r.hosts})
+		out, err = nativeRegisterCallable(h, in, f)
 		return err
 	}); err != nil {
 		return "", err
@@ -70,18 +97,36 @@ func (r *Registry) RegisterFuncJSON(toolJSON []byte, fn HostFunc) (string, error
 	if err := json.Unmarshal(out, &names); err != nil || len(names) != 1 {
 		return "", fmt.Errorf("toolregistry: decoding registered name %q: %v", out, err)
 	}
+	r.hosts.index(f, names[0])
 	return names[0], nil
 }
 
 // SetFallback sets the function that runs calls of registered tools without a HostFunc of their
 // own; nil removes it. The previous fallback is released once none of its calls is running.
 func (r *Registry) SetFallback(fn FallbackFunc) error {
-	return r.use(func(h registryHandle) error {
-		if fn == nil {
-			return nativeSetFallback(h, nil)
-		}
-		return nativeSetFallback(h, &hostFunc{fallback: fn, counter: r.hosts})
-	})
+	if fn == nil {
+		return r.setFallback(nil)
+	}
+	return r.setFallback(&hostFunc{fallback: fn, counter: r.hosts})
+}
+
+// SetFallbackContext is SetFallback with a ContextFunc, which gets the tool's name and, from
+// ExecuteContext, the caller's ctx; nil removes the fallback.
+func (r *Registry) SetFallbackContext(fn ContextFunc) error {
+	if fn == nil {
+		return r.setFallback(nil)
+	}
+	return r.setFallback(&hostFunc{withCtx: fn, counter: r.hosts})
+}
+
+func (r *Registry) setFallback(f *hostFunc) error {
+	if err := r.use(func(h registryHandle) error { return nativeSetFallback(h, f) }); err != nil {
+		return err
+	}
+	if f != nil {
+		r.hosts.index(f, "")
+	}
+	return nil
 }
 
 // Execute runs a batch of the model's tool calls and returns the messages of the next turn, a

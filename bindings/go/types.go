@@ -228,6 +228,9 @@ type DiscoverRequest struct {
 	// Result.Description the first sentence), then stop. The top hit is always returned, cut if
 	// its schema alone is too big.
 	MaxTokens int `json:"max_tokens,omitempty"`
+	// QueryVector is the query's own vector (the embedder's dimension): ProfileHybrid ranks with
+	// it instead of asking the embedder, the way to rank semantically with SetPullEmbedder.
+	QueryVector []float32 `json:"query_vector,omitempty"`
 }
 
 // Summary is one line about a deferred tool, for a system prompt.

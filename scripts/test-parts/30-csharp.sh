@@ -40,6 +40,17 @@ grep -q '^send_email [0-9.]* {"type":"function"' <<<"$quickstart"
 grep -q '^NotFound: ' <<<"$quickstart"
 echo "quickstart ok"
 
+# The async quickstart (bindings/csharp/examples/AsyncQuickstart.cs) too: both calls answered.
+mcs -langversion:7.2 -warn:4 -warnaserror -nologo -out:"$out/AsyncQuickstart.exe" -r:"$out/ToolRegistry.dll" bindings/csharp/examples/AsyncQuickstart.cs
+quickstart="$(LD_LIBRARY_PATH="$out${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" mono "$out/AsyncQuickstart.exe")"
+echo "$quickstart"
+grep -qF '{"role":"tool","tool_call_id":"a","content":"sunny, args {\"city\":\"Paris\"}"}' <<<"$quickstart"
+grep -qF '"tool_call_id":"b"' <<<"$quickstart"
+echo "async quickstart ok"
+
+# The async benchmark (BENCHMARKS.md) must keep building; it is run by hand, never here.
+mcs -langversion:7.2 -warn:4 -warnaserror -nologo -out:"$out/AsyncBench.exe" -r:"$out/ToolRegistry.dll" bindings/csharp/examples/AsyncBench.cs
+
 # DiscoverCli prints one answer as rank/name/score lines for the cross-language comparison.
 mcs -langversion:7.2 -nologo -out:"$out/DiscoverCli.exe" -r:"$out/ToolRegistry.dll" bindings/csharp/examples/DiscoverCli.cs
 catalog="$(dirname "${TOOLREGISTRY_GOLDEN_DIR:-../shared/golden}")/eval/bfcl/catalog.json"
@@ -55,13 +66,16 @@ fi
 corpus=tests/conformance/execute
 mcs -langversion:7.2 -warn:4 -warnaserror -nologo -out:"$out/ExecuteCli.exe" -r:"$out/ToolRegistry.dll" \
   bindings/csharp/examples/ExecuteCli.cs bindings/csharp/tests/ExecuteCorpus.cs bindings/csharp/tests/MiniJson.cs
-executed="$(LD_LIBRARY_PATH="$out${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" mono "$out/ExecuteCli.exe" "$corpus")"
 cases="$(find "$corpus" -mindepth 2 -maxdepth 2 -type d | wc -l)"
-[ "$(wc -l <<<"$executed")" -eq "$cases" ] || { echo "ExecuteCli printed $(wc -l <<<"$executed") lines for $cases cases"; exit 1; }
-while IFS=$'\t' read -r name messages; do
-  [ "$messages" = "$(cat "$corpus/$name/expected.json")" ] || { echo "ExecuteCli: $name differs: $messages"; exit 1; }
-done <<<"$executed"
-echo "ExecuteCli ok ($cases cases)"
+# --steps: the same lines through ExecuteAsync (the two-step loop) with async hosts.
+for steps in "" --steps; do
+  executed="$(LD_LIBRARY_PATH="$out${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" mono "$out/ExecuteCli.exe" "$corpus" $steps)"
+  [ "$(wc -l <<<"$executed")" -eq "$cases" ] || { echo "ExecuteCli $steps printed $(wc -l <<<"$executed") lines for $cases cases"; exit 1; }
+  while IFS=$'\t' read -r name messages; do
+    [ "$messages" = "$(cat "$corpus/$name/expected.json")" ] || { echo "ExecuteCli $steps: $name differs: $messages"; exit 1; }
+  done <<<"$executed"
+  echo "ExecuteCli $steps ok ($cases cases)"
+done
 
 # ConversationCli runs the conversation corpus through the binding and prints one
 # "case<TAB>messages<TAB>loaded" line per case for the cross-language comparison; each line must
@@ -70,11 +84,13 @@ corpus=tests/conformance/conversation
 mcs -langversion:7.2 -warn:4 -warnaserror -nologo -out:"$out/ConversationCli.exe" -r:"$out/ToolRegistry.dll" \
   bindings/csharp/examples/ConversationCli.cs bindings/csharp/tests/ConversationCorpus.cs \
   bindings/csharp/tests/ExecuteCorpus.cs bindings/csharp/tests/MiniJson.cs
-conversed="$(LD_LIBRARY_PATH="$out${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" mono "$out/ConversationCli.exe" "$corpus")"
 cases="$(find "$corpus" -mindepth 1 -maxdepth 1 -type d | wc -l)"
-[ "$(wc -l <<<"$conversed")" -eq "$cases" ] || { echo "ConversationCli printed $(wc -l <<<"$conversed") lines for $cases cases"; exit 1; }
-while IFS=$'\t' read -r name messages loaded; do
-  [ "$messages" = "$(cat "$corpus/$name/expected.json")" ] || { echo "ConversationCli: $name messages differ: $messages"; exit 1; }
-  [ "$loaded" = "$(cat "$corpus/$name/loaded.json")" ] || { echo "ConversationCli: $name loaded differ: $loaded"; exit 1; }
-done <<<"$conversed"
-echo "ConversationCli ok ($cases cases)"
+for steps in "" --steps; do
+  conversed="$(LD_LIBRARY_PATH="$out${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" mono "$out/ConversationCli.exe" "$corpus" $steps)"
+  [ "$(wc -l <<<"$conversed")" -eq "$cases" ] || { echo "ConversationCli $steps printed $(wc -l <<<"$conversed") lines for $cases cases"; exit 1; }
+  while IFS=$'\t' read -r name messages loaded; do
+    [ "$messages" = "$(cat "$corpus/$name/expected.json")" ] || { echo "ConversationCli $steps: $name messages differ: $messages"; exit 1; }
+    [ "$loaded" = "$(cat "$corpus/$name/loaded.json")" ] || { echo "ConversationCli $steps: $name loaded differ: $loaded"; exit 1; }
+  done <<<"$conversed"
+  echo "ConversationCli $steps ok ($cases cases)"
+done

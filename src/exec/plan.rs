@@ -8,10 +8,13 @@
 
 use crate::error::{Error, Result};
 use crate::format::ApiFormat;
-use crate::json::json_text;
-use crate::limits::{kind_of, parse_json};
+use crate::json::{into_string, write_opt_str, write_str};
+use crate::limits::{check_input_size, kind_of, parse_json};
 use crate::provider::CallOutcome;
+use serde::Deserialize;
+use serde::de::IgnoredAny;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 /// The marker and version of the plan's JSON: a plan from another version is refused.
 const PLAN_VERSION: u64 = 1;
@@ -98,110 +101,126 @@ impl Plan {
         })
     }
 
-    /// The plan as JSON (see the module documentation).
+    /// The plan as JSON (see the module documentation), written straight from the plan (no
+    /// value tree: the arguments are the bulk of it).
     pub fn to_json(&self) -> String {
-        let calls = self
-            .calls
-            .iter()
-            .map(|c| {
-                let mut o = Map::new();
-                match &c.step {
-                    Step::Host(h) => {
-                        o.insert("run".into(), "host".into());
-                        o.insert("id".into(), h.id.clone().into());
-                        o.insert("name".into(), h.name.clone().into());
-                        o.insert("arguments".into(), Value::Object(h.arguments.clone()));
-                        o.insert("concurrency_safe".into(), h.concurrency_safe.into());
-                    }
-                    Step::Done(outcome) => {
-                        o.insert("run".into(), "done".into());
-                        o.insert("name".into(), c.call_name.clone().into());
-                        o.insert("outcome".into(), outcome_json(outcome));
-                    }
+        let mut out = Vec::with_capacity(256 + 128 * self.calls.len());
+        out.extend_from_slice(b"{\"toolregistry_plan\":1,\"api_format\":");
+        write_str(&mut out, self.format.as_str());
+        out.extend_from_slice(b",\"include_assistant\":");
+        out.extend_from_slice(if self.include_assistant {
+            b"true"
+        } else {
+            b"false"
+        });
+        out.extend_from_slice(b",\"calls\":[");
+        for (i, c) in self.calls.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            match &c.step {
+                Step::Host(h) => {
+                    out.extend_from_slice(b"{\"run\":\"host\",\"id\":");
+                    write_str(&mut out, &h.id);
+                    out.extend_from_slice(b",\"name\":");
+                    write_str(&mut out, &h.name);
+                    out.extend_from_slice(b",\"arguments\":");
+                    write_value(&mut out, &h.arguments);
+                    out.extend_from_slice(b",\"concurrency_safe\":");
+                    out.extend_from_slice(if h.concurrency_safe {
+                        b"true"
+                    } else {
+                        b"false"
+                    });
                 }
-                o.insert("call_id".into(), c.call_id.clone().into());
-                o.insert("call_name".into(), c.call_name.clone().into());
-                if !c.loads.is_empty() {
-                    o.insert("loads".into(), c.loads.clone().into());
+                Step::Done(outcome) => {
+                    out.extend_from_slice(b"{\"run\":\"done\",\"name\":");
+                    write_str(&mut out, &c.call_name);
+                    out.extend_from_slice(b",\"outcome\":");
+                    let (key, value) = match outcome {
+                        CallOutcome::Success(t) => ("content", Value::from(t.as_str())),
+                        CallOutcome::Failure(m) => ("error", Value::from(m.as_str())),
+                        CallOutcome::References(n) => ("references", Value::from(n.clone())),
+                    };
+                    out.extend_from_slice(b"{");
+                    write_str(&mut out, key);
+                    out.push(b':');
+                    write_value(&mut out, &value);
+                    out.push(b'}');
                 }
-                Value::Object(o)
-            })
-            .collect();
-        let mut o = Map::new();
-        o.insert("toolregistry_plan".into(), PLAN_VERSION.into());
-        o.insert("api_format".into(), self.format.as_str().into());
-        o.insert("include_assistant".into(), self.include_assistant.into());
-        o.insert("calls".into(), Value::Array(calls));
+            }
+            out.extend_from_slice(b",\"call_id\":");
+            write_opt_str(&mut out, c.call_id.as_deref());
+            out.extend_from_slice(b",\"call_name\":");
+            write_str(&mut out, &c.call_name);
+            if !c.loads.is_empty() {
+                out.extend_from_slice(b",\"loads\":");
+                write_value(&mut out, &c.loads);
+            }
+            out.push(b'}');
+        }
+        out.push(b']');
         if !self.assistant.is_empty() {
-            o.insert("assistant".into(), Value::Array(self.assistant.clone()));
+            out.extend_from_slice(b",\"assistant\":");
+            write_value(&mut out, &self.assistant);
         }
         if !self.searches.is_empty() {
-            let searches = self
-                .searches
-                .iter()
-                .map(|s| {
-                    let mut o = Map::new();
-                    o.insert("calls_before".into(), s.calls_before.into());
-                    o.insert("loads".into(), s.loads.clone().into());
-                    Value::Object(o)
-                })
-                .collect();
-            o.insert("searches".into(), Value::Array(searches));
-            o.insert(
-                "search_messages".into(),
-                Value::Array(self.search_messages.clone()),
-            );
+            out.extend_from_slice(b",\"searches\":[");
+            for (i, s) in self.searches.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                out.extend_from_slice(
+                    format!("{{\"calls_before\":{},\"loads\":", s.calls_before).as_bytes(),
+                );
+                write_value(&mut out, &s.loads);
+                out.push(b'}');
+            }
+            out.extend_from_slice(b"],\"search_messages\":");
+            write_value(&mut out, &self.search_messages);
         }
-        json_text(&Value::Object(o))
+        out.push(b'}');
+        into_string(out)
     }
 
     /// Reads a plan written by [`to_json`](Self::to_json); anything else is INVALID_ARGUMENT
-    /// naming the path of what is wrong.
+    /// saying what is wrong. The host calls' arguments are skipped, not read: finish needs none
+    /// (a plan read back has empty `arguments`).
     pub fn from_json(text: &str) -> Result<Plan> {
-        let value = parse_json(text, "plan")?;
-        let o = value.as_object().ok_or_else(|| {
-            Error::invalid(format!("plan: expected an object, got {}", kind_of(&value)))
+        check_input_size(text, "plan")?;
+        let plan: PlanText = serde_json::from_str(text).map_err(|e| {
+            if e.is_syntax() || e.is_eof() {
+                Error::InvalidJson(format!("plan: {e}"))
+            } else {
+                Error::invalid(format!("plan: not a plan from prepare_calls ({e})"))
+            }
         })?;
-        if o.get("toolregistry_plan").and_then(Value::as_u64) != Some(PLAN_VERSION) {
+        if plan.toolregistry_plan != Some(PLAN_VERSION) {
             return Err(Error::invalid(
                 "plan: not a plan from prepare_calls (\"toolregistry_plan\": 1 is missing)",
             ));
         }
-        let format = ApiFormat::parse(string(o, "api_format", "plan")?)
+        let format = ApiFormat::parse(&plan.api_format)
             .map_err(|e| Error::invalid(format!("plan.{}", strip(e))))?;
-        let include_assistant = match o.get("include_assistant") {
-            Some(Value::Bool(b)) => *b,
-            other => return Err(expected("plan.include_assistant", "a boolean", other)),
-        };
-        let assistant = optional_array(o, "assistant", "plan")?.to_vec();
-        let search_messages = optional_array(o, "search_messages", "plan")?.to_vec();
-        let calls = array(o, "calls", "plan")?
-            .iter()
+        let calls = plan
+            .calls
+            .into_iter()
             .enumerate()
-            .map(|(i, v)| read_call(v, &format!("plan.calls[{i}]")))
+            .map(|(i, c)| c.into_call(&format!("plan.calls[{i}]")))
             .collect::<Result<Vec<_>>>()?;
-        let searches = optional_array(o, "searches", "plan")?
-            .iter()
-            .enumerate()
-            .map(|(i, v)| {
-                let path = format!("plan.searches[{i}]");
-                let o = object(v, &path)?;
-                let calls_before = o
-                    .get("calls_before")
-                    .and_then(Value::as_u64)
-                    .filter(|&n| n as usize <= calls.len())
-                    .ok_or_else(|| {
-                        Error::invalid(format!(
-                            "{path}.calls_before: expected an integer from 0 to {}",
-                            calls.len()
-                        ))
-                    })? as usize;
-                Ok(PlannedSearch {
-                    calls_before,
-                    loads: strings(o, "loads", &path)?,
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let mut searches = Vec::with_capacity(plan.searches.len());
+        for (i, s) in plan.searches.into_iter().enumerate() {
+            if s.calls_before > calls.len() {
+                return Err(Error::invalid(format!(
+                    "plan.searches[{i}].calls_before: expected an integer from 0 to {}",
+                    calls.len()
+                )));
+            }
+            searches.push(PlannedSearch {
+                calls_before: s.calls_before,
+                loads: s.loads,
+            });
+        }
         let mut seen = std::collections::HashSet::new();
         for (i, c) in calls.iter().enumerate() {
             if let Step::Host(h) = &c.step {
@@ -215,13 +234,106 @@ impl Plan {
         }
         Ok(Plan {
             format,
-            include_assistant,
-            assistant,
+            include_assistant: plan.include_assistant,
+            assistant: plan.assistant,
             calls,
             searches,
-            search_messages,
+            search_messages: plan.search_messages,
         })
     }
+}
+
+/// A plan as its JSON is read back (see [`Plan::from_json`]).
+#[derive(Deserialize)]
+struct PlanText<'a> {
+    #[serde(default)]
+    toolregistry_plan: Option<u64>,
+    #[serde(borrow)]
+    api_format: Cow<'a, str>,
+    include_assistant: bool,
+    #[serde(borrow)]
+    calls: Vec<CallText<'a>>,
+    #[serde(default)]
+    assistant: Vec<Value>,
+    #[serde(default)]
+    searches: Vec<SearchText>,
+    #[serde(default)]
+    search_messages: Vec<Value>,
+}
+
+#[derive(Deserialize)]
+struct CallText<'a> {
+    #[serde(borrow)]
+    run: Cow<'a, str>,
+    #[serde(default, borrow)]
+    id: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    name: Option<Cow<'a, str>>,
+    /// Skipped: finish needs no arguments.
+    #[serde(default)]
+    #[allow(dead_code)]
+    arguments: Option<IgnoredAny>,
+    #[serde(default)]
+    concurrency_safe: Option<bool>,
+    #[serde(default)]
+    outcome: Option<OutcomeText>,
+    #[serde(default, borrow)]
+    call_id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    call_name: Cow<'a, str>,
+    #[serde(default)]
+    loads: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum OutcomeText {
+    Content(String),
+    Error(String),
+    References(Vec<String>),
+}
+
+#[derive(Deserialize)]
+struct SearchText {
+    calls_before: usize,
+    #[serde(default)]
+    loads: Vec<String>,
+}
+
+impl CallText<'_> {
+    fn into_call(self, path: &str) -> Result<PlannedCall> {
+        let missing = |key: &str| Error::invalid(format!("{path}.{key}: missing"));
+        let step = match &*self.run {
+            "host" => Step::Host(HostCall {
+                id: self.id.ok_or_else(|| missing("id"))?.into_owned(),
+                name: self.name.ok_or_else(|| missing("name"))?.into_owned(),
+                arguments: Map::new(),
+                concurrency_safe: self
+                    .concurrency_safe
+                    .ok_or_else(|| missing("concurrency_safe"))?,
+            }),
+            "done" => Step::Done(match self.outcome.ok_or_else(|| missing("outcome"))? {
+                OutcomeText::Content(t) => CallOutcome::Success(t),
+                OutcomeText::Error(m) => CallOutcome::Failure(m),
+                OutcomeText::References(n) => CallOutcome::References(n),
+            }),
+            other => {
+                return Err(Error::invalid(format!(
+                    "{path}.run: expected \"host\" or \"done\", got {other:?}"
+                )));
+            }
+        };
+        Ok(PlannedCall {
+            call_id: self.call_id.map(Cow::into_owned),
+            call_name: self.call_name.into_owned(),
+            step,
+            loads: self.loads,
+        })
+    }
+}
+
+fn write_value<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
+    serde_json::to_writer(&mut *out, value).expect("writing to a Vec cannot fail");
 }
 
 /// Reads the host's results: `[{"id", "content": str} | {"id", "error": str} | {"id",
@@ -295,88 +407,6 @@ fn read_outcome(o: &Map<String, Value>, path: &str) -> Result<HostOutcome> {
     }
 }
 
-fn read_call(v: &Value, path: &str) -> Result<PlannedCall> {
-    let o = object(v, path)?;
-    let call_id = match o.get("call_id") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s.clone()),
-        other => {
-            return Err(expected(
-                &format!("{path}.call_id"),
-                "a string or null",
-                other,
-            ));
-        }
-    };
-    let call_name = string(o, "call_name", path)?.to_string();
-    let loads = strings(o, "loads", path)?;
-    let step = match string(o, "run", path)? {
-        "host" => Step::Host(HostCall {
-            id: string(o, "id", path)?.to_string(),
-            name: string(o, "name", path)?.to_string(),
-            arguments: match o.get("arguments") {
-                Some(Value::Object(m)) => m.clone(),
-                other => return Err(expected(&format!("{path}.arguments"), "an object", other)),
-            },
-            concurrency_safe: match o.get("concurrency_safe") {
-                Some(Value::Bool(b)) => *b,
-                other => {
-                    return Err(expected(
-                        &format!("{path}.concurrency_safe"),
-                        "a boolean",
-                        other,
-                    ));
-                }
-            },
-        }),
-        "done" => {
-            let path = format!("{path}.outcome");
-            let outcome = object(
-                o.get("outcome")
-                    .ok_or_else(|| Error::invalid(format!("{path}: missing")))?,
-                &path,
-            )?;
-            Step::Done(match outcome.iter().next() {
-                Some((k, Value::String(s))) if outcome.len() == 1 && k == "content" => {
-                    CallOutcome::Success(s.clone())
-                }
-                Some((k, Value::String(s))) if outcome.len() == 1 && k == "error" => {
-                    CallOutcome::Failure(s.clone())
-                }
-                Some((k, _)) if outcome.len() == 1 && k == "references" => {
-                    CallOutcome::References(strings(outcome, "references", &path)?)
-                }
-                _ => {
-                    return Err(Error::invalid(format!(
-                        "{path}: expected {{\"content\": str}}, {{\"error\": str}} or {{\"references\": [str]}}"
-                    )));
-                }
-            })
-        }
-        other => {
-            return Err(Error::invalid(format!(
-                "{path}.run: expected \"host\" or \"done\", got {other:?}"
-            )));
-        }
-    };
-    Ok(PlannedCall {
-        call_id,
-        call_name,
-        step,
-        loads,
-    })
-}
-
-fn outcome_json(outcome: &CallOutcome) -> Value {
-    let mut o = Map::new();
-    match outcome {
-        CallOutcome::Success(t) => o.insert("content".into(), t.clone().into()),
-        CallOutcome::Failure(m) => o.insert("error".into(), m.clone().into()),
-        CallOutcome::References(n) => o.insert("references".into(), n.clone().into()),
-    };
-    Value::Object(o)
-}
-
 fn object<'a>(v: &'a Value, path: &str) -> Result<&'a Map<String, Value>> {
     v.as_object()
         .ok_or_else(|| Error::invalid(format!("{path}: expected an object, got {}", kind_of(v))))
@@ -387,32 +417,6 @@ fn string<'a>(o: &'a Map<String, Value>, key: &str, path: &str) -> Result<&'a st
         Some(Value::String(s)) => Ok(s),
         other => Err(expected(&format!("{path}.{key}"), "a string", other)),
     }
-}
-
-fn array<'a>(o: &'a Map<String, Value>, key: &str, path: &str) -> Result<&'a [Value]> {
-    match o.get(key) {
-        Some(Value::Array(a)) => Ok(a),
-        other => Err(expected(&format!("{path}.{key}"), "an array", other)),
-    }
-}
-
-fn optional_array<'a>(o: &'a Map<String, Value>, key: &str, path: &str) -> Result<&'a [Value]> {
-    match o.get(key) {
-        None => Ok(&[]),
-        Some(_) => array(o, key, path),
-    }
-}
-
-fn strings(o: &Map<String, Value>, key: &str, path: &str) -> Result<Vec<String>> {
-    optional_array(o, key, path)?
-        .iter()
-        .enumerate()
-        .map(|(i, v)| {
-            v.as_str()
-                .map(str::to_string)
-                .ok_or_else(|| expected(&format!("{path}.{key}[{i}]"), "a string", Some(v)))
-        })
-        .collect()
 }
 
 fn expected(path: &str, what: &str, got: Option<&Value>) -> Error {

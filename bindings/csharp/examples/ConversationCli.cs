@@ -8,16 +8,18 @@ using ToolRegistry.Tests;
 /// sorted by name, one line "case TAB messages JSON TAB loaded JSON", both exactly as returned,
 /// for comparing languages side by side. Each case: a fresh fixture registry, a conversation with
 /// the case's options, the registry disposed (the conversation outlives it), the calls executed.
-/// Usage: mono ConversationCli.exe CORPUS_DIR   (tests/conformance/conversation)
+/// Usage: mono ConversationCli.exe CORPUS_DIR [--steps]   (tests/conformance/conversation); with
+/// --steps the hosts are async functions and the calls run through ExecuteAsync (the two-step loop).
 /// Built with bindings/csharp/tests/ConversationCorpus.cs, ExecuteCorpus.cs and MiniJson.cs.
 /// </summary>
 static class ConversationCli
 {
     static int Main(string[] args)
     {
-        if (args.Length != 1)
+        bool steps = args.Length == 2 && args[1] == "--steps";
+        if (args.Length != 1 && !steps)
         {
-            Console.Error.WriteLine("usage: ConversationCli CORPUS_DIR");
+            Console.Error.WriteLine("usage: ConversationCli CORPUS_DIR [--steps]");
             return 2;
         }
         try
@@ -33,7 +35,11 @@ static class ConversationCli
                 }
                 foreach (var c in cases)
                 {
-                    var result = ConversationCorpus.Run(args[0], c.Value);
+                    string tools;
+                    // --steps: async hosts awaited by ExecuteAsync (prepare, the calls, finish).
+                    var result = steps
+                        ? ConversationCorpus.Run(args[0], c.Value, out tools, (conversation, calls) => conversation.ExecuteAsync(calls).GetAwaiter().GetResult(), true)
+                        : ConversationCorpus.Run(args[0], c.Value);
                     stdout.WriteLine(c.Key + "\t" + result.Key + "\t" + result.Value);
                 }
             }

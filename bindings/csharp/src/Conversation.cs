@@ -169,12 +169,16 @@ namespace ToolRegistry
     /// Dispose is idempotent and never waits: a call in flight finishes first (a host function may
     /// dispose the conversation running it); later calls throw <see cref="ObjectDisposedException"/>.
     /// </remarks>
-    public sealed class Conversation : IDisposable
+    public sealed partial class Conversation : IDisposable
     {
         private readonly ConversationHandle handle;
 
+        // The registry's host functions, which ExecuteAsync runs.
+        private readonly HostIndex hosts;
+
         internal Conversation(Registry registry, string optionsJson)
         {
+            hosts = registry.Hosts;
             var o = Utf8.Encode(optionsJson, "optionsJson");
             IntPtr err;
             var status = Native.tr_conversation_new(registry.NativeHandle, o, out handle, out err);

@@ -14,7 +14,7 @@ namespace ToolRegistry
     /// disposed. Dispose is idempotent and waits for calls in flight; later calls throw
     /// <see cref="ObjectDisposedException"/>.
     /// </remarks>
-    public sealed class Discoverer : IDisposable
+    public sealed partial class Discoverer : IDisposable
     {
         private readonly DiscovererHandle handle;
 
@@ -79,6 +79,7 @@ namespace ToolRegistry
                 .Add("deferred", r.Deferred)
                 .Add("strict", r.Strict)
                 .Add("max_tokens", r.MaxTokens)
+                .AddRaw("query_vector", VectorJson(r.QueryVector))
                 .ToString(), "options");
             IntPtr json, err;
             var status = Native.tr_discoverer_discover(Handle, q, o, out json, out err);
@@ -136,6 +137,17 @@ namespace ToolRegistry
         public void Dispose()
         {
             handle.Dispose();
+        }
+
+        private static string VectorJson(float[] vector)
+        {
+            if (vector == null)
+            {
+                return null;
+            }
+            var sb = new System.Text.StringBuilder();
+            Registry.AppendVector(sb, vector, "QueryVector");
+            return sb.ToString();
         }
     }
 }

@@ -1,7 +1,9 @@
 using System;
 using System.Collections.Concurrent;
+using System.Collections.Generic;
 using System.Runtime.InteropServices;
 using System.Threading;
+using System.Threading.Tasks;
 
 namespace ToolRegistry
 {
@@ -59,8 +61,8 @@ namespace ToolRegistry
     /// </remarks>
     internal static class HostFunctions
     {
-        private static readonly ConcurrentDictionary<long, Func<string, string, string>> Live =
-            new ConcurrentDictionary<long, Func<string, string, string>>();
+        private static readonly ConcurrentDictionary<long, HostEntry> Live =
+            new ConcurrentDictionary<long, HostEntry>();
 
         private static long lastId;
         private static long released;
@@ -101,15 +103,21 @@ namespace ToolRegistry
         /// </summary>
         internal static IntPtr Add(Func<string, string, string> fn)
         {
+            return Add(new HostEntry(fn, null, null));
+        }
+
+        /// <summary>Like <see cref="Add(Func{string, string, string})"/>, for an entry a registry indexes.</summary>
+        internal static IntPtr Add(HostEntry entry)
+        {
             long id = Interlocked.Increment(ref lastId);
-            Live[id] = fn;
+            Live[id] = entry;
             return new IntPtr(id);
         }
 
         /// <summary>Drops a number the library never received (the P/Invoke itself threw).</summary>
         internal static void Forget(IntPtr userData)
         {
-            Func<string, string, string> ignored;
+            HostEntry ignored;
             Live.TryRemove(userData.ToInt64(), out ignored);
         }
 
@@ -125,8 +133,8 @@ namespace ToolRegistry
             try
             {
                 string name = Utf8.Copy(toolName) ?? string.Empty;
-                Func<string, string, string> fn;
-                if (!Live.TryGetValue(userData.ToInt64(), out fn))
+                HostEntry entry;
+                if (!Live.TryGetValue(userData.ToInt64(), out entry))
                 {
                     // Cannot happen while the library keeps its contract (no call after the free).
                     Fail(call, "the host function of \"" + name + "\" was already released");
@@ -135,7 +143,7 @@ namespace ToolRegistry
                 string result;
                 try
                 {
-                    result = fn(name, Utf8.Copy(argsJson));
+                    result = entry.Sync(name, Utf8.Copy(argsJson));
                 }
                 catch (ToolCallException e)
                 {
@@ -186,7 +194,8 @@ namespace ToolRegistry
             Native.tr_call_fail(call, bytes);
         }
 
-        private static string Sanitize(string text)
+        /// <summary>The text with NULs and lone surrogates (which C cannot take) replaced by U+FFFD.</summary>
+        internal static string Sanitize(string text)
         {
             var chars = text.ToCharArray();
             for (int i = 0; i < chars.Length; i++)
@@ -209,9 +218,13 @@ namespace ToolRegistry
         {
             try
             {
-                Func<string, string, string> ignored;
-                if (Live.TryRemove(userData.ToInt64(), out ignored))
+                HostEntry entry;
+                if (Live.TryRemove(userData.ToInt64(), out entry))
                 {
+                    if (entry.Index != null)
+                    {
+                        entry.Index.Forget(entry);
+                    }
                     Interlocked.Increment(ref released);
                 }
                 else
@@ -222,6 +235,91 @@ namespace ToolRegistry
             catch (Exception)
             {
                 // Nothing may unwind into native code.
+            }
+        }
+    }
+
+    /// <summary>
+    /// One host function the library holds: the function <c>Execute</c> runs through the
+    /// trampoline, the async function <c>ExecuteAsync</c> awaits (null for a plain function), and
+    /// the index of its registry.
+    /// </summary>
+    internal sealed class HostEntry
+    {
+        internal HostEntry(Func<string, string, string> sync, Func<string, string, CancellationToken, Task<string>> async, HostIndex index)
+        {
+            Sync = sync;
+            Async = async;
+            Index = index;
+        }
+
+        internal Func<string, string, string> Sync { get; private set; }
+
+        internal Func<string, string, CancellationToken, Task<string>> Async { get; private set; }
+
+        internal HostIndex Index { get; private set; }
+
+        // Guarded by the index's lock.
+        internal string Name;
+        internal bool Released;
+    }
+
+    /// <summary>
+    /// A registry's live host functions by registered name, for <c>ExecuteAsync</c>, which runs a
+    /// plan's calls itself. An entry is added once the library accepted the registration and removed
+    /// when the library releases the function (unregistered, replaced, registry freed): the index
+    /// never names a function the library no longer holds. Its own object, so that the static table
+    /// of host functions never keeps a Registry reachable.
+    /// </summary>
+    internal sealed class HostIndex
+    {
+        private readonly object gate = new object();
+        private readonly Dictionary<string, HostEntry> byName = new Dictionary<string, HostEntry>();
+        private HostEntry fallback;
+
+        /// <summary>Records <paramref name="entry"/> under <paramref name="name"/> (null: as the fallback), unless already released.</summary>
+        internal void Add(HostEntry entry, string name)
+        {
+            lock (gate)
+            {
+                if (entry.Released)
+                {
+                    return;
+                }
+                if (name == null)
+                {
+                    fallback = entry;
+                    return;
+                }
+                entry.Name = name;
+                byName[name] = entry;
+            }
+        }
+
+        internal void Forget(HostEntry entry)
+        {
+            lock (gate)
+            {
+                entry.Released = true;
+                HostEntry current;
+                if (entry.Name != null && byName.TryGetValue(entry.Name, out current) && current == entry)
+                {
+                    byName.Remove(entry.Name);
+                }
+                if (fallback == entry)
+                {
+                    fallback = null;
+                }
+            }
+        }
+
+        /// <summary>The function that runs calls of <paramref name="name"/>: its own, else the fallback; null when none.</summary>
+        internal HostEntry Lookup(string name)
+        {
+            lock (gate)
+            {
+                HostEntry entry;
+                return byName.TryGetValue(name, out entry) ? entry : fallback;
             }
         }
     }

@@ -234,6 +234,18 @@ namespace ToolRegistry
             }
         }
 
+        /// <summary>The value of a raw JSON string (with its quotes).</summary>
+        internal static string Unquote(string raw)
+        {
+            string value;
+            int end = ReadString(raw, SkipSpace(raw, 0), out value);
+            if (end != raw.Length)
+            {
+                throw Malformed(end);
+            }
+            return value;
+        }
+
         /// <summary>The raw text of each element of a top-level JSON array.</summary>
         internal static List<string> RawElements(string json)
         {

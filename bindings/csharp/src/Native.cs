@@ -129,6 +129,24 @@ namespace ToolRegistry
         internal static extern Status tr_conversation_execute(ConversationHandle conversation, byte[] callsJson, byte[] optionsJson, out IntPtr messagesJsonOut, out IntPtr errOut);
 
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status tr_registry_prepare_calls(RegistryHandle registry, byte[] callsJson, byte[] optionsJson, out IntPtr planJsonOut, out IntPtr errOut);
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status tr_registry_finish_calls(RegistryHandle registry, byte[] planJson, byte[] resultsJson, out IntPtr messagesJsonOut, out IntPtr errOut);
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status tr_conversation_prepare_calls(ConversationHandle conversation, byte[] callsJson, byte[] optionsJson, out IntPtr planJsonOut, out IntPtr errOut);
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status tr_conversation_finish_calls(ConversationHandle conversation, byte[] planJson, byte[] resultsJson, out IntPtr messagesJsonOut, out IntPtr errOut);
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status tr_registry_take_embedding_jobs(RegistryHandle registry, UIntPtr max, out IntPtr jobsJsonOut, out IntPtr errOut);
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status tr_registry_put_embeddings(RegistryHandle registry, byte[] resultsJson, out IntPtr errOut);
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
         internal static extern Status tr_conversation_reveal(ConversationHandle conversation, byte[] namesJson, out IntPtr errOut);
 
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]

@@ -109,6 +109,12 @@ namespace ToolRegistry
         /// is too big.
         /// </summary>
         public int? MaxTokens { get; set; }
+
+        /// <summary>
+        /// The query's own vector (the embedder's dimension): "hybrid" ranks with it instead of asking
+        /// the embedder; the way to rank semantically with <see cref="Registry.SetPullEmbedder"/>. Null: none.
+        /// </summary>
+        public float[] QueryVector { get; set; }
     }
 
     /// <summary>Which schemas <see cref="Registry.GetSchemasJson(SchemaOptions)"/> returns, and in which format.</summary>

@@ -17,6 +17,9 @@ namespace ToolRegistry
     {
         private readonly RegistryHandle handle;
 
+        // The host functions the library holds, by name, for ExecuteAsync.
+        private readonly HostIndex hosts = new HostIndex();
+
         /// <summary>Creates an empty registry with discovery off.</summary>
         public Registry() : this((DiscoveryOptions)null)
         {

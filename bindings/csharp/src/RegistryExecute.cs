@@ -46,13 +46,19 @@ namespace ToolRegistry
             {
                 throw new ArgumentNullException("fn");
             }
+            return RegisterHost(toolJson, new HostEntry(fn, null, hosts));
+        }
+
+        /// <summary>Registers one tool with a host function entry and indexes it under the registered name.</summary>
+        private IReadOnlyList<string> RegisterHost(string toolJson, HostEntry entry)
+        {
             var tool = Utf8.EncodeRequired(toolJson, "toolJson");
             var h = Handle;
             IntPtr names, err;
             var status = Status.Ok;
             // From here the library owns the number (and releases it, even on failure) once the call
             // is made; if the P/Invoke itself throws (registry disposed meanwhile), it never got it.
-            IntPtr userData = HostFunctions.Add(fn);
+            IntPtr userData = HostFunctions.Add(entry);
             bool called = false;
             try
             {
@@ -67,7 +73,12 @@ namespace ToolRegistry
                 }
             }
             Native.Check(status, err);
-            return JsonReader.Deserialize<string[]>(Utf8.Take(names));
+            var registered = JsonReader.Deserialize<string[]>(Utf8.Take(names));
+            if (registered.Length == 1)
+            {
+                hosts.Add(entry, registered[0]);
+            }
+            return registered;
         }
 
         /// <summary>
@@ -89,7 +100,8 @@ namespace ToolRegistry
                 return;
             }
             var status = Status.Ok;
-            IntPtr userData = HostFunctions.Add(fn);
+            var entry = new HostEntry(fn, null, hosts);
+            IntPtr userData = HostFunctions.Add(entry);
             bool called = false;
             try
             {
@@ -104,6 +116,7 @@ namespace ToolRegistry
                 }
             }
             Native.Check(status, err);
+            hosts.Add(entry, null);
         }
 
         /// <summary>

@@ -59,14 +59,21 @@ namespace ToolRegistry.Tests
         /// <paramref name="tools"/>, all exactly as returned.</summary>
         internal static KeyValuePair<string, string> Run(string corpusDir, string caseDir, out string tools)
         {
+            return Run(corpusDir, caseDir, out tools, (conversation, calls) => conversation.Execute(calls));
+        }
+
+        /// <summary>Like <see cref="Run(string, string, out string)"/>, the calls run by <paramref name="execute"/>
+        /// (ExecuteAsync, say) over a registry whose hosts are async with <paramref name="asyncHosts"/>.</summary>
+        internal static KeyValuePair<string, string> Run(string corpusDir, string caseDir, out string tools, Func<Conversation, string, string> execute, bool asyncHosts = false)
+        {
             Conversation conversation;
-            using (var registry = ExecuteCorpus.Build(corpusDir))
+            using (var registry = ExecuteCorpus.Build(corpusDir, asyncHosts))
             {
                 conversation = registry.StartConversation(Options(caseDir));
             }
             using (conversation)
             {
-                string messages = conversation.Execute(File.ReadAllText(Path.Combine(caseDir, "calls.json")));
+                string messages = execute(conversation, File.ReadAllText(Path.Combine(caseDir, "calls.json")));
                 string loaded = conversation.LoadedJson();
                 tools = conversation.ToolsJson();
                 return new KeyValuePair<string, string>(messages, loaded);

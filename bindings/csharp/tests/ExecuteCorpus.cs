@@ -2,6 +2,8 @@ using System;
 using System.Collections.Generic;
 using System.IO;
 using System.Linq;
+using System.Threading;
+using System.Threading.Tasks;
 
 namespace ToolRegistry.Tests
 {
@@ -28,8 +30,30 @@ namespace ToolRegistry.Tests
             }
         }
 
+        /// <summary>The scripted host function of a fixture kind written as an async function: it awaits before answering.</summary>
+        internal static Func<string, string, CancellationToken, Task<string>> AsyncHost(string kind)
+        {
+            switch (kind)
+            {
+                case "echo":
+                    return async (name, args, ct) => { await Task.Yield(); return name + " <- " + args; };
+                case "fail":
+                    return async (name, args, ct) => { await Task.Yield(); throw new ToolCallException("upstream returned 503"); };
+                case "panic":
+                    return async (name, args, ct) => { await Task.Yield(); throw new InvalidOperationException("kaboom"); };
+                default:
+                    throw new FormatException("fixture: unknown host kind " + kind);
+            }
+        }
+
         /// <summary>The fixture's registry: its tools (with hosts), the disabled tool, discovery on.</summary>
         internal static Registry Build(string corpusDir)
+        {
+            return Build(corpusDir, false);
+        }
+
+        /// <summary>Like <see cref="Build(string)"/>; with <paramref name="asyncHosts"/> the hosts are <see cref="AsyncHost"/>s.</summary>
+        internal static Registry Build(string corpusDir, bool asyncHosts)
         {
             var fixture = JsonNode.Parse(File.ReadAllText(Path.Combine(corpusDir, "fixture.json")));
             var registry = new Registry();
@@ -41,6 +65,10 @@ namespace ToolRegistry.Tests
                     if (host == null || host.Kind == 'z')
                     {
                         registry.Register(entry["tool"].Raw);
+                    }
+                    else if (asyncHosts)
+                    {
+                        registry.RegisterCallable(entry["tool"].Raw, AsyncHost(host.Str));
                     }
                     else
                     {
@@ -105,6 +133,35 @@ namespace ToolRegistry.Tests
             string optionsPath = Path.Combine(caseDir, "options.json");
             string options = File.Exists(optionsPath) ? File.ReadAllText(optionsPath) : null;
             return registry.Execute(calls, options);
+        }
+
+        /// <summary>The case's calls.json.</summary>
+        internal static string Calls(string caseDir)
+        {
+            return File.ReadAllText(Path.Combine(caseDir, "calls.json"));
+        }
+
+        /// <summary>The case's options.json as typed options (null without one); a key not mapped here is an error.</summary>
+        internal static ExecuteOptions Options(string caseDir)
+        {
+            string path = Path.Combine(caseDir, "options.json");
+            if (!File.Exists(path))
+            {
+                return null;
+            }
+            var options = new ExecuteOptions();
+            foreach (var member in JsonNode.Parse(File.ReadAllText(path)).Members)
+            {
+                switch (member.Key)
+                {
+                    case "api_format": options.ApiFormat = member.Value.Str; break;
+                    case "include_assistant": options.IncludeAssistant = member.Value.Bool; break;
+                    case "parallel": options.Parallel = (int)member.Value.Num; break;
+                    default:
+                        throw new FormatException(caseDir + ": execute option " + member.Key + " is not mapped here");
+                }
+            }
+            return options;
         }
 
         /// <summary>The case's expected messages, final newline trimmed.</summary>

@@ -85,6 +85,7 @@ namespace ToolRegistry.Tests
             BudgetTests();
             EmbedderTests();
             ConversationTests(Path.Combine(Path.GetDirectoryName(corpusDir.TrimEnd('/', '\\')), "conversation"));
+            AsyncTests(corpusDir);
             ExecuteTests(corpusDir);
 
             Console.WriteLine("{0} passed, {1} failed", passed, failed);

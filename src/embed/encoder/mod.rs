@@ -45,6 +45,19 @@ impl std::fmt::Debug for LocalEncoder {
 /// enough that a batch's activations stay in a few MB.
 const BATCH_TOKENS: usize = 4096;
 
+/// Fewest sequences a thread is given. The registry's embedding thread hands over batches of 64
+/// texts (a host embedder's promised batch size), far below one packed batch of tokens, so a call
+/// is split by sequences, not by packed batches: a thread's share of a few sequences is still
+/// hundreds of rows for the dense layers, and a query (one text) stays on the caller's thread.
+const MIN_SEQS_PER_THREAD: usize = 4;
+
+/// Threads for one call of `seqs` sequences, with at most `max` threads. Each sequence's vector
+/// is the same whatever the split: every row of the dense layers and every sequence's attention
+/// is computed on its own.
+fn threads_for(max: usize, seqs: usize) -> usize {
+    max.min(seqs / MIN_SEQS_PER_THREAD).max(1)
+}
+
 fn read(dir: &Path, name: &str) -> Result<String> {
     let path = dir.join(name);
     std::fs::read_to_string(&path).map_err(|e| {
@@ -139,7 +152,8 @@ impl LocalEncoder {
         })
     }
 
-    /// Most threads one large `embed` call uses (default: the machine's parallelism).
+    /// Most threads one `embed` call of more than a few texts uses (default: the machine's
+    /// parallelism).
     pub fn set_threads(&mut self, threads: usize) {
         self.threads = threads.max(1);
     }
@@ -228,8 +242,7 @@ impl Embedder for LocalEncoder {
         order.sort_by_key(|&i| seqs[i].len());
         let sorted: Vec<Vec<u32>> = order.iter().map(|&i| seqs[i].clone()).collect();
         let mut pooled = vec![0f32; sorted.len() * h];
-        let total: usize = sorted.iter().map(Vec::len).sum();
-        let threads = self.threads.min(total / BATCH_TOKENS + 1);
+        let threads = threads_for(self.threads, sorted.len());
         if threads <= 1 {
             self.embed_ids(&sorted, &mut pooled);
         } else {
@@ -266,5 +279,26 @@ impl Embedder for LocalEncoder {
             out[i * h..(i + 1) * h].copy_from_slice(&pooled[k * h..(k + 1) * h]);
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_batch_of_more_than_a_few_texts_uses_every_thread_and_a_query_one() {
+        // The registry's batches: 64 texts, or the last few of a catalog.
+        assert_eq!(threads_for(2, 64), 2);
+        assert_eq!(threads_for(8, 64), 8);
+        assert_eq!(threads_for(32, 64), 16);
+        assert_eq!(threads_for(2, 8), 2);
+        assert_eq!(threads_for(4, 9), 2);
+        // A query, and a handful of texts: the caller's thread.
+        assert_eq!(threads_for(8, 1), 1);
+        assert_eq!(threads_for(8, 7), 1);
+        assert_eq!(threads_for(8, 0), 1);
+        // The `threads` option caps it.
+        assert_eq!(threads_for(1, 64), 1);
     }
 }

@@ -6,6 +6,9 @@
 //
 //	go run ./cmd/trconversation ../../tests/conformance/conversation
 //
+// With --steps (after the directory) the calls run through Conversation.ExecuteContext (the
+// two-step loop) instead; the lines must be the same.
+//
 // Each case gets a fresh fixture registry (see internal/conformance), a conversation with the
 // case's options, and the registry closed before the calls run (the conversation outlives it).
 // A case that fails prints "ERROR: " and the error instead, and the exit status is then 1.
@@ -13,10 +16,13 @@ package main
 
 import (
 	"bufio"
+	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 
+	toolregistry "github.com/toolregistry-rs/toolregistry-rs/bindings/go"
 	"github.com/toolregistry-rs/toolregistry-rs/bindings/go/internal/conformance"
 )
 
@@ -28,8 +34,9 @@ func main() {
 }
 
 func run(args []string, stdout io.Writer) error {
-	if len(args) != 1 {
-		return fmt.Errorf("usage: trconversation CORPUS_DIR (tests/conformance/conversation)")
+	steps := len(args) == 2 && args[1] == "--steps"
+	if len(args) != 1 && !steps {
+		return fmt.Errorf("usage: trconversation CORPUS_DIR [--steps] (tests/conformance/conversation)")
 	}
 	cases, err := conformance.ConversationCases(args[0])
 	if err != nil {
@@ -41,7 +48,14 @@ func run(args []string, stdout io.Writer) error {
 	out := bufio.NewWriter(stdout)
 	failed := 0
 	for _, c := range cases {
-		res, err := conformance.RunConversation(args[0], c)
+		var res conformance.ConversationResult
+		if steps {
+			res, err = conformance.RunConversationWith(args[0], c, func(conv *toolregistry.Conversation, calls []byte) (json.RawMessage, error) {
+				return conv.ExecuteContext(context.Background(), calls, nil)
+			})
+		} else {
+			res, err = conformance.RunConversation(args[0], c)
+		}
 		if err != nil {
 			failed++
 			fmt.Fprintf(out, "%s\tERROR: %v\n", c.Name, err)

@@ -5,6 +5,10 @@
 //
 //	go run ./cmd/trexecute ../../tests/conformance/execute
 //
+// With --steps (after the directory) the calls run through the two-step loop instead:
+// ExecuteContext, which is PrepareCalls, the host functions on goroutines, then FinishCalls; the
+// lines must be the same.
+//
 // It builds the corpus registry with the scripted Go host functions (see internal/conformance).
 // A case Execute refuses prints "ERROR: " and the error instead of messages, and the exit status
 // is then 1.
@@ -12,6 +16,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -27,8 +32,9 @@ func main() {
 }
 
 func run(args []string, stdout io.Writer) error {
-	if len(args) != 1 {
-		return fmt.Errorf("usage: trexecute CORPUS_DIR (tests/conformance/execute)")
+	steps := len(args) == 2 && args[1] == "--steps"
+	if len(args) != 1 && !steps {
+		return fmt.Errorf("usage: trexecute CORPUS_DIR [--steps] (tests/conformance/execute)")
 	}
 	cases, err := conformance.Cases(args[0])
 	if err != nil {
@@ -45,7 +51,12 @@ func run(args []string, stdout io.Writer) error {
 	out := bufio.NewWriter(stdout)
 	failed := 0
 	for _, c := range cases {
-		messages, err := reg.Execute(c.Calls, c.Options)
+		var messages []byte
+		if steps {
+			messages, err = reg.ExecuteContext(context.Background(), c.Calls, c.Options)
+		} else {
+			messages, err = reg.Execute(c.Calls, c.Options)
+		}
 		if err != nil {
 			failed++
 			fmt.Fprintf(out, "%s\tERROR: %v\n", c.Name, err)

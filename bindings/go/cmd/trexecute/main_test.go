@@ -11,9 +11,20 @@ import (
 const corpus = "../../../../tests/conformance/execute"
 
 // Every case prints one line with its expected messages, sorted by name.
+// With --steps too: the same lines through the two-step loop.
 func TestRun(t *testing.T) {
+	for _, steps := range []bool{false, true} {
+		args := []string{corpus}
+		if steps {
+			args = append(args, "--steps")
+		}
+		t.Run(strings.Join(args[1:], ""), func(t *testing.T) { testRun(t, args) })
+	}
+}
+
+func testRun(t *testing.T, args []string) {
 	var out bytes.Buffer
-	if err := run([]string{corpus}, &out); err != nil {
+	if err := run(args, &out); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -78,6 +79,13 @@ func readTrimmed(path string) ([]byte, error) {
 // dir/fixture.json, a conversation on it, the registry closed (the conversation outlives it),
 // the calls executed, then the loaded tools and the tools answer read.
 func RunConversation(dir string, c ConversationCase) (ConversationResult, error) {
+	return RunConversationWith(dir, c, func(conv *toolregistry.Conversation, calls []byte) (json.RawMessage, error) {
+		return conv.Execute(calls, nil)
+	})
+}
+
+// RunConversationWith is RunConversation with the calls run by execute (ExecuteContext, say).
+func RunConversationWith(dir string, c ConversationCase, execute func(*toolregistry.Conversation, []byte) (json.RawMessage, error)) (ConversationResult, error) {
 	var res ConversationResult
 	reg, err := NewRegistry(dir)
 	if err != nil {
@@ -89,7 +97,7 @@ func RunConversation(dir string, c ConversationCase) (ConversationResult, error)
 		return res, fmt.Errorf("%s: %w", c.Name, err)
 	}
 	defer conv.Close()
-	if res.Messages, err = conv.Execute(c.Calls, nil); err != nil {
+	if res.Messages, err = execute(conv, c.Calls); err != nil {
 		return res, fmt.Errorf("%s: execute: %w", c.Name, err)
 	}
 	loaded, err := conv.LoadedJSON()
