@@ -134,8 +134,8 @@ CORPUS_LANGUAGES = {
 # (prepare, the host's own run of the calls, finish: the async APIs) instead of execute, and must
 # print the same bytes. (Node has no other way: its execute is always the two steps.)
 STEPS_LANGUAGES = {
-    "execute": ("c", "go", "c#"),
-    "conversation": ("go", "c#"),
+    "execute": ("c", "c++", "go", "c#", "python"),
+    "conversation": ("go", "c#", "python"),
 }
 
 

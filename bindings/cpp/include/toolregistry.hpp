@@ -32,6 +32,8 @@
 //       "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}})",
 //       [](std::string_view args) -> std::string { return weather_service(args); });
 //   std::string messages = registry.execute(model_reply_json);  // the next turn's messages
+//  - Or the host runs the calls on its own executor: prepare_calls(reply) gives a Plan (the calls
+//    to run, each with concurrency_safe), finish_calls(plan, results) the same messages.
 #ifndef TOOLREGISTRY_HPP
 #define TOOLREGISTRY_HPP
 

@@ -2,9 +2,12 @@
 """Runs the tool-call conformance corpus through the Python binding and prints one line per case:
 `<provider>/<case>\t<messages JSON>` (the bytes the library answered), sorted by case.
 
-Usage: cross_execute.py CORPUS_DIR  (scripts/cross_language.py runs it, like tests/cross/execute.c)
+Usage: cross_execute.py CORPUS_DIR [--steps]  (scripts/cross_language.py runs it, like
+tests/cross/execute.c). ``--steps`` runs each case through ``aexecute`` (prepare, the scripted
+hosts on an asyncio loop, finish) instead of execute.
 """
 
+import asyncio
 import json
 import sys
 from pathlib import Path
@@ -16,17 +19,22 @@ import toolregistry_rs as tr  # noqa: E402
 
 
 def main(argv):
+    steps = argv[2:] == ["--steps"]
     corpus = Path(argv[1])
     test_execute.CORPUS = corpus
     cases = sorted(p.parent for p in corpus.glob("*/*/calls.json"))
     with test_execute.fixture_registry() as r:
         for case in cases:
             options = case / "options.json"
-            answer = r._out(
-                tr._registry._lib.tr_registry_execute,
-                (case / "calls.json").read_bytes(),
-                json.dumps(json.loads(options.read_text())).encode() if options.exists() else None,
-            )
+            if steps:
+                kwargs = json.loads(options.read_text()) if options.exists() else {}
+                answer = asyncio.run(r.aexecute_json((case / "calls.json").read_bytes(), **kwargs))
+            else:
+                answer = r._out(
+                    tr._registry._lib.tr_registry_execute,
+                    (case / "calls.json").read_bytes(),
+                    json.dumps(json.loads(options.read_text())).encode() if options.exists() else None,
+                )
             sys.stdout.write(f"{case.parent.name}/{case.name}\t{answer.decode()}\n")
     return 0
 

@@ -432,6 +432,41 @@ private:
     return summaries;
 }
 
+/// A plan of tr_*_prepare_calls: its host calls, copied out of the JSON (which the Plan keeps).
+[[nodiscard]] inline Plan parse_plan(std::string json) {
+    Plan plan;
+    plan.json = std::move(json);
+    JsonValue doc = JsonParser(plan.json).parse();
+    for (const JsonValue& call : member(doc, "calls", JsonValue::Kind::Array).items) {
+        if (member(call, "run", JsonValue::Kind::String).string != "host") continue;
+        HostCall c;
+        c.id = member(call, "id", JsonValue::Kind::String).string;
+        c.name = member(call, "name", JsonValue::Kind::String).string;
+        c.arguments_json = std::string(member(call, "arguments", JsonValue::Kind::Object).raw);
+        const JsonValue* safe = call.find("concurrency_safe");
+        c.concurrency_safe = !(safe && safe->kind == JsonValue::Kind::Bool && !safe->boolean);
+        plan.calls.push_back(std::move(c));
+    }
+    return plan;
+}
+
+/// The results array of tr_*_finish_calls.
+[[nodiscard]] inline std::string results_json(const std::vector<CallResult>& results) {
+    std::string out = "[";
+    for (const CallResult& r : results) {
+        if (out.size() > 1) out += ',';
+        out += "{\"id\":" + json_quote(r.id);
+        switch (r.kind) {
+        case CallResult::Kind::Content: out += ",\"content\":" + json_quote(r.text); break;
+        case CallResult::Kind::Error: out += ",\"error\":" + json_quote(r.text); break;
+        case CallResult::Kind::Unhandled: out += ",\"unhandled\":true"; break;
+        }
+        out += '}';
+    }
+    out += ']';
+    return out;
+}
+
 [[nodiscard]] inline std::vector<std::string> parse_strings(std::string_view json) {
     JsonValue doc = JsonParser(json).parse();
     std::vector<std::string> out;

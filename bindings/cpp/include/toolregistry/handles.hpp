@@ -185,6 +185,29 @@ public:
         return execute(calls_json, options.to_json());
     }
 
+    /// The first step of the two-step tool loop: reads `calls_json` as execute() does
+    /// (`options_json`: empty or `{"api_format"?, "include_assistant"?}`) and answers the plan:
+    /// the calls the host runs itself, on its own executor, and the library's JSON to hand back
+    /// to finish_calls. Throws as execute() does. Thread-safe; the plan may cross threads.
+    [[nodiscard]] Plan prepare_calls(std::string_view calls_json, std::string_view options_json = {}) {
+        std::string calls = detail::c_string(calls_json, "calls_json");
+        detail::OptionalCString options(options_json, "options_json");
+        return detail::parse_plan(detail::call_with_output([&](char** out, char** err) {
+            return tr_registry_prepare_calls(handle_.get(), calls.c_str(), options.get(), out, err);
+        }));
+    }
+
+    /// The second step: the plan and exactly one result per host call (any order) give the next
+    /// turn's messages, byte for byte what execute() answers for the same outcomes. Throws
+    /// Status::InvalidArgument for a missing, duplicated or unknown result id or a malformed plan.
+    [[nodiscard]] std::string finish_calls(const Plan& plan, const std::vector<CallResult>& results) {
+        std::string p = detail::c_string(plan.json, "plan");
+        std::string r = detail::c_string(detail::results_json(results), "results");
+        return detail::call_with_output([&](char** out, char** err) {
+            return tr_registry_finish_calls(handle_.get(), p.c_str(), r.c_str(), out, err);
+        });
+    }
+
     /// Disables a tool or a namespace, recording why (empty: no reason): a model that calls it
     /// gets `tool "NAME" is disabled: REASON`, and tools_status() shows it. set_enabled(name,
     /// true) enables it again and clears the reason. Status::NotFound for an unknown name.
@@ -446,6 +469,25 @@ public:
     /// execute() with typed options.
     [[nodiscard]] std::string execute(std::string_view calls_json, const ExecuteOptions& options) {
         return execute(calls_json, options.to_json());
+    }
+
+    /// Registry::prepare_calls in this conversation (searches answered in the mode's shape).
+    [[nodiscard]] Plan prepare_calls(std::string_view calls_json, std::string_view options_json = {}) {
+        std::string calls = detail::c_string(calls_json, "calls_json");
+        detail::OptionalCString options(options_json, "options_json");
+        return detail::parse_plan(detail::call_with_output([&](char** out, char** err) {
+            return tr_conversation_prepare_calls(handle_.get(), calls.c_str(), options.get(), out, err);
+        }));
+    }
+
+    /// Registry::finish_calls in this conversation; also loads what the calls revealed, in the
+    /// order execute() would.
+    [[nodiscard]] std::string finish_calls(const Plan& plan, const std::vector<CallResult>& results) {
+        std::string p = detail::c_string(plan.json, "plan");
+        std::string r = detail::c_string(detail::results_json(results), "results");
+        return detail::call_with_output([&](char** out, char** err) {
+            return tr_conversation_finish_calls(handle_.get(), p.c_str(), r.c_str(), out, err);
+        });
     }
 
     /// Loads these tools (a JSON array of registered names) as if the model had found them. All

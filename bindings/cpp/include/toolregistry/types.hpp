@@ -226,6 +226,45 @@ struct ExecuteOptions {
     }
 };
 
+/// One call of a two-step plan that the host runs (Registry::prepare_calls).
+struct HostCall {
+    /// Unique within the plan; finish_calls matches results by it.
+    std::string id;
+    /// The registered tool name (call_deferred already resolved to its target).
+    std::string name;
+    /// The arguments object as the library's compact JSON, already checked against the schema.
+    std::string arguments_json;
+    /// False: run this call alone (after the earlier host calls ended, before later ones start).
+    bool concurrency_safe = true;
+};
+
+/// A plan of the two-step tool loop: the library's JSON, to hand back to finish_calls unchanged
+/// (nothing is kept in the library in between), and the calls the host must run, in call order.
+/// Calls the library answered itself (discover_tools, unknown tool, invalid arguments...) are in
+/// `json` only.
+struct Plan {
+    std::string json;
+    std::vector<HostCall> calls;
+};
+
+/// A host call's outcome for finish_calls: the text the model sees, an error (the model reads
+/// "Error: " + text), or "unhandled" (the host has no function for that tool: the library writes
+/// the error result execute gives).
+struct CallResult {
+    enum class Kind { Content, Error, Unhandled };
+    std::string id;
+    Kind kind = Kind::Content;
+    std::string text;
+
+    [[nodiscard]] static CallResult content(std::string id, std::string text) {
+        return {std::move(id), Kind::Content, std::move(text)};
+    }
+    [[nodiscard]] static CallResult error(std::string id, std::string message) {
+        return {std::move(id), Kind::Error, std::move(message)};
+    }
+    [[nodiscard]] static CallResult unhandled(std::string id) { return {std::move(id), Kind::Unhandled, {}}; }
+};
+
 /// One registered tool's state, as Registry::tools_status reports it.
 struct ToolStatus {
     std::string name;

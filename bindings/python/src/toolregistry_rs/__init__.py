@@ -21,7 +21,8 @@ of this engine.
 from ._errors import Status, ToolRegistryError
 from ._host import ToolError
 from ._conversation import Conversation, ConversationTools
-from ._registry import Discoverer, Registry, status_name, version
+from ._discoverer import Discoverer
+from ._registry import Registry, status_name, version
 from ._types import (
     APIFormat,
     ConversationMode,

@@ -14,7 +14,7 @@ from ctypes import byref, c_void_p
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union, cast
 
-from . import _host, _native
+from . import _async, _host, _native
 from ._handle import _check, _Handle, _json, _options, _Owner, _RegistryBase
 from ._types import APIFormat, ConversationMode, SearchSide
 
@@ -140,6 +140,8 @@ class Conversation(_Owner):
             registry._handle.release()
         _check(status, err)
         self._handle = _Handle(self, out, _lib.tr_conversation_free)
+        # The registry's host functions, for aexecute (they outlive Registry.close, as the tools do).
+        self._table = registry._table
 
     def _out(self, call: Any, *args: Any) -> bytes:
         """Runs ``call(handle, *args, &out, &err)`` and returns the output string."""
@@ -184,7 +186,8 @@ class Conversation(_Owner):
         """:meth:`execute`'s answer as the library's JSON text (UTF-8), undecoded."""
         options = _options(api_format=api_format, parallel=parallel, include_assistant=include_assistant)
         try:
-            return self._out(_lib.tr_conversation_execute, _json("calls", calls), options)
+            with _host.sync_batch():
+                return self._out(_lib.tr_conversation_execute, _json("calls", calls), options)
         finally:
             _host.reraise_interrupt()
 
@@ -210,6 +213,75 @@ class Conversation(_Owner):
             List[Dict[str, Any]],
             json.loads(
                 self.execute_json(
+                    calls, api_format=api_format, parallel=parallel, include_assistant=include_assistant
+                )
+            ),
+        )
+
+    def prepare_calls_json(
+        self, calls: Calls, *, api_format: Optional[APIFormat] = None, include_assistant: Optional[bool] = None
+    ) -> bytes:
+        """:meth:`prepare_calls`' plan as the library's JSON text."""
+        options = _options(api_format=api_format, include_assistant=include_assistant)
+        return self._out(_lib.tr_conversation_prepare_calls, _json("calls", calls), options)
+
+    def prepare_calls(
+        self, calls: Calls, *, api_format: Optional[APIFormat] = None, include_assistant: Optional[bool] = None
+    ) -> Dict[str, Any]:
+        """The first step of the two-step loop (see :meth:`Registry.prepare_calls`) in this
+        conversation: searches are answered in the plan the conversation's way."""
+        return cast(
+            Dict[str, Any],
+            json.loads(self.prepare_calls_json(calls, api_format=api_format, include_assistant=include_assistant)),
+        )
+
+    def finish_calls_json(
+        self, plan: Union[Mapping[str, Any], str, bytes], results: Union[Sequence[Mapping[str, Any]], str, bytes]
+    ) -> bytes:
+        """:meth:`finish_calls`' messages as the library's JSON text."""
+        return self._out(_lib.tr_conversation_finish_calls, _json("plan", plan), _json("results", results))
+
+    def finish_calls(
+        self, plan: Union[Mapping[str, Any], str, bytes], results: Union[Sequence[Mapping[str, Any]], str, bytes]
+    ) -> List[Dict[str, Any]]:
+        """The second step (see :meth:`Registry.finish_calls`); it also loads what the calls
+        revealed, in the order :meth:`execute` would."""
+        return cast(List[Dict[str, Any]], json.loads(self.finish_calls_json(plan, results)))
+
+    async def aexecute_json(
+        self,
+        calls: Calls,
+        *,
+        api_format: Optional[APIFormat] = None,
+        parallel: Optional[int] = None,
+        include_assistant: Optional[bool] = None,
+    ) -> bytes:
+        """:meth:`aexecute`'s answer as the library's JSON text (UTF-8), undecoded."""
+        options = _options(api_format=api_format, include_assistant=include_assistant)
+        return await _async.aexecute_json(
+            self._table,
+            lambda c, o: self._out(_lib.tr_conversation_prepare_calls, c, o),
+            lambda p, r: self._out(_lib.tr_conversation_finish_calls, p, r),
+            _json("calls", calls),
+            options,
+            parallel,
+        )
+
+    async def aexecute(
+        self,
+        calls: Calls,
+        *,
+        api_format: Optional[APIFormat] = None,
+        parallel: Optional[int] = None,
+        include_assistant: Optional[bool] = None,
+    ) -> List[Dict[str, Any]]:
+        """:meth:`execute` for asyncio, as :meth:`Registry.aexecute` is: host functions awaited on
+        the caller's loop (``async def``) or run in its thread pool (plain), concurrently unless
+        ``concurrency_safe: false``; what the calls revealed is loaded as :meth:`execute` would."""
+        return cast(
+            List[Dict[str, Any]],
+            json.loads(
+                await self.aexecute_json(
                     calls, api_format=api_format, parallel=parallel, include_assistant=include_assistant
                 )
             ),

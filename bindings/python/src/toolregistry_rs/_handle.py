@@ -13,6 +13,7 @@ from ctypes import c_void_p
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, TypeVar, Union
 
 from . import _native
+from ._async import HostTable
 from ._errors import Status, ToolRegistryError
 
 # ---- arguments in, answers out --------------------------------------------------------------
@@ -170,4 +171,7 @@ class _Owner:
 
 class _RegistryBase(_Owner):
     """The part of :class:`~toolregistry_rs.Registry` a :class:`~toolregistry_rs.Conversation`
-    needs: its native handle. ``Registry`` is the one subclass."""
+    needs: its native handle, and the host functions ``aexecute`` runs. ``Registry`` is the one
+    subclass."""
+
+    _table: HostTable

@@ -13,16 +13,25 @@ fails it with ``the host function of "NAME" panicked: MESSAGE`` (the wording eve
 and a result becomes the text the model sees (a ``str`` as is, anything else as JSON). A
 KeyboardInterrupt or SystemExit fails its call too, then is raised again by ``execute`` once the
 batch is over.
+
+A host function that answers an awaitable (an ``async def`` function, or a plain one returning a
+coroutine) is awaited to completion with ``asyncio.run`` on a fresh loop when no event loop runs
+in the thread that called ``execute``; when one does, the call fails with a message naming
+``aexecute`` (blocking that loop to run the coroutine elsewhere would deadlock on anything bound to
+it). The model never reads a coroutine's repr.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import ctypes
+import inspect
 import itertools
 import json
 import threading
 import time
-from typing import Any, Callable, Dict, List, Optional, Tuple, cast
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, cast
 
 from . import _native
 
@@ -75,6 +84,64 @@ def _fail(call: Any, message: str) -> None:
     _lib.tr_call_fail(call, message.replace("\0", "\\0").encode("utf-8", "replace"))
 
 
+#: Per thread: set while this thread is inside a sync ``execute`` (its value: whether an event loop
+#: runs in it). The library's own threads (``parallel``) never have it set.
+_batch = threading.local()
+#: How many sync ``execute`` calls are in progress from a thread with a running event loop. A
+#: library thread cannot tell which ``execute`` it serves, so it refuses coroutines while any is.
+_loop_batches = 0
+_loop_batches_lock = threading.Lock()
+
+
+def running_loop() -> Optional[asyncio.AbstractEventLoop]:
+    """The event loop running in this thread, if any."""
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
+@contextlib.contextmanager
+def sync_batch() -> Iterator[None]:
+    """Marks a sync ``execute`` in progress on this thread, so that host functions answering
+    awaitables know whether they may start a loop of their own."""
+    global _loop_batches
+    in_loop = running_loop() is not None
+    outer = getattr(_batch, "in_loop", None)
+    _batch.in_loop = in_loop
+    if in_loop:
+        with _loop_batches_lock:
+            _loop_batches += 1
+    try:
+        yield
+    finally:
+        _batch.in_loop = outer
+        if in_loop:
+            with _loop_batches_lock:
+                _loop_batches -= 1
+
+
+async def _awaited(value: Any) -> Any:
+    return await value
+
+
+def resolve_awaitable(name: str, result: Any) -> Any:
+    """What a sync ``execute`` makes of a host function's answer: an awaitable is run to completion
+    on a fresh loop, or refused (see the module) when an event loop would be blocked by it."""
+    if not inspect.isawaitable(result):
+        return result
+    in_loop = getattr(_batch, "in_loop", None)
+    blocked = running_loop() is not None or (in_loop is None and _loop_batches > 0) or bool(in_loop)
+    if blocked:
+        if inspect.iscoroutine(result):
+            result.close()  # never awaited on purpose: no RuntimeWarning
+        raise ToolError(
+            f'the host function of "{name}" is async and an event loop is running in the thread '
+            f"that called execute: use `await registry.aexecute(...)` (or `await conversation.aexecute(...)`)"
+        )
+    return asyncio.run(_awaited(result))
+
+
 def _run(user_data: Optional[int], tool_name: bytes, args_json: bytes, call: Any) -> None:
     name = tool_name.decode("utf-8", "replace")
     try:
@@ -91,7 +158,7 @@ def _run(user_data: Optional[int], tool_name: bytes, args_json: bytes, call: Any
             result = fn(name, json.loads(args_json))
         else:
             result = fn(name, args_json.decode("utf-8"))
-        content = _content(result)
+        content = _content(resolve_awaitable(name, result))
         if b"\0" in content:
             _fail(call, f'the host function of "{name}" returned text with a NUL character')
             return

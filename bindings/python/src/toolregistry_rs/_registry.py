@@ -1,4 +1,4 @@
-"""Registry and Discoverer: the Pythonic face of the C ABI declared in ``_native``."""
+"""Registry: the Pythonic face of the C ABI declared in ``_native`` (Discoverer is in ``_discoverer``)."""
 
 from __future__ import annotations
 
@@ -19,8 +19,9 @@ from typing import (
     cast,
 )
 
-from . import _host, _native
+from . import _async, _host, _native
 from ._conversation import Conversation
+from ._discoverer import Discoverer
 from ._errors import ToolRegistryError
 from ._handle import (
     _check,
@@ -29,16 +30,13 @@ from ._handle import (
     _json,
     _names,
     _options,
-    _Owner,
     _RegistryBase,
     _text,
 )
 from ._types import (
     APIFormat,
     ConversationMode,
-    DiscoverResult,
     EmbeddingStatus,
-    Explanation,
     Profile,
     SearchSide,
     StrictSchemas,
@@ -104,6 +102,7 @@ class Registry(_RegistryBase):
         err = c_void_p()
         _check(_lib.tr_registry_new(options, byref(out), byref(err)), err)
         self._handle = _Handle(self, out, _lib.tr_registry_free)
+        self._table = _async.HostTable()
         #: user_data keys of the embedders given to the library, awaited by ``close``.
         self._embedders: List[int] = []
         _live_with_embedders.add(self)
@@ -193,7 +192,10 @@ class Registry(_RegistryBase):
         finally:
             self._handle.release()
         _check(status, err)
-        return cast(List[str], json.loads(_native.take_string(out) or b"[]"))
+        names = cast(List[str], json.loads(_native.take_string(out) or b"[]"))
+        for name in names:
+            self._table.tools[name] = key
+        return names
 
     def set_fallback(self, fn: Optional[Callable[..., Any]], *, raw: bool = False) -> None:
         """Sets the callable that runs calls of registered tools without a function of their own.
@@ -220,6 +222,7 @@ class Registry(_RegistryBase):
         finally:
             self._handle.release()
         _check(status, err)
+        self._table.fallback = None if fn is None else key
 
     def execute(
         self,
@@ -244,13 +247,117 @@ class Registry(_RegistryBase):
         ``call_deferred`` run in the library. Raises ToolRegistryError only when ``calls`` is no
         provider's tool-call list (``INVALID_ARGUMENT``, with the JSON path) or the options are
         bad. The GIL is released while the batch runs; host functions take it back.
+
+        An ``async def`` host function is run to completion here (``asyncio.run``) when no event
+        loop runs in this thread; inside a running loop its call fails with a message naming
+        :meth:`aexecute`, which is what async code calls.
         """
         options = _options(api_format=api_format, parallel=parallel, include_assistant=include_assistant)
         try:
-            answer = self._out(_lib.tr_registry_execute, _json("calls", calls), options)
+            with _host.sync_batch():
+                answer = self._out(_lib.tr_registry_execute, _json("calls", calls), options)
         finally:
             _host.reraise_interrupt()
         return cast(List[Dict[str, Any]], json.loads(answer))
+
+    # -- the two-step tool loop --
+
+    def prepare_calls_json(
+        self,
+        calls: Union[Mapping[str, Any], Sequence[Any], str, bytes],
+        *,
+        api_format: Optional[APIFormat] = None,
+        include_assistant: Optional[bool] = None,
+    ) -> bytes:
+        """:meth:`prepare_calls`' plan as the library's JSON text, to hand back to
+        :meth:`finish_calls` unchanged."""
+        options = _options(api_format=api_format, include_assistant=include_assistant)
+        return self._out(_lib.tr_registry_prepare_calls, _json("calls", calls), options)
+
+    def prepare_calls(
+        self,
+        calls: Union[Mapping[str, Any], Sequence[Any], str, bytes],
+        *,
+        api_format: Optional[APIFormat] = None,
+        include_assistant: Optional[bool] = None,
+    ) -> Dict[str, Any]:
+        """The first step of a batch of tool calls: reads ``calls`` as :meth:`execute` does and
+        answers the plan, ``{"calls": [...], ...}``. Each ``{"run": "host", "id", "name",
+        "arguments", "concurrency_safe"}`` call is the host's to run (``arguments`` already checked
+        against the schema; a ``concurrency_safe: false`` call runs alone); ``"run": "done"`` calls
+        were answered by the library. Nothing is kept between the steps: the plan is plain JSON
+        that may cross threads or processes. Pass it to :meth:`finish_calls` unchanged.
+        :meth:`aexecute` is both steps with the host functions awaited in between."""
+        return cast(
+            Dict[str, Any],
+            json.loads(self.prepare_calls_json(calls, api_format=api_format, include_assistant=include_assistant)),
+        )
+
+    def finish_calls_json(
+        self, plan: Union[Mapping[str, Any], str, bytes], results: Union[Sequence[Mapping[str, Any]], str, bytes]
+    ) -> bytes:
+        """:meth:`finish_calls`' messages as the library's JSON text."""
+        return self._out(_lib.tr_registry_finish_calls, _json("plan", plan), _json("results", results))
+
+    def finish_calls(
+        self, plan: Union[Mapping[str, Any], str, bytes], results: Union[Sequence[Mapping[str, Any]], str, bytes]
+    ) -> List[Dict[str, Any]]:
+        """The second step: the plan of :meth:`prepare_calls` and one result per host call, in any
+        order (``{"id", "content"}``, ``{"id", "error"}`` or ``{"id", "unhandled": True}``), give
+        the next turn's messages, exactly what :meth:`execute` answers for the same outcomes.
+
+        Raises ToolRegistryError ``INVALID_ARGUMENT`` (naming the problem) for a malformed plan, a
+        missing, duplicated or unknown result id, or a result of none of the three shapes.
+        """
+        return cast(List[Dict[str, Any]], json.loads(self.finish_calls_json(plan, results)))
+
+    async def aexecute_json(
+        self,
+        calls: Union[Mapping[str, Any], Sequence[Any], str, bytes],
+        *,
+        api_format: Optional[APIFormat] = None,
+        parallel: Optional[int] = None,
+        include_assistant: Optional[bool] = None,
+    ) -> bytes:
+        """:meth:`aexecute`'s answer as the library's JSON text (UTF-8), undecoded."""
+        options = _options(api_format=api_format, include_assistant=include_assistant)
+        return await _async.aexecute_json(
+            self._table,
+            lambda c, o: self._out(_lib.tr_registry_prepare_calls, c, o),
+            lambda p, r: self._out(_lib.tr_registry_finish_calls, p, r),
+            _json("calls", calls),
+            options,
+            parallel,
+        )
+
+    async def aexecute(
+        self,
+        calls: Union[Mapping[str, Any], Sequence[Any], str, bytes],
+        *,
+        api_format: Optional[APIFormat] = None,
+        parallel: Optional[int] = None,
+        include_assistant: Optional[bool] = None,
+    ) -> List[Dict[str, Any]]:
+        """:meth:`execute` for asyncio: the same calls, options and answer, byte for byte, with the
+        host functions run on the caller's event loop.
+
+        ``async def`` functions are awaited on this loop, concurrently (``asyncio.gather``); plain
+        functions run in the loop's default executor (a thread pool), so they never block it. A
+        call whose tool is ``concurrency_safe: false`` runs alone: after the calls before it end,
+        before the calls after it start. ``parallel`` caps how many calls run at once (default: no
+        cap). A function that raises fails its own call only, as in :meth:`execute`; one that is
+        cancelled by something of its own fails with ``was cancelled``. Cancelling ``aexecute``
+        cancels the running ``async def`` calls and raises CancelledError (plain functions already
+        running in threads finish there; their results are dropped).
+        """
+        return cast(
+            List[Dict[str, Any]],
+            json.loads(
+                await self.aexecute_json(
+                    calls, api_format=api_format, parallel=parallel, include_assistant=include_assistant
+                )
+            ),
+        )
 
     def disable(self, name: str, reason: Optional[str] = None) -> None:
         """Disables a tool or a namespace like ``set_enabled(name, False)``, recording why.
@@ -266,7 +373,7 @@ class Registry(_RegistryBase):
 
     def set_embedder(
         self,
-        fn: Callable[[List[str]], Sequence[Sequence[float]]],
+        fn: Union[Callable[[List[str]], Sequence[Sequence[float]]], _async.AsyncEmbedder],
         dim: int,
         *,
         identity: Optional[str] = None,
@@ -282,6 +389,11 @@ class Registry(_RegistryBase):
         :meth:`embedding_status` counts them as failed, with a warning. ``identity`` names the
         model for the vector cache kept at ``cache_path``. It replaces any embedder set before
         (which the library drops once no call of it runs); every enabled tool is embedded again.
+
+        An ``async def fn`` (e.g. an HTTP embedding API's client) is never called by the library:
+        the registry's embedder is then the host, *pulled*. ``await`` :meth:`aembed_pending` to
+        embed the texts waiting (after registering tools), and use :meth:`Discoverer.adiscover`,
+        which embeds the query with ``fn``; a plain ``discover`` then ranks by words.
         """
         if not callable(fn):
             raise TypeError(f"fn must be callable, not {type(fn).__name__}")
@@ -290,6 +402,14 @@ class Registry(_RegistryBase):
             doc["identity"] = identity
         if cache_path is not None:
             doc["cache_path"] = cache_path
+        if _async.is_async(fn):
+            doc["pull"] = True
+            self._do(
+                _lib.tr_registry_set_embedder, _json("options", doc), _native.EMBED_FN(), None, _native.FREE_FN()
+            )
+            self._table.embedder = cast(_async.AsyncEmbedder, fn)
+            self._table.dim = dim
+            return
         options = _json("options", doc)
         key = _host.keep(fn, "embed")
         try:
@@ -307,6 +427,29 @@ class Registry(_RegistryBase):
         finally:
             self._handle.release()
         _check(status, err)
+        self._table.embedder = None
+
+    async def aembed_pending(self, batch_size: int = 64) -> int:
+        """Embeds every text waiting for a vector with the async embedder of :meth:`set_embedder`
+        and answers how many got one: takes batches of up to ``batch_size`` texts, awaits
+        ``fn(texts)``, gives the vectors back, until no enabled tool waits (the library's embedding
+        thread offers its batches one after another: an empty take while tools wait is polled
+        again after a short sleep on the loop). Call it after registering or changing tools (tools
+        not embedded yet are found by words meanwhile), or run it as a task. Whatever ``fn``
+        raises, and a vector of the wrong length, with NaN or infinity, or all zeros, becomes an
+        error for that text, which fails the library's batch it was in (up to 64 texts): those
+        tools stay findable by words and :meth:`embedding_status` counts them as failed; a bad
+        vector never fails the call. Cancelled, it answers the texts it holds with an error first.
+        ``ValueError`` when the registry has no async embedder."""
+        if not isinstance(batch_size, int) or batch_size < 1:
+            raise ValueError("batch_size must be a positive int")
+        return await _async.embed_pending(
+            self._table,
+            lambda n: self._out(_lib.tr_registry_take_embedding_jobs, n),
+            lambda doc: self._do(_lib.tr_registry_put_embeddings, doc),
+            lambda: (self.embedding_status() or {"pending": 0})["pending"],
+            batch_size,
+        )
 
     def wait_embeddings(self, timeout: float) -> bool:
         """Waits up to ``timeout`` seconds for every enabled tool to have its vector (or to have
@@ -538,136 +681,3 @@ class Registry(_RegistryBase):
             namespaces=namespaces,
             tags=tags,
         )
-
-
-class Discoverer(_Owner):
-    """Finds a registry's tools by exact name or natural-language query, with its own options.
-
-    It sees every change to the registry at once and keeps the registry's tools alive after
-    ``Registry.close``. Thread-safe; searches from many threads run in parallel (the GIL is
-    released during each search). Close it (or use ``with``) when done.
-    """
-
-    def __init__(
-        self,
-        registry: Registry,
-        *,
-        profile: Optional[Profile] = None,
-        field_weights: Optional[Mapping[str, float]] = None,
-        min_score_ratio: Optional[float] = None,
-        max_df_ratio: Optional[float] = None,
-        k1: Optional[float] = None,
-        b: Optional[float] = None,
-        delta: Optional[float] = None,
-    ) -> None:
-        if not isinstance(registry, Registry):
-            raise TypeError(f"registry must be a toolregistry_rs.Registry, not {type(registry).__name__}")
-        options = _discovery_options(profile, field_weights, min_score_ratio, max_df_ratio, k1, b, delta)
-        options_json = _json("options", options) if options else None
-        out = _native.DiscovererPtr()
-        err = c_void_p()
-        h = registry._handle.acquire("registry")
-        try:
-            status = _lib.tr_discoverer_new(h, options_json, byref(out), byref(err))
-        finally:
-            registry._handle.release()
-        _check(status, err)
-        self._handle = _Handle(self, out, _lib.tr_discoverer_free)
-
-    def discover_json(
-        self,
-        query: Union[str, bytes],
-        top_k: int = 10,
-        *,
-        api_format: Optional[APIFormat] = None,
-        strict: bool = False,
-        max_tokens: Optional[int] = None,
-        options: Optional[Mapping[str, Any]] = None,
-    ) -> bytes:
-        """:meth:`discover`'s answer as the library's JSON text (UTF-8), undecoded. Its length is
-        what ``max_tokens`` counts (bytes / 4, rounded up)."""
-        q = _text("query", query)
-        plain = options is None and api_format is None and not strict and max_tokens is None
-        if plain and type(top_k) is int and top_k >= 0:
-            opts = b'{"top_k":%d}' % top_k
-        else:
-            doc: Dict[str, Any] = {"top_k": top_k}
-            if api_format is not None:
-                doc["api_format"] = api_format
-            if strict:
-                doc["strict"] = True
-            if max_tokens is not None:
-                doc["max_tokens"] = max_tokens
-            doc.update(options or {})
-            opts = _json("options", doc)
-        h = self._handle.acquire("discoverer")
-        out, err = c_void_p(), c_void_p()
-        try:
-            status = _lib.tr_discoverer_discover(h, q, opts, byref(out), byref(err))
-        finally:
-            self._handle.release()
-        _check(status, err)
-        return _native.take_string(out) or b"[]"
-
-    def discover(
-        self,
-        query: Union[str, bytes],
-        top_k: int = 10,
-        *,
-        api_format: Optional[APIFormat] = None,
-        strict: bool = False,
-        max_tokens: Optional[int] = None,
-        options: Optional[Mapping[str, Any]] = None,
-    ) -> List[DiscoverResult]:
-        """Up to ``top_k`` tools for ``query``, best first.
-
-        A query equal to an enabled tool's name (ignoring case, with ``-`` and ``/`` read as
-        ``_``) returns that tool alone with score 1.0 and its schema; otherwise the BM25F
-        ranking. Deferred tools carry their schema (rendered in ``api_format``). ``strict=True``
-        renders those schemas in OpenAI strict mode (OpenAI formats only, else ``INVALID_ARGUMENT``);
-        a hit whose schema cannot be strict carries it non-strict, with a ``warning`` saying why.
-        ``max_tokens`` caps the answer at that many tokens, counted as the UTF-8 bytes of its JSON
-        (:meth:`discover_json`) / 4, rounded up: hits keep their schemas while they fit, then come
-        cut to name + one-line summary (no ``schema``, ``description`` the first sentence), then
-        stop; the top hit is always returned, cut if its schema alone is too big. ``options`` adds
-        further discover options (the filters ``namespaces``, ``tags``, ``deferred``), sent to the
-        library as is.
-
-        Raises ToolRegistryError: ``INVALID_ARGUMENT`` for an empty or whitespace-only query, a
-        ``top_k`` or ``max_tokens`` below 1; ``TOO_LARGE`` for a query over 64 KiB. A query of more than 1,024
-        tokens is answered from its first 1,024.
-        """
-        answer = self.discover_json(
-            query, top_k, api_format=api_format, strict=strict, max_tokens=max_tokens, options=options
-        )
-        return cast(List[DiscoverResult], json.loads(answer))
-
-    def explain(self, query: Union[str, bytes], tool_name: str, top_k: int = 10) -> Explanation:
-        """Why ``query`` ranks ``tool_name`` where it does, or why it is not in the answer.
-
-        Runs the same analysis and scoring as :meth:`discover`: the analyzed query tokens with the
-        filter's verdicts, and the tool's score taken apart per token and per field.
-        ``NOT_FOUND`` when no tool of that name is registered.
-        """
-        q = _text("query", query)
-        name = _text("tool name", tool_name)
-        opts = _json("options", {"top_k": top_k})
-        h = self._handle.acquire("discoverer")
-        out, err = c_void_p(), c_void_p()
-        try:
-            status = _lib.tr_discoverer_explain(h, q, name, opts, byref(out), byref(err))
-        finally:
-            self._handle.release()
-        _check(status, err)
-        return cast(Explanation, json.loads(_native.take_string(out) or b"{}"))
-
-    def rebuild_index(self) -> None:
-        """Rebuilds the search index. Never needed (it is kept up to date incrementally); changes
-        no answer."""
-        h = self._handle.acquire("discoverer")
-        err = c_void_p()
-        try:
-            status = _lib.tr_discoverer_rebuild_index(h, byref(err))
-        finally:
-            self._handle.release()
-        _check(status, err)

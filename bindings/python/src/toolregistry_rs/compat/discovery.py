@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union
 
 from .._errors import Status, ToolRegistryError
 from .._native import lib as _lib
-from .._registry import Discoverer, Registry as NativeRegistry
+from .._discoverer import Discoverer
+from .._registry import Registry as NativeRegistry
 
 if TYPE_CHECKING:
     from .tool_registry import ToolRegistry

@@ -6,6 +6,8 @@ The models carry the reference's fields, defaults and validation; a tool's provi
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import dataclasses
 import inspect
 import json
@@ -321,6 +323,9 @@ class Tool:
             "tags": sorted(meta.all_tags),
             "search_hint": meta.search_hint or "",
         }
+        if not meta.is_concurrency_safe:
+            # aexecute_tool_calls runs such a tool alone, as the reference does.
+            doc["metadata"]["concurrency_safe"] = False
         return doc
 
     def get_schema(self, api_format: str = "openai-chat") -> Dict[str, Any]:
@@ -365,17 +370,13 @@ class Tool:
 
     def run(self, parameters: Dict[str, Any]) -> Any:
         """Calls the function with ``parameters`` checked by :meth:`validate_parameters` and returns
-        its value. Exceptions propagate. An async function is run to completion.
+        its value. Exceptions propagate. An async function is run to completion (see
+        :func:`run_to_completion`: inside a running event loop too); async code awaits :meth:`arun`.
         """
         fn = self.callable
         if fn is None:
             raise TypeError(f"tool {self.name!r} has no callable")
-        result = fn(**self.validate_parameters(parameters))
-        if inspect.isawaitable(result):
-            import asyncio
-
-            return asyncio.run(_awaited(result))
-        return result
+        return run_to_completion(fn(**self.validate_parameters(parameters)))
 
     async def arun(self, parameters: Dict[str, Any]) -> Any:
         """:meth:`run` for async code."""
@@ -393,6 +394,25 @@ def _echo(arguments_json: str) -> str:
 
 async def _awaited(value: Any) -> Any:
     return await value
+
+
+def run_to_completion(result: Any) -> Any:
+    """A sync caller's value of ``result``: itself, or an awaitable run to completion.
+
+    ``asyncio.run`` on a fresh loop when no event loop runs in this thread; inside a running loop
+    (where ``asyncio.run`` refuses), on a fresh loop in a helper thread, as the reference's thread
+    backend does. The caller's loop is blocked meanwhile, as by any sync call; a coroutine that
+    needs that loop (a client made on it) must be awaited instead (``arun``,
+    ``aexecute_tool_calls``).
+    """
+    if not inspect.isawaitable(result):
+        return result
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(_awaited(result))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="toolregistry-async") as pool:
+        return pool.submit(asyncio.run, _awaited(result)).result()
 
 
 _DEPRECATED_FORMATS = {"openai": "openai-chat", "openai-chatcompletion": "openai-chat", "openai-response": "openai-responses"}

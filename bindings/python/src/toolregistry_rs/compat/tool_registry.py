@@ -11,6 +11,7 @@ them, so compat keeps the record and tells the engine once there is a tool).
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import dataclasses
 import inspect
 import json
@@ -21,6 +22,7 @@ import warnings
 from enum import Enum
 from typing import Any, Callable, Dict, Iterable, List, Literal, Mapping, Optional, Union
 
+from .._async import is_async
 from .._errors import ToolRegistryError
 from .._registry import Registry as NativeRegistry
 from .discovery import TOOL_CALL_DEFERRED_NAME, TOOL_DISCOVERY_NAME, ToolDiscoveryTool
@@ -118,20 +120,24 @@ def _detect_source(target: Any) -> str:
 
 def _host_function(fn: Callable[..., Any]) -> Callable[..., Any]:
     """What the engine calls for a tool: the function without the think-augment
-    ``toolcall_reason`` argument (as the reference drops it), an async one run to completion."""
+    ``toolcall_reason`` argument (as the reference drops it).
+
+    An async function stays async, so ``aexecute_tool_calls`` awaits it on the caller's loop; the
+    sync ``execute_tool_calls`` runs it to completion (see :meth:`ToolRegistry.execute_tool_calls`).
+    """
+    if is_async(fn):
+
+        async def arun(**kwargs: Any) -> Any:
+            kwargs.pop("toolcall_reason", None)
+            return await fn(**kwargs)
+
+        return arun
 
     def run(**kwargs: Any) -> Any:
         kwargs.pop("toolcall_reason", None)
-        result = fn(**kwargs)
-        if inspect.isawaitable(result):
-            return asyncio.run(_awaited(result))
-        return result
+        return fn(**kwargs)
 
     return run
-
-
-async def _awaited(value: Any) -> Any:
-    return await value
 
 
 class ToolRegistry:
@@ -644,24 +650,34 @@ class ToolRegistry:
         :class:`ToolCallResult` (``result``: the text the model sees) or an :class:`ErrorResult`
         (an unknown or disabled tool, with its reason; bad arguments; an exception), indexable
         by call id. ``execution_mode`` is accepted and ignored (the engine runs the calls).
+
+        Async tools are run to completion, inside a running event loop too: there the batch runs
+        on a helper thread with a loop of its own, as the reference's thread backend runs them
+        (the caller's loop waits, as for any sync call). Async code awaits
+        :meth:`aexecute_tool_calls` instead.
         """
         calls = convert_tool_calls(tool_calls)
         if not calls:
             return ResultList()
         # The Anthropic shape marks failed results (is_error), so it carries the outcome back.
         blocks = [provider_call(tc, "anthropic") for tc in calls]
-        answer = self.native.execute(blocks, api_format="anthropic")
-        results = answer[0]["content"] if answer else []
-        by_id = {r.get("tool_use_id"): r for r in results}
-        out: List[Union[ToolCallResult, ErrorResult]] = []
-        for tc in calls:
-            r = by_id.get(tc.id, {})
-            text = _result_text(r.get("content", ""))
-            if r.get("is_error"):
-                out.append(ErrorResult(id=tc.id, name=tc.name, message=text))
-            else:
-                out.append(ToolCallResult(id=tc.id, name=tc.name, result=text))
-        return ResultList(out)
+        if _loop_running():
+            with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="toolregistry-batch") as pool:
+                answer = pool.submit(self.native.execute, blocks, api_format="anthropic").result()
+        else:
+            answer = self.native.execute(blocks, api_format="anthropic")
+        return _results(calls, answer)
+
+    async def aexecute_tool_calls(self, tool_calls: List[Any], execution_mode: Optional[str] = None) -> ResultList:
+        """:meth:`execute_tool_calls` for async code (the reference's): async tools are awaited on
+        the caller's loop and run concurrently, sync ones run in its thread pool (the engine's
+        ``aexecute``); a tool that is not concurrency-safe runs alone. ``execution_mode`` is
+        accepted and ignored."""
+        calls = convert_tool_calls(tool_calls)
+        if not calls:
+            return ResultList()
+        blocks = [provider_call(tc, "anthropic") for tc in calls]
+        return _results(calls, await self.native.aexecute(blocks, api_format="anthropic"))
 
     def invoke(
         self,
@@ -677,6 +693,19 @@ class ToolRegistry:
         call_id = invocation_id or f"tr_sig_{uuid.uuid4().hex[:12]}"
         call = ToolCall(id=call_id, name=tool_name, arguments=json.dumps(dict(kwargs)))
         return self.execute_tool_calls([call], execution_mode)[0]  # type: ignore[no-any-return]
+
+    async def ainvoke(
+        self,
+        tool_name: str,
+        kwargs: Dict[str, Any],
+        *,
+        invocation_id: Optional[str] = None,
+        execution_mode: Optional[str] = None,
+    ) -> Union[ToolCallResult, ErrorResult]:
+        """:meth:`invoke` for async code, as one call of :meth:`aexecute_tool_calls`."""
+        call_id = invocation_id or f"tr_sig_{uuid.uuid4().hex[:12]}"
+        call = ToolCall(id=call_id, name=tool_name, arguments=json.dumps(dict(kwargs)))
+        return (await self.aexecute_tool_calls([call], execution_mode))[0]  # type: ignore[no-any-return]
 
     def build_tool_call_messages(
         self, tool_calls: List[Any], results: List[Any], api_format: str = "openai-chat"
@@ -754,6 +783,29 @@ class ToolRegistry:
             self._order.pop(name, None)
         self._tool_discovery.close()
         self._tool_discovery = None
+
+
+def _results(calls: List[ToolCall], answer: List[Dict[str, Any]]) -> ResultList:
+    """The engine's Anthropic answer to ``calls`` as the reference's results, in call order."""
+    results = answer[0]["content"] if answer else []
+    by_id = {r.get("tool_use_id"): r for r in results}
+    out: List[Union[ToolCallResult, ErrorResult]] = []
+    for tc in calls:
+        r = by_id.get(tc.id, {})
+        text = _result_text(r.get("content", ""))
+        if r.get("is_error"):
+            out.append(ErrorResult(id=tc.id, name=tc.name, message=text))
+        else:
+            out.append(ToolCallResult(id=tc.id, name=tc.name, result=text))
+    return ResultList(out)
+
+
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 def _result_text(content: Any) -> str:
