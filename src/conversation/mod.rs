@@ -194,7 +194,7 @@ impl Conversation {
     pub fn execute_json(&self, calls_json: &str, options: &ExecuteOptions) -> Result<String> {
         let plan = self.prepare(calls_json, options)?;
         let outcomes = crate::exec::run_host_calls(&self.registry, &plan, options.parallel);
-        self.finish(&plan, outcomes)
+        self.finish_with(&plan, outcomes, false)
     }
 
     /// Step one of [`execute_json`](Self::execute_json): the calls planned, searches answered
@@ -257,13 +257,23 @@ impl Conversation {
     /// in plan order), and the tools the calls revealed loaded, in the model's order: a search's
     /// finds, a deferred tool whose call succeeded.
     pub fn finish(&self, plan: &Plan, outcomes: Vec<HostOutcome>) -> Result<String> {
+        self.finish_with(plan, outcomes, true)
+    }
+
+    /// [`finish`](Self::finish); `recheck` as in `crate::exec::outcomes_in_order`.
+    fn finish_with(
+        &self,
+        plan: &Plan,
+        outcomes: Vec<HostOutcome>,
+        recheck: bool,
+    ) -> Result<String> {
         if plan.format != self.options.api_format {
             return Err(Error::invalid(format!(
                 "plan.api_format: this conversation speaks {}",
                 self.options.api_format.as_str()
             )));
         }
-        let results = crate::exec::outcomes_in_order(&self.registry, plan, outcomes);
+        let results = crate::exec::outcomes_in_order(&self.registry, plan, outcomes, recheck);
         let mut loaded = self.lock()?;
         let mut searches = plan.searches.iter().peekable();
         for (i, (call, result)) in plan.calls.iter().zip(&results).enumerate() {

@@ -41,7 +41,10 @@ pub fn execute_json(
 ) -> Result<String> {
     let plan = prepare(registry, calls_json, options)?;
     let outcomes = schedule::run_host_calls(registry, &plan, options.parallel);
-    finish(registry, &plan, outcomes)
+    // The host functions ran here, on the registry's own targets: their results stand even if
+    // one unregistered its own tool while it ran.
+    let results = outcomes_in_order(registry, &plan, outcomes, false);
+    Ok(messages_json(&plan, &results))
 }
 
 /// [`prepare`] answering the plan as JSON (see [`Plan::to_json`]).
@@ -124,17 +127,18 @@ pub fn prepare(registry: &Registry, calls_json: &str, options: &ExecuteOptions) 
 /// Step two: the next turn's messages for `plan` with the host's `outcomes` (one per host call,
 /// in plan order), byte for byte what [`execute_json`] writes for the same outcomes.
 pub fn finish(registry: &Registry, plan: &Plan, outcomes: Vec<HostOutcome>) -> Result<String> {
-    let results = outcomes_in_order(registry, plan, outcomes);
+    let results = outcomes_in_order(registry, plan, outcomes, true);
     Ok(messages_json(plan, &results))
 }
 
 /// Every call's outcome, in call order: the library's answers and the host's, each host one
-/// made final (a tool unregistered since prepare is an unknown tool; an unhandled call has no
-/// host function).
+/// made final (an unhandled call has no host function; with `recheck`, a tool unregistered since
+/// prepare is an unknown tool: a host that ran the call elsewhere ran it for a tool now gone).
 pub(crate) fn outcomes_in_order(
     registry: &Registry,
     plan: &Plan,
     outcomes: Vec<HostOutcome>,
+    recheck: bool,
 ) -> Vec<CallOutcome> {
     let mut outcomes = outcomes.into_iter();
     plan.calls
@@ -143,8 +147,10 @@ pub(crate) fn outcomes_in_order(
             Step::Done(outcome) => outcome.clone(),
             Step::Host(h) => {
                 let outcome = outcomes.next().unwrap_or(HostOutcome::Unhandled);
-                match registry.call_target(&h.name) {
-                    Ok(CallTarget::Unknown) => failure(unknown_tool_message(registry, &h.name)),
+                match recheck.then(|| registry.call_target(&h.name)) {
+                    Some(Ok(CallTarget::Unknown)) => {
+                        failure(unknown_tool_message(registry, &h.name))
+                    }
                     _ => host_outcome(&h.name, outcome),
                 }
             }
@@ -296,6 +302,10 @@ pub(crate) fn run_host_call(registry: &Registry, call: &HostCall) -> HostOutcome
         Ok(CallTarget::Tool(t)) => t.host,
         Ok(CallTarget::Disabled { reason }) => {
             return HostOutcome::Error(disabled_message(&call.name, reason));
+        }
+        // Unregistered since the batch was prepared (another thread churns the registry).
+        Ok(CallTarget::Unknown) => {
+            return HostOutcome::Error(unknown_tool_message(registry, &call.name));
         }
         Ok(_) => None,
         Err(e) => return HostOutcome::Error(e.to_string()),

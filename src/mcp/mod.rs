@@ -12,11 +12,11 @@
 mod catalog;
 mod config;
 mod downstream;
+mod http_server;
 mod passthrough;
 mod reload;
-mod trust;
-mod http_server;
 mod transport;
+mod trust;
 mod upstream;
 
 pub use trust::commands::{approve, review, scan_catalogs};
