@@ -56,7 +56,11 @@ fn main() {
     let tokens = enc.token_ids(query).unwrap().len();
     enc.set_threads(1);
     let mut times = Vec::new();
+    let mut cpu = 0.0;
     for i in 0..60 {
+        if i == 10 {
+            cpu = cpu_seconds();
+        }
         let q = format!("{query} {i}");
         let t = Instant::now();
         enc.embed(&[&q]).unwrap();
@@ -64,10 +68,11 @@ fn main() {
             times.push(t.elapsed().as_secs_f64() * 1e3);
         }
     }
+    let cpu_ms = (cpu_seconds() - cpu) * 1e3 / times.len() as f64;
     let p50 = pct(&mut times, 0.5);
     let p95 = pct(&mut times, 0.95);
     println!(
-        "query ({} words, {tokens} tokens, one thread): p50 {p50:.2} ms, p95 {p95:.2} ms; {:.2} GFLOP -> {:.1} GFLOP/s at the p50",
+        "query ({} words, {tokens} tokens, one thread): p50 {p50:.2} ms, p95 {p95:.2} ms, {cpu_ms:.1} ms of CPU on average; {:.2} GFLOP -> {:.1} GFLOP/s at the p50",
         query.split_whitespace().count(),
         per_token * tokens as f64 / 1e9,
         per_token * tokens as f64 / 1e9 / (p50 / 1e3)

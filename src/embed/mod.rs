@@ -2,7 +2,7 @@
 //! find tools by meaning (the `hybrid` profile).
 //!
 //! An [`Embedder`] turns a batch of texts into unit vectors of a fixed dimension. Two kinds: the
-//! built-in [`LocalEncoder`] (a BERT-family sentence-transformers model read from a directory,
+//! built-in [`LocalEncoder`] (a BERT-family or MPNet sentence-transformers model from a directory,
 //! run on the CPU in pure Rust) and a host function ([`HostEmbedder`]: an embedding API, an ONNX
 //! model, anything). [`VectorStore`] keeps each tool's vector in step with the registry;
 //! [`cache`] keeps vectors on disk across restarts. Nothing above discovery knows which embedder

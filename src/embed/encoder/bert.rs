@@ -5,7 +5,7 @@
 
 use super::gemm::Packed;
 use super::mpnet::{self, RelativeBias};
-use super::weights::Tensors;
+use super::weights::{LayerNames, Tensors};
 use crate::error::{Error, Result};
 use ndarray::{Array2, Axis, linalg::general_mat_mul, s};
 
@@ -49,19 +49,6 @@ impl BertConfig {
             "bert"
         }
     }
-}
-
-/// Where a layer's weights are, under `encoder.layer.N.`.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct LayerNames {
-    pub query: &'static str,
-    pub key: &'static str,
-    pub value: &'static str,
-    pub attn_out: &'static str,
-    pub attn_norm: &'static str,
-    pub up: &'static str,
-    pub down: &'static str,
-    pub out_norm: &'static str,
 }
 
 const BERT_LAYER_NAMES: LayerNames = LayerNames {

@@ -9,11 +9,11 @@
 //!   the buckets, then logarithmic up to a maximum distance), one table shared by all layers
 //!   (`encoder.relative_attention_bias.weight`, `[buckets, heads]`).
 
-use super::weights::Tensors;
+use super::weights::{LayerNames, Tensors};
 use crate::error::Result;
 
 /// Where an MPNet layer's weights are, beside their BERT names.
-pub(crate) const LAYER_NAMES: super::bert::LayerNames = super::bert::LayerNames {
+pub(crate) const LAYER_NAMES: LayerNames = LayerNames {
     query: "attention.attn.q",
     key: "attention.attn.k",
     value: "attention.attn.v",

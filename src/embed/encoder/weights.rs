@@ -15,6 +15,19 @@ pub(crate) struct Tensors {
     prefix: String,
 }
 
+/// Where a layer's weights are, under `encoder.layer.N.`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LayerNames {
+    pub query: &'static str,
+    pub key: &'static str,
+    pub value: &'static str,
+    pub attn_out: &'static str,
+    pub attn_norm: &'static str,
+    pub up: &'static str,
+    pub down: &'static str,
+    pub out_norm: &'static str,
+}
+
 /// Largest header accepted (the real ones are tens of KB).
 const MAX_HEADER: u64 = 64 << 20;
 
