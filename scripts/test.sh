@@ -42,9 +42,9 @@ timed "cargo test" cargo test --release --locked
 # Parts that compile the crate with another feature set run after all the others. Cargo keeps one
 # build of this crate per profile, whatever its features, and the library's outputs carry no hash
 # in their names: after `--features mcp`, the next plain `cargo build --lib` (70-dist's CMake build)
-# compiles the crate again. Run last, the MCP part's build replaces nothing a later part needs.
+# compiles the crate again. Run last, the MCP parts' build replaces nothing a later part needs.
 # 95-poison is last of all (see its header).
-feature_parts=(60-mcp 95-poison)
+feature_parts=(60-mcp 61-mcp-http 62-mcp-trust 95-poison)
 parts=()
 for part in scripts/test-parts/*.sh; do
   [ -e "$part" ] || continue
