@@ -135,7 +135,7 @@ CORPUS_LANGUAGES = {
 # print the same bytes. (Node has no other way: its execute is always the two steps.)
 STEPS_LANGUAGES = {
     "execute": ("c", "c++", "go", "c#", "python"),
-    "conversation": ("go", "c#", "python"),
+    "conversation": ("c", "go", "c#", "python"),
 }
 
 

@@ -60,8 +60,25 @@ char *conversation_case_file(const corpus_case *c, const char *file) {
     return text;
 }
 
+/* tr_conversation_prepare_calls, the scripted hosts, tr_conversation_finish_calls. */
+static tr_status run_steps(tr_conversation *conv, const char *calls, char **messages_out, char **err_out) {
+    char *plan = NULL;
+    tr_status st = tr_conversation_prepare_calls(conv, calls, NULL, &plan, err_out);
+    if (st != TR_STATUS_OK) return st;
+    char *results = corpus_host_results(plan);
+    st = tr_conversation_finish_calls(conv, plan, results, messages_out, err_out);
+    free(results);
+    tr_string_free(plan);
+    return st;
+}
+
 tr_status conversation_run_case(const char *corpus_dir, const corpus_case *c, char **messages_out, char **loaded_out,
                                 char **tools_out, char **err_out) {
+    return conversation_run_case_with(corpus_dir, c, 0, messages_out, loaded_out, tools_out, err_out);
+}
+
+tr_status conversation_run_case_with(const char *corpus_dir, const corpus_case *c, int steps, char **messages_out,
+                                     char **loaded_out, char **tools_out, char **err_out) {
     char *options = conversation_case_file(c, "options.json");
     char *calls = conversation_case_file(c, "calls.json");
     tr_registry *r = options && calls ? corpus_registry(corpus_dir) : NULL;
@@ -75,7 +92,9 @@ tr_status conversation_run_case(const char *corpus_dir, const corpus_case *c, ch
     tr_status st = tr_conversation_new(r, options, &conv, err_out);
     /* The conversation keeps the registry's state: the handle may go first. */
     tr_registry_free(r);
-    if (st == TR_STATUS_OK) st = tr_conversation_execute(conv, calls, NULL, messages_out, err_out);
+    if (st == TR_STATUS_OK)
+        st = steps ? run_steps(conv, calls, messages_out, err_out)
+                   : tr_conversation_execute(conv, calls, NULL, messages_out, err_out);
     if (st == TR_STATUS_OK) {
         st = tr_conversation_loaded(conv, loaded_out, err_out);
         if (st == TR_STATUS_OK && tools_out) {

@@ -25,6 +25,10 @@ size_t conversation_cases(const char *corpus_dir, corpus_case **out);
  * or the fixture cannot be built (printed to stderr instead). */
 tr_status conversation_run_case(const char *corpus_dir, const corpus_case *c, char **messages_out, char **loaded_out,
                                 char **tools_out, char **err_out);
+/* conversation_run_case with `steps` non-zero: tr_conversation_prepare_calls, each host call run by
+ * the fixture's scripted host (corpus_host_results), then tr_conversation_finish_calls. */
+tr_status conversation_run_case_with(const char *corpus_dir, const corpus_case *c, int steps, char **messages_out,
+                                     char **loaded_out, char **tools_out, char **err_out);
 
 /* A file of the case without its final newline (malloc'd, free()); NULL if unreadable. */
 char *conversation_case_file(const corpus_case *c, const char *file);

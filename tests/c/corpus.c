@@ -255,6 +255,14 @@ tr_status corpus_execute_steps(tr_registry *r, const corpus_case *c, char **mess
     free(calls);
     free(options);
     if (st != TR_STATUS_OK) return st;
+    char *results = corpus_host_results(plan);
+    st = tr_registry_finish_calls(r, plan, results, messages_out, err_out);
+    free(results);
+    tr_string_free(plan);
+    return st;
+}
+
+char *corpus_host_results(const char *plan) {
     json_value *parsed = json_parse(plan, NULL, 0);
     const json_value *list = json_get(parsed, "calls");
     strbuf results;
@@ -271,11 +279,8 @@ tr_status corpus_execute_steps(tr_registry *r, const corpus_case *c, char **mess
         step_result(&results, call);
     }
     sb_puts(&results, "]");
-    st = tr_registry_finish_calls(r, plan, results.data, messages_out, err_out);
-    sb_free(&results);
     json_free(parsed);
-    tr_string_free(plan);
-    return st;
+    return results.data;
 }
 
 char *corpus_expected(const corpus_case *c) {

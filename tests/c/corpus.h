@@ -42,6 +42,11 @@ tr_status corpus_execute(tr_registry *r, const corpus_case *c, char **messages_o
  * tr_registry_finish_calls. */
 tr_status corpus_execute_steps(tr_registry *r, const corpus_case *c, char **messages_out, char **err_out);
 
+/* The results array a host that runs a plan's calls itself gives tr_*_finish_calls: each host call
+ * of `plan` answered by the scripted host of its tool (registered by corpus_registry), `unhandled`
+ * for a tool without one; last to first. Free with free(). */
+char *corpus_host_results(const char *plan);
+
 /* The case's expected.json without its final newline (malloc'd, free()); NULL if unreadable. */
 char *corpus_expected(const corpus_case *c);
 

@@ -39,7 +39,9 @@ static int mentions(const char *message, const char *needle) {
 
 static const char *corpus_dir;
 
+/* Every case through execute and through the two steps (prepare, the host's own run, finish). */
 static void test_corpus(void) {
+  for (int steps = 0; steps <= 1; steps++) {
     corpus_case *cases = NULL;
     size_t count = conversation_cases(corpus_dir, &cases);
     CHECK_MSG(count >= 8, "the corpus has %zu cases", count);
@@ -48,8 +50,9 @@ static void test_corpus(void) {
         char *want_loaded = conversation_case_file(&cases[i], "loaded.json");
         char *want_tools = conversation_case_file(&cases[i], "tools.json"); /* optional */
         char *messages = NULL, *loaded = NULL, *tools = NULL, *err = NULL;
-        tr_status st = conversation_run_case(corpus_dir, &cases[i], &messages, &loaded, &tools, &err);
-        CHECK_MSG(st == TR_STATUS_OK, "%s: %s: %s", cases[i].name, tr_status_name(st), err ? err : "");
+        tr_status st = conversation_run_case_with(corpus_dir, &cases[i], steps, &messages, &loaded, &tools, &err);
+        CHECK_MSG(st == TR_STATUS_OK, "%s%s: %s: %s", cases[i].name, steps ? " (two steps)" : "", tr_status_name(st),
+                  err ? err : "");
         CHECK_MSG(messages && want_messages && strcmp(messages, want_messages) == 0, "%s\n  want %s\n  got  %s",
                   cases[i].name, want_messages ? want_messages : "(none)", messages ? messages : "(none)");
         CHECK_MSG(loaded && want_loaded && strcmp(loaded, want_loaded) == 0, "%s loaded\n  want %s\n  got  %s",
@@ -67,6 +70,7 @@ static void test_corpus(void) {
         free(want_tools);
     }
     corpus_cases_free(cases, count);
+  }
 }
 
 static char *tools_of(const tr_conversation *c) {

@@ -239,3 +239,46 @@ TEST(Embedder, DestroyedExactlyOnce) {
     EXPECT_EQ(settled(second, 1), 1);
     EXPECT_EQ(first.load(), 1);
 }
+
+// The pull model: no callback; the texts are taken and their vectors put back (a bad one refused
+// whole), then hybrid ranks a query by the vector the host gives with it.
+TEST(Embedder, PulledByTheHost) {
+    Registry r = catalog();
+    r.set_pull_embedder(kDim);
+    std::size_t answered = 0;
+    for (int spins = 0; answered < 3 && spins < 20000; ++spins) {
+        std::string jobs = r.take_embedding_jobs_json();
+        auto doc = toolregistry::detail::JsonParser(jobs).parse();
+        if (doc.items.empty()) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            continue;
+        }
+        std::string good = "[", bad = "[";
+        for (std::size_t i = 0; i < doc.items.size(); ++i) {
+            const auto& job = doc.items[i];
+            std::string id = std::to_string(static_cast<long long>(job.find("id")->number));
+            std::string vector;
+            for (float x : fake_vector(job.find("text")->string)) vector += (vector.empty() ? "" : ",") + std::to_string(x);
+            good += (i ? "," : "") + std::string("{\"id\":") + id + ",\"vector\":[" + vector + "]}";
+            bad += (i ? "," : "") + std::string("{\"id\":") + id + ",\"vector\":[1,2]}";
+        }
+        try {
+            r.put_embeddings_json(bad + "]");
+            ADD_FAILURE() << "a vector of the wrong length was accepted";
+        } catch (const toolregistry::Error& e) {
+            EXPECT_EQ(e.status(), toolregistry::Status::InvalidArgument) << e.what();
+        }
+        r.put_embeddings_json(good + "]");
+        answered += doc.items.size();
+    }
+    ASSERT_EQ(answered, 3u);
+    ASSERT_TRUE(r.wait_embeddings(std::chrono::seconds(20)));
+    EXPECT_EQ(top(r, "", kQuery), "") << "no query vector: words only";
+    Registry plain;
+    try {
+        (void)plain.take_embedding_jobs_json();
+        ADD_FAILURE() << "a registry without a pulled embedder handed out jobs";
+    } catch (const toolregistry::Error& e) {
+        EXPECT_EQ(e.status(), toolregistry::Status::InvalidArgument) << e.what();
+    }
+}

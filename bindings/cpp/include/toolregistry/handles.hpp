@@ -242,6 +242,38 @@ public:
         });
     }
 
+    /// The pull model, for a host that cannot be called back (an async runtime, another process):
+    /// the registry's embedder is the host, which takes the texts with take_embedding_jobs_json()
+    /// and gives their vectors back with put_embeddings_json() whenever it has them. A discover
+    /// ranked with `hybrid` then needs the query's vector as its option `query_vector`. Errors:
+    /// InvalidArgument (a bad dim).
+    void set_pull_embedder(std::size_t dim, std::string_view identity = {}, std::string_view cache_path = {}) {
+        std::string options = "{\"dim\":" + std::to_string(dim) + ",\"pull\":true";
+        if (!identity.empty()) options += ",\"identity\":" + detail::json_quote(detail::c_string(identity, "identity"));
+        if (!cache_path.empty())
+            options += ",\"cache_path\":" + detail::json_quote(detail::c_string(cache_path, "cache_path"));
+        options += "}";
+        detail::call_checked([&](char** err) {
+            return tr_registry_set_embedder(handle_.get(), options.c_str(), nullptr, nullptr, nullptr, err);
+        });
+    }
+
+    /// Up to `max` texts waiting for their vectors (0: 64), as `[{"id", "text"}]` (`[]` when none
+    /// waits now). Errors: InvalidArgument (the embedder is not pulled).
+    [[nodiscard]] std::string take_embedding_jobs_json(std::size_t max = 0) {
+        return detail::call_with_output([&](char** out, char** err) {
+            return tr_registry_take_embedding_jobs(handle_.get(), max, out, err);
+        });
+    }
+
+    /// The vectors of taken texts: `[{"id", "vector": [...]} | {"id", "error": "..."}]`. All are
+    /// checked before any is applied (InvalidArgument names a wrong length, NaN or zeros).
+    void put_embeddings_json(std::string_view results_json) {
+        std::string results = detail::c_string(results_json, "results_json");
+        detail::call_checked(
+            [&](char** err) { return tr_registry_put_embeddings(handle_.get(), results.c_str(), err); });
+    }
+
     /// Waits up to `timeout` for every enabled tool to have its vector (or to have failed); true
     /// when none is left waiting (at once without an embedder). Discovers never need it.
     bool wait_embeddings(std::chrono::milliseconds timeout) const {
