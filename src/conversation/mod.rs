@@ -316,34 +316,33 @@ impl Conversation {
 
     /// Plans one call; a `discover_tools` call is searched here, with the conversation's options.
     fn plan(&self, call: &ToolCall, id: impl FnOnce() -> String) -> Result<PlannedCall> {
-        let mut planned = PlannedCall {
+        let (step, loads) = if call.name == DISCOVER_TOOLS {
+            let (outcome, loads) = self.search_call(&call.arguments);
+            (Step::Done(outcome), loads)
+        } else {
+            let (step, target) = plan_call(&self.registry, call, id);
+            let succeeds = match &step {
+                Step::Host(_) => true,
+                Step::Done(outcome) => !outcome.is_error(),
+            };
+            let mut loads = Vec::new();
+            if let (true, Some(name)) = (succeeds, target) {
+                if self
+                    .registry
+                    .tool(&name)?
+                    .is_some_and(|t| t.metadata().defer)
+                {
+                    loads.push(name);
+                }
+            }
+            (step, loads)
+        };
+        Ok(PlannedCall {
             call_id: call.id.clone(),
             call_name: call.name.clone(),
-            step: Step::Done(CallOutcome::Failure(String::new())),
-            loads: Vec::new(),
-        };
-        if call.name == DISCOVER_TOOLS {
-            let (outcome, loads) = self.search_call(&call.arguments);
-            planned.step = Step::Done(outcome);
-            planned.loads = loads;
-            return Ok(planned);
-        }
-        let (step, target) = plan_call(&self.registry, call, id);
-        let succeeds = match &step {
-            Step::Host(_) => true,
-            Step::Done(outcome) => !outcome.is_error(),
-        };
-        if let (true, Some(name)) = (succeeds, target) {
-            if self
-                .registry
-                .tool(&name)?
-                .is_some_and(|t| t.metadata().defer)
-            {
-                planned.loads.push(name);
-            }
-        }
-        planned.step = step;
-        Ok(planned)
+            step,
+            loads,
+        })
     }
 
     /// A `discover_tools` call: searched with the conversation's options; the found deferred

@@ -161,6 +161,8 @@ pub(crate) fn outcomes_in_order(
 /// The messages of the next turn for these outcomes (call order), as JSON.
 pub(crate) fn messages_json(plan: &Plan, results: &[CallOutcome]) -> String {
     let provider = provider::provider(plan.format);
+    // Result messages echo only each call's id and name; the arguments went with the assistant
+    // turn, which the plan carries already written.
     let calls: Vec<ToolCall> = plan
         .calls
         .iter()
