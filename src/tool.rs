@@ -193,7 +193,7 @@ impl Tool {
             // One element at a time: a `Value` tree of a whole catalog costs several times its
             // text, and building it dominated both the peak memory and the time of a bulk register.
             check_input_size(text, "tools")?;
-            if let Some(tools) = fast::parse_array(text) {
+            if let Some(tools) = parse_array_fast(text) {
                 return Ok(tools);
             }
             let items: Vec<&RawValue> = serde_json::from_str(text)
@@ -609,3 +609,15 @@ mod tests;
 mod fast;
 mod halves;
 pub(crate) use fast::repeated;
+
+/// An array of tools without a `Value` tree: a large catalog in two halves on two threads, else in
+/// one pass; `None` when an element needs the `Value` path. Here, above both, so that the one-pass
+/// parser and the two-thread split do not import each other.
+fn parse_array_fast(text: &str) -> Option<Vec<Tool>> {
+    if text.len() >= halves::MIN_BYTES {
+        if let Some(tools) = halves::parse(text) {
+            return Some(tools);
+        }
+    }
+    fast::parse_array_on_one_thread(text)
+}

@@ -68,18 +68,9 @@ fn object(text: &str) -> Option<Def<'_>> {
     serde_json::from_str(text).ok()
 }
 
-/// An array of tools in one pass over the text, or `None` when any element needs the
-/// `Value` path (the caller then parses the array element by element).
-pub(super) fn parse_array(text: &str) -> Option<Vec<Tool>> {
-    if text.len() >= super::halves::MIN_BYTES {
-        if let Some(tools) = super::halves::parse(text) {
-            return Some(tools);
-        }
-    }
-    parse_array_on_one_thread(text)
-}
-
-/// [`parse_array`] without the two-thread path.
+/// An array of tools in one pass over the text on this thread, or `None` when any element needs
+/// the `Value` path (the caller then parses the array element by element). A large catalog is
+/// tried in two halves on two threads first (`halves`, chosen in `tool.rs`).
 pub(super) fn parse_array_on_one_thread(text: &str) -> Option<Vec<Tool>> {
     struct Tools;
     impl<'de> Visitor<'de> for Tools {

@@ -267,8 +267,8 @@ fn arrays_in_one_pass_answer_like_element_by_element() {
     let names: Vec<&str> = tools.iter().map(Tool::name).collect();
     assert_eq!(names, ["a", "c"]);
     assert_eq!(tools[0].param_text(), "x");
-    assert!(fast::parse_array(r#"[{"name":"a"},{"name":"b"}]"#).is_some());
-    assert!(fast::parse_array(r#"[{"name":"a"}] x"#).is_none());
+    assert!(super::parse_array_fast(r#"[{"name":"a"},{"name":"b"}]"#).is_some());
+    assert!(super::parse_array_fast(r#"[{"name":"a"}] x"#).is_none());
     assert!(Tool::parse_many(r#"[{"name":"a"}] x"#).is_err());
 }
 
