@@ -7,7 +7,6 @@ import { ToolRegistryError } from "./errors.js";
 import { Handle, act, describe, freeConversation, json, out } from "./handle.js";
 import type { HostFunctions } from "./host.js";
 import { c, twoStep } from "./native.js";
-import type { Registry } from "./registry.js";
 import { runTwoStep } from "./loop.js";
 import { defined, discoveryDoc, names, type ConversationOptions, type ConversationTools, type ExecuteOptions } from "./types.js";
 
@@ -32,6 +31,14 @@ function conversationOptions(o: ConversationOptions | string): string | null {
 }
 
 /**
+ * What a Conversation takes from its registry: a `Registry` is one. Named by shape rather than
+ * imported, so that registry.ts (which makes conversations) and this file do not import each other.
+ */
+export interface RegistryInternals {
+  readonly _internals: { handle: Handle; host: HostFunctions };
+}
+
+/**
  * The tools of each request of one chat (mode `summaries`, `stable`, `native` or `auto`, in the
  * conversation's provider format) and the model's calls run against them. It shares the
  * registry's live state and its JS functions, and stays usable after the registry's `close`.
@@ -41,8 +48,8 @@ export class Conversation {
   readonly #handle: Handle;
   readonly #host: HostFunctions;
 
-  constructor(registry: Registry, options: ConversationOptions | string = {}) {
-    const internals = (registry as Registry | undefined)?._internals;
+  constructor(registry: RegistryInternals, options: ConversationOptions | string = {}) {
+    const internals = (registry as RegistryInternals | undefined)?._internals;
     if (!internals) throw new TypeError(`registry must be a Registry, not ${describe(registry)}`);
     const ptr: unknown[] = [null];
     const err: (string | null)[] = [null];
