@@ -1,10 +1,13 @@
 //! The `hybrid` profile: the `enhanced` ranking fused with the embedder's cosine similarity.
 //!
-//! Both lists are cut to their own best [`CANDIDATES`]; each score is standardized over its list
-//! (a z-score: minus the list's mean, over its standard deviation), and the fused score is the
-//! mean of the two. A lexical candidate outside the semantic list still has its own cosine (the
-//! store scores every tool exactly), standardized the same way; a semantic candidate outside the
-//! lexical list takes that list's lowest z-score, as BM25F only ranks the tools sharing a word. Equal weights and
+//! Both lists are cut to their own best [`CANDIDATES`]; each score is standardized over its
+//! list's distribution (a z-score: minus the mean, over the standard deviation), and the fused
+//! score is the mean of the two. BM25F scores exactly the tools sharing a word with the query, so
+//! the lexical distribution is that whole list; the cosine has no such boundary, so its
+//! distribution is its candidates. A candidate of one list outside the other keeps its own score
+//! there (the store scores every tool exactly; BM25F every tool sharing a word), standardized the
+//! same way and never above that list's lowest candidate; a semantic candidate sharing no word
+//! takes the lexical candidates' lowest z-score. Equal weights and
 //! each list's own distribution: nothing is fitted to a catalog, and neither a BM25 scale (which
 //! grows with the query's length and the catalog's IDF) nor a cosine scale (which differs per
 //! model) decides the balance; a list whose best stands far above its rest counts for more than
@@ -142,14 +145,11 @@ pub(crate) fn rank_hybrid(
         profile_named: true,
         ..*options
     };
-    let depth = if request.has_filters() {
-        state.indexed_count().max(1)
-    } else {
-        CANDIDATES.max(request.top_k)
-    };
-    let mut lex = rank_query(state, &lexical, query, depth, 0.0)?.hits;
+    // Every tool sharing a word with the query: the lexical list's distribution is measured over
+    // all of them, and the candidates are its best.
+    let mut lex = rank_query(state, &lexical, query, state.indexed_count().max(1), 0.0)?.hits;
     lex.retain(|h| h.score > 0.0 && request.admits(state.tool_at(h.doc)));
-    lex.truncate(CANDIDATES.max(request.top_k));
+    let candidates = CANDIDATES.max(request.top_k);
     let semantic = match (vector, state.vectors()) {
         (QueryVector::Vector(q), Some(store)) if q.len() == store.dim() => Some((store, q)),
         _ => None,
@@ -161,7 +161,7 @@ pub(crate) fn rank_hybrid(
         })
     });
     let cosine_of = |id| semantic.and_then(|(store, q)| store.cosine(q, id));
-    let mut fused = fuse(&lex, &sem, cosine_of, fusion);
+    let mut fused = fuse(&lex, candidates, &sem, cosine_of, fusion);
     fused.truncate(request.top_k);
     Ok(fused)
 }
@@ -169,20 +169,34 @@ pub(crate) fn rank_hybrid(
 /// Fuses a lexical and a semantic list (each best first) into one, best first; ties by slot.
 /// `cosine_of` gives the cosine of a lexical candidate the semantic list left out.
 pub(crate) fn fuse(
-    lex: &[ScoredDoc],
+    lex_all: &[ScoredDoc],
+    candidates: usize,
     sem: &[(DocId, f32)],
     cosine_of: impl Fn(DocId) -> Option<f32>,
     fusion: Fusion,
 ) -> Vec<FusedHit> {
+    let lex = &lex_all[..candidates.min(lex_all.len())];
     let lex_scores: Vec<f64> = lex.iter().map(|h| h.score).collect();
     let sem_scores: Vec<f64> = sem.iter().map(|h| h.1 as f64).collect();
-    let (lex_part, lex_missing, _) = normalized(&lex_scores, fusion);
-    let (sem_part, sem_missing, sem_z) = normalized(&sem_scores, fusion);
-    // Below the semantic list's last, a cosine standardizes as the list's scores do; never above
-    // what a missing tool counts, so a rounding difference cannot lift it over the list.
+    // BM25F scores only the tools sharing a word with the query, so that whole list is the
+    // lexical side's own distribution; the cosine has no such boundary (every tool has one), so
+    // its candidates are its distribution.
+    let lex_population: Vec<f64> = lex_all.iter().map(|h| h.score).collect();
+    let (lex_part, lex_missing, lex_z) = normalized(&lex_scores, &lex_population, fusion);
+    let (sem_part, sem_missing, sem_z) = normalized(&sem_scores, &sem_scores, fusion);
     let sem_outside = |cos: Option<f32>| match (sem_z, cos) {
         (Some((mean, sd)), Some(c)) => ((c as f64 - mean) / sd).min(sem_missing),
         _ => sem_missing,
+    };
+    // A semantic candidate below the lexical candidates keeps its own words score, as a lexical
+    // candidate below the semantic ones keeps its own cosine.
+    let beyond: std::collections::HashMap<DocId, f64> = match lex_z {
+        Some(_) => lex_all[lex.len()..].iter().map(|h| (h.doc, h.score)).collect(),
+        None => Default::default(),
+    };
+    let lex_outside = |doc: DocId| match (lex_z, beyond.get(&doc)) {
+        (Some((mean, sd)), Some(&s)) => (Some(s), ((s - mean) / sd).min(lex_missing)),
+        _ => (None, lex_missing),
     };
     let mut all: Vec<FusedHit> = Vec::with_capacity(lex.len() + sem.len());
     let mut parts: Vec<(f64, f64)> = Vec::with_capacity(lex.len() + sem.len());
@@ -211,15 +225,16 @@ pub(crate) fn fuse(
                 parts[i].1 = p;
             }
             None => {
+                let (lexical, l) = lex_outside(doc);
                 at.insert(doc, all.len());
                 all.push(FusedHit {
                     doc,
                     score: 0.0,
-                    lexical: None,
+                    lexical,
                     cosine: Some(cos),
                     semantic: true,
                 });
-                parts.push((lex_missing, p));
+                parts.push((l, p));
             }
         }
     }
@@ -246,13 +261,16 @@ pub(crate) fn fuse(
 }
 
 /// Each score of a list (best first) as `fusion` counts it, what a tool missing from the list
-/// counts, and for a z-score the list's mean and standard deviation (to standardize another
-/// score the same way).
-fn normalized(scores: &[f64], fusion: Fusion) -> (Vec<f64>, f64, Option<(f64, f64)>) {
+/// counts, and for a z-score the mean and standard deviation of `population` (the whole list the
+/// candidates `scores` head), to standardize another score the same way.
+fn normalized(
+    scores: &[f64],
+    population: &[f64],
+    fusion: Fusion,
+) -> (Vec<f64>, f64, Option<(f64, f64)>) {
     if scores.is_empty() {
         return (Vec::new(), 0.0, None);
     }
-    let n = scores.len() as f64;
     let (max, min) = scores
         .iter()
         .fold((f64::NEG_INFINITY, f64::INFINITY), |(mx, mn), &s| {
@@ -260,8 +278,9 @@ fn normalized(scores: &[f64], fusion: Fusion) -> (Vec<f64>, f64, Option<(f64, f6
         });
     match fusion {
         Fusion::ZScore => {
-            let mean = scores.iter().sum::<f64>() / n;
-            let sd = (scores.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / n).sqrt();
+            let n = population.len() as f64;
+            let mean = population.iter().sum::<f64>() / n;
+            let sd = (population.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / n).sqrt();
             if sd > 0.0 {
                 let z: Vec<f64> = scores.iter().map(|s| (s - mean) / sd).collect();
                 (z, (min - mean) / sd, Some((mean, sd)))
@@ -326,7 +345,7 @@ mod tests {
         let words = lex(&[(1, 3.0), (4, 2.0), (5, 2.0)]);
         let meaning = [(7, 0.9), (8, 0.8), (9, 0.7)];
         let cosine = |id: DocId| Some(if id == 5 { 0.5 } else { 0.1 });
-        let fused = fuse(&words, &meaning, cosine, Fusion::ZScore);
+        let fused = fuse(&words, 100, &meaning, cosine, Fusion::ZScore);
         let order: Vec<DocId> = fused.iter().map(|f| f.doc).collect();
         let (p4, p5) = (
             order.iter().position(|&d| d == 4).unwrap(),
@@ -338,8 +357,30 @@ mod tests {
         assert!(fused.iter().all(|f| (0.0..=1.0).contains(&f.score)));
         assert_eq!(fused[0].score, 1.0);
         // Min-max and rank fusion keep their rule: a tool missing from the list counts 0.
-        let mm = fuse(&words, &meaning, cosine, Fusion::MinMax);
+        let mm = fuse(&words, 100, &meaning, cosine, Fusion::MinMax);
         let s = |d: DocId| mm.iter().find(|f| f.doc == d).unwrap().score;
         assert_eq!(s(4), s(5));
+    }
+
+    #[test]
+    fn a_semantic_candidate_below_the_lexical_candidates_keeps_its_own_words_score() {
+        // Two lexical candidates; slot 6 shares a word but ranks below them, slot 7 shares none.
+        // Both are semantic candidates with the same cosine: the words slot 6 shares put it
+        // nowhere above slot 7 (its score is below the candidates'), and its score is reported.
+        let words = lex(&[(1, 9.0), (2, 8.0), (6, 0.5)]);
+        let meaning = [(6, 0.9), (7, 0.9), (8, 0.1)];
+        let cosine = |_: DocId| Some(0.2);
+        let fused = fuse(&words, 2, &meaning, cosine, Fusion::ZScore);
+        let f = |d: DocId| *fused.iter().find(|f| f.doc == d).unwrap();
+        assert_eq!(f(6).lexical, Some(0.5));
+        assert_eq!(f(7).lexical, None);
+        assert!(f(6).score <= f(7).score, "{fused:?}");
+        // Its weak words score counts against it: slot 1 (best by words, far from the query's
+        // meaning) ranks above it, where without that score (a list of the two candidates only)
+        // slot 6 would take the lexical candidates' lowest z-score and rank above slot 1.
+        let pos = |v: &[FusedHit], d: DocId| v.iter().position(|f| f.doc == d).unwrap();
+        assert!(pos(&fused, 1) < pos(&fused, 6), "{fused:?}");
+        let alone = fuse(&words[..2], 2, &meaning, cosine, Fusion::ZScore);
+        assert!(pos(&alone, 6) < pos(&alone, 1), "{alone:?}");
     }
 }
