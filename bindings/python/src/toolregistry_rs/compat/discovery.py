@@ -9,15 +9,12 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union
+from typing import Any, Dict, List, Optional, Protocol, Union
 
 from .._errors import Status, ToolRegistryError
 from .._native import lib as _lib
 from .._discoverer import Discoverer
 from .._registry import Registry as NativeRegistry
-
-if TYPE_CHECKING:
-    from .tool_registry import ToolRegistry
 
 __all__ = ["DEFAULT_MAX_DF_RATIO", "DEFAULT_MIN_SCORE_RATIO", "TOOL_CALL_DEFERRED_NAME", "TOOL_DISCOVERY_NAME", "ToolDiscoveryTool"]
 
@@ -25,6 +22,15 @@ DEFAULT_MIN_SCORE_RATIO = 0.3
 DEFAULT_MAX_DF_RATIO = 0.5
 TOOL_DISCOVERY_NAME = "discover_tools"
 TOOL_CALL_DEFERRED_NAME = "call_deferred"
+
+
+class _WrapsNative(Protocol):
+    """A registry wrapper with its engine registry: this module's ``ToolRegistry`` is one. Named by
+    shape, so that tool_registry.py (which makes discovery tools) and this module do not import
+    each other."""
+
+    @property
+    def native(self) -> NativeRegistry: ...
 
 
 def _validate_ratio(name: str, value: Any) -> None:
@@ -51,7 +57,7 @@ class ToolDiscoveryTool:
 
     def __init__(
         self,
-        registry: Union["ToolRegistry", NativeRegistry],
+        registry: Union[_WrapsNative, NativeRegistry],
         field_weights: Optional[Dict[str, float]] = None,
         min_score_ratio: float = DEFAULT_MIN_SCORE_RATIO,
         max_df_ratio: float = DEFAULT_MAX_DF_RATIO,
