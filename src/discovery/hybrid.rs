@@ -16,7 +16,7 @@
 //! fusion, each list alone).
 
 pub use super::options::Fusion;
-use super::{DiscoverRequest, DiscoveryOptions, Profile, rank_query};
+use super::{DiscoverRequest, DiscoveryOptions, Profile, score_all_enhanced};
 use crate::embed::Embedder;
 use crate::error::{Error, Result};
 use crate::index::{DocId, ScoredDoc};
@@ -147,9 +147,10 @@ pub(crate) fn rank_hybrid(
     };
     // Every tool sharing a word with the query: the lexical list's distribution is measured over
     // all of them, and the candidates are its best.
-    let mut lex = rank_query(state, &lexical, query, state.indexed_count().max(1), 0.0)?.hits;
-    lex.retain(|h| h.score > 0.0 && request.admits(state.tool_at(h.doc)));
     let candidates = CANDIDATES.max(request.top_k);
+    let lex = score_all_enhanced(state, &lexical, query, candidates, |h| {
+        h.score > 0.0 && request.admits(state.tool_at(h.doc))
+    })?;
     let semantic = match (vector, state.vectors()) {
         (QueryVector::Vector(q), Some(store)) if q.len() == store.dim() => Some((store, q)),
         _ => None,

@@ -14,7 +14,7 @@ pub use options::*;
 
 use crate::analyzer::{enhanced_query_tokens_within, tokenize};
 use crate::error::{Error, Result};
-use crate::index::{Bm25Params, Index};
+use crate::index::{Bm25Params, Index, ScoredDoc};
 use crate::limits::{MAX_QUERY_BYTES, MAX_QUERY_TOKENS};
 use crate::registry::{Registry, Shared, State};
 use std::sync::Arc;
@@ -306,6 +306,28 @@ pub(crate) fn rank_query(
             plan_and_search(index, options, tokens, false, (&params, top_k, floor_ratio))
         }
     }
+}
+
+/// The `enhanced` score of every tool sharing a word with `query` that `keep` keeps, its best
+/// `top_k` first in rank order and the rest after ([`Index::score_all`]): what `hybrid` fuses.
+pub(crate) fn score_all_enhanced(
+    state: &State,
+    options: &DiscoveryOptions,
+    query: &str,
+    top_k: usize,
+    keep: impl Fn(&ScoredDoc) -> bool,
+) -> Result<Vec<ScoredDoc>> {
+    let (analysis, index) = state.enhanced().ok_or_else(|| {
+        Error::Internal("the enhanced index was not built for this registry".into())
+    })?;
+    let (tokens, analyzed) = enhanced_query_tokens_within(query, analysis, MAX_QUERY_TOKENS);
+    let params = options.bm25_enhanced(analysis);
+    let plan = plan_query(index, options.max_df_ratio, tokens, analyzed, false);
+    Ok(if plan.scored.is_empty() {
+        Vec::new()
+    } else {
+        index.score_all(&plan.scored, &params, top_k, keep)
+    })
 }
 
 /// The steps both profiles share once the query is analyzed (and cut to the token limit): the

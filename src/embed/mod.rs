@@ -134,15 +134,13 @@ pub fn normalize(row: &mut [f32]) -> bool {
 }
 
 /// The text of a tool that is embedded: its name with `_`, `-`, `.`, `/` and `:` read as spaces
-/// and camelCase split, its description, its search hint and tags, and its parameters, each with
-/// its description.
+/// and camelCase split, its description, its search hint and tags, and its parameter names.
 ///
 /// Sentence encoders read words, not identifiers, so the name is split (`/` and `:` join
 /// namespaces and paths, as in `hub/org/model`); the search hint and tags are the author's own
-/// words for what the tool is for; parameters say what it takes, and their descriptions say it
-/// in words. A one-word "description" is a value (a default, an example, an id), not words
-/// about the parameter. EVALUATION.md measures each choice. The encoder truncates past its length, so the
-/// parameters, last, are what a very long text loses.
+/// words for what the tool is for; parameter names say what it takes. Parameter descriptions are
+/// left out: they would double the text of a typical catalog, and so the time to embed it
+/// (EVALUATION.md has what they would gain).
 pub fn tool_text(tool: &Tool) -> String {
     let mut text = String::with_capacity(tool.name().len() + tool.description().len() + 64);
     let mut prev: Option<char> = None;
@@ -168,33 +166,8 @@ pub fn tool_text(tool: &Tool) -> String {
     let meta = tool.metadata();
     sentence(" ", &meta.search_hint);
     sentence(" Tags: ", &meta.tags.join(", "));
-    sentence(" Parameters: ", &param_list(tool));
+    sentence(" Parameters: ", &tool.param_names().join(", "));
     text
-}
-
-/// `name (description), name, ...` for the top-level properties, in schema order.
-fn param_list(tool: &Tool) -> String {
-    let schema: serde_json::Value = match serde_json::from_str(tool.parameters_json()) {
-        Ok(v) => v,
-        Err(_) => return String::new(),
-    };
-    let Some(props) = schema.get("properties").and_then(|p| p.as_object()) else {
-        return String::new();
-    };
-    let mut out = String::new();
-    for (name, prop) in props {
-        if !out.is_empty() {
-            out.push_str(", ");
-        }
-        out.push_str(name);
-        let doc = prop.get("description").and_then(|d| d.as_str()).map(str::trim);
-        if let Some(doc) = doc.filter(|d| d.split_whitespace().nth(1).is_some()) {
-            out.push_str(" (");
-            out.push_str(doc);
-            out.push(')');
-        }
-    }
-    out
 }
 
 /// A 128-bit hash of an embedded text, the key of the on-disk cache and of a tool's vector.
@@ -216,7 +189,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             tool_text(&t[0]),
-            "hub get Weather forecast v2. Forecast. rain sun Tags: weather, travel Parameters: city (The city.), days, unit"
+            "hub get Weather forecast v2. Forecast. rain sun Tags: weather, travel Parameters: city, days, unit"
         );
         let bare = Tool::parse_many(r#"[{"name": "ping"}]"#).unwrap();
         assert_eq!(tool_text(&bare[0]), "ping");

@@ -467,7 +467,41 @@ impl<const F: usize> Index<F> {
         p: &Bm25Params<F>,
         top_k: usize,
     ) -> Vec<ScoredDoc> {
-        if self.doc_count == 0 || top_k == 0 {
+        if top_k == 0 {
+            return Vec::new();
+        }
+        let mut hits = self.score_touched(tokens, p);
+        rank(&mut hits, top_k);
+        hits.into_iter().map(|(h, _)| h).collect()
+    }
+
+    /// The score of every document reached by any query token that `keep` keeps: its best `top_k`
+    /// first, ranked as [`search`](Self::search) ranks them, then the rest in no particular order.
+    /// For a caller that needs the whole distribution (the hybrid fusion), which pruning cannot
+    /// give.
+    pub fn score_all<S: AsRef<str>>(
+        &self,
+        tokens: &[S],
+        p: &Bm25Params<F>,
+        top_k: usize,
+        keep: impl Fn(&ScoredDoc) -> bool,
+    ) -> Vec<ScoredDoc> {
+        let mut hits = self.score_touched(tokens, p);
+        hits.retain(|h| keep(&h.0));
+        let order = |a: &(ScoredDoc, u32), b: &(ScoredDoc, u32)| {
+            b.0.score.total_cmp(&a.0.score).then(a.1.cmp(&b.1))
+        };
+        let head = top_k.min(hits.len());
+        if head > 0 && head < hits.len() {
+            hits.select_nth_unstable_by(head - 1, order);
+        }
+        hits[..head].sort_unstable_by(order);
+        hits.into_iter().map(|(h, _)| h).collect()
+    }
+
+    /// Every reached document's score, with the order in which it was first reached.
+    fn score_touched<S: AsRef<str>>(&self, tokens: &[S], p: &Bm25Params<F>) -> Vec<(ScoredDoc, u32)> {
+        if self.doc_count == 0 {
             return Vec::new();
         }
         let stats = self.length_stats(p);
@@ -499,7 +533,7 @@ impl<const F: usize> Index<F> {
                     s.scores[d] += contribution;
                 }
             }
-            let mut hits: Vec<(ScoredDoc, u32)> = s
+            let hits: Vec<(ScoredDoc, u32)> = s
                 .touched
                 .iter()
                 .map(|&doc| {
@@ -517,8 +551,7 @@ impl<const F: usize> Index<F> {
                 s.touch[doc as usize] = 0;
             }
             s.touched.clear();
-            rank(&mut hits, top_k);
-            hits.into_iter().map(|(h, _)| h).collect()
+            hits
         })
     }
 
