@@ -854,6 +854,7 @@ const char *tr_status_name(int32_t status);
  *   finished and before later ones start; the others may run at once; or
  * - `{"run": "done", ...}`: a call the library has answered (`discover_tools`, an unknown or
  *   disabled tool, arguments that are not an object or break the schema): skip it.
+ *
  * Every other field is the library's, for `tr_registry_finish_calls`. Give the plan back
  * unchanged; it may be finished on any thread, or in another process with the same registry.
  *

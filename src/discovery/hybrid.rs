@@ -192,7 +192,10 @@ pub(crate) fn fuse(
     // A semantic candidate below the lexical candidates keeps its own words score, as a lexical
     // candidate below the semantic ones keeps its own cosine.
     let beyond: std::collections::HashMap<DocId, f64> = match lex_z {
-        Some(_) => lex_all[lex.len()..].iter().map(|h| (h.doc, h.score)).collect(),
+        Some(_) => lex_all[lex.len()..]
+            .iter()
+            .map(|h| (h.doc, h.score))
+            .collect(),
         None => Default::default(),
     };
     let lex_outside = |doc: DocId| match (lex_z, beyond.get(&doc)) {

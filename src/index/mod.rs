@@ -500,7 +500,11 @@ impl<const F: usize> Index<F> {
     }
 
     /// Every reached document's score, with the order in which it was first reached.
-    fn score_touched<S: AsRef<str>>(&self, tokens: &[S], p: &Bm25Params<F>) -> Vec<(ScoredDoc, u32)> {
+    fn score_touched<S: AsRef<str>>(
+        &self,
+        tokens: &[S],
+        p: &Bm25Params<F>,
+    ) -> Vec<(ScoredDoc, u32)> {
         if self.doc_count == 0 {
             return Vec::new();
         }

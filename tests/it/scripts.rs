@@ -32,7 +32,7 @@ fn named_scripts(text: &str) -> Vec<String> {
         let before = text[..at].chars().next_back();
         if before.is_some_and(|c| c.is_ascii_alphanumeric() || "_-".contains(c))
             || (before == Some('/')
-                && !(text[..at].ends_with("./") && !text[..at].ends_with("../")))
+                && (!text[..at].ends_with("./") || text[..at].ends_with("../")))
         {
             continue;
         }
