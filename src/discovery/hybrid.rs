@@ -21,6 +21,7 @@ use crate::embed::Embedder;
 use crate::error::{Error, Result};
 use crate::index::{DocId, ScoredDoc};
 use crate::registry::{Shared, State, missing_embedder};
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// How many of each list's best are fused.
@@ -168,7 +169,9 @@ pub(crate) fn rank_hybrid(
 }
 
 /// Fuses a lexical and a semantic list (each best first) into one, best first; ties by slot.
-/// `cosine_of` gives the cosine of a lexical candidate the semantic list left out.
+/// `lex_all` is every tool sharing a word with the query, its best `candidates` first (the
+/// lexical candidates) and the rest in any order; `cosine_of` gives the cosine of a lexical
+/// candidate the semantic list left out.
 pub(crate) fn fuse(
     lex_all: &[ScoredDoc],
     candidates: usize,
@@ -182,23 +185,29 @@ pub(crate) fn fuse(
     // BM25F scores only the tools sharing a word with the query, so that whole list is the
     // lexical side's own distribution; the cosine has no such boundary (every tool has one), so
     // its candidates are its distribution.
-    let lex_population: Vec<f64> = lex_all.iter().map(|h| h.score).collect();
-    let (lex_part, lex_missing, lex_z) = normalized(&lex_scores, &lex_population, fusion);
-    let (sem_part, sem_missing, sem_z) = normalized(&sem_scores, &sem_scores, fusion);
+    let lex_population = lex_all.iter().map(|h| h.score);
+    let (lex_part, lex_missing, lex_z) = normalized(&lex_scores, lex_population, fusion);
+    let (sem_part, sem_missing, sem_z) =
+        normalized(&sem_scores, sem_scores.iter().copied(), fusion);
     let sem_outside = |cos: Option<f32>| match (sem_z, cos) {
         (Some((mean, sd)), Some(c)) => ((c as f64 - mean) / sd).min(sem_missing),
         _ => sem_missing,
     };
     // A semantic candidate below the lexical candidates keeps its own words score, as a lexical
-    // candidate below the semantic ones keeps its own cosine.
-    let beyond: std::collections::HashMap<DocId, f64> = match lex_z {
-        Some(_) => lex_all[lex.len()..]
-            .iter()
-            .map(|h| (h.doc, h.score))
-            .collect(),
-        None => Default::default(),
+    // candidate below the semantic ones keeps its own cosine: one pass over the rest of the
+    // lexical list picks out the (at most CANDIDATES) semantic candidates' scores.
+    let below: HashMap<DocId, f64> = match lex_z {
+        Some(_) if !sem.is_empty() && lex_all.len() > lex.len() => {
+            let wanted: HashSet<DocId> = sem.iter().map(|h| h.0).collect();
+            lex_all[lex.len()..]
+                .iter()
+                .filter(|h| wanted.contains(&h.doc))
+                .map(|h| (h.doc, h.score))
+                .collect()
+        }
+        _ => HashMap::new(),
     };
-    let lex_outside = |doc: DocId| match (lex_z, beyond.get(&doc)) {
+    let lex_outside = |doc: DocId| match (lex_z, below.get(&doc)) {
         (Some((mean, sd)), Some(&s)) => (Some(s), ((s - mean) / sd).min(lex_missing)),
         _ => (None, lex_missing),
     };
@@ -219,8 +228,7 @@ pub(crate) fn fuse(
         });
         parts.push((p, sem_outside(cosine)));
     }
-    let mut at: std::collections::HashMap<DocId, usize> =
-        all.iter().enumerate().map(|(i, f)| (f.doc, i)).collect();
+    let mut at: HashMap<DocId, usize> = all.iter().enumerate().map(|(i, f)| (f.doc, i)).collect();
     for (&(doc, cos), &p) in sem.iter().zip(&sem_part) {
         match at.get(&doc) {
             Some(&i) => {
@@ -269,7 +277,7 @@ pub(crate) fn fuse(
 /// candidates `scores` head), to standardize another score the same way.
 fn normalized(
     scores: &[f64],
-    population: &[f64],
+    population: impl Iterator<Item = f64> + Clone,
     fusion: Fusion,
 ) -> (Vec<f64>, f64, Option<(f64, f64)>) {
     if scores.is_empty() {
@@ -282,9 +290,9 @@ fn normalized(
         });
     match fusion {
         Fusion::ZScore => {
-            let n = population.len() as f64;
-            let mean = population.iter().sum::<f64>() / n;
-            let sd = (population.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / n).sqrt();
+            let n = population.clone().count() as f64;
+            let mean = population.clone().sum::<f64>() / n;
+            let sd = (population.map(|s| (s - mean).powi(2)).sum::<f64>() / n).sqrt();
             if sd > 0.0 {
                 let z: Vec<f64> = scores.iter().map(|s| (s - mean) / sd).collect();
                 (z, (min - mean) / sd, Some((mean, sd)))

@@ -294,17 +294,44 @@ pub(crate) fn rank_query(
             let index = state.index().ok_or_else(|| {
                 Error::Internal("the reference index was not built for this registry".into())
             })?;
-            let search = (&params, top_k, floor_ratio);
-            plan_and_search(index, options, (tokens, analyzed), true, search)
+            // The reference analyzes the kept tokens again (it may bring back CJK bigrams).
+            let plan = plan_query(index, options.max_df_ratio, tokens, analyzed, true);
+            let hits = score_plan(&plan, |scored| {
+                index.search_floored(scored, &params, top_k, floor_ratio)
+            });
+            Ok(Ranking { plan, hits })
         }
         Profile::Enhanced | Profile::Hybrid => {
-            let (analysis, index) = state.enhanced().ok_or_else(|| {
-                Error::Internal("the enhanced index was not built for this registry".into())
-            })?;
-            let tokens = enhanced_query_tokens_within(query, analysis, MAX_QUERY_TOKENS);
-            let params = options.bm25_enhanced(analysis);
-            plan_and_search(index, options, tokens, false, (&params, top_k, floor_ratio))
+            let (index, params, plan) = enhanced_plan(state, options, query)?;
+            let hits = score_plan(&plan, |scored| {
+                index.search_floored(scored, &params, top_k, floor_ratio)
+            });
+            Ok(Ranking { plan, hits })
         }
+    }
+}
+
+/// The enhanced index, the scoring parameters `options` give it, and the query's plan on it.
+fn enhanced_plan<'s>(
+    state: &'s State,
+    options: &DiscoveryOptions,
+    query: &str,
+) -> Result<(&'s Index<6>, Bm25Params<6>, QueryPlan)> {
+    let (analysis, index) = state.enhanced().ok_or_else(|| {
+        Error::Internal("the enhanced index was not built for this registry".into())
+    })?;
+    let (tokens, analyzed) = enhanced_query_tokens_within(query, analysis, MAX_QUERY_TOKENS);
+    let params = options.bm25_enhanced(analysis);
+    let plan = plan_query(index, options.max_df_ratio, tokens, analyzed, false);
+    Ok((index, params, plan))
+}
+
+/// `score` over the plan's scored tokens, or nothing when the filter left none.
+fn score_plan(plan: &QueryPlan, score: impl FnOnce(&[String]) -> Vec<ScoredDoc>) -> Vec<ScoredDoc> {
+    if plan.scored.is_empty() {
+        Vec::new()
+    } else {
+        score(&plan.scored)
     }
 }
 
@@ -317,36 +344,10 @@ pub(crate) fn score_all_enhanced(
     top_k: usize,
     keep: impl Fn(&ScoredDoc) -> bool,
 ) -> Result<Vec<ScoredDoc>> {
-    let (analysis, index) = state.enhanced().ok_or_else(|| {
-        Error::Internal("the enhanced index was not built for this registry".into())
-    })?;
-    let (tokens, analyzed) = enhanced_query_tokens_within(query, analysis, MAX_QUERY_TOKENS);
-    let params = options.bm25_enhanced(analysis);
-    let plan = plan_query(index, options.max_df_ratio, tokens, analyzed, false);
-    Ok(if plan.scored.is_empty() {
-        Vec::new()
-    } else {
-        index.score_all(&plan.scored, &params, top_k, keep)
-    })
-}
-
-/// The steps both profiles share once the query is analyzed (and cut to the token limit): the
-/// filter, scoring. `tokens` carries the number of tokens before the cut; `search` the
-/// parameters, `top_k` and the floor ratio of [`Index::search_floored`].
-fn plan_and_search<const F: usize>(
-    index: &Index<F>,
-    options: &DiscoveryOptions,
-    (tokens, analyzed): (Vec<(String, bool)>, usize),
-    reanalyze: bool,
-    (params, top_k, floor_ratio): (&Bm25Params<F>, usize, f64),
-) -> Result<Ranking> {
-    let plan = plan_query(index, options.max_df_ratio, tokens, analyzed, reanalyze);
-    let hits = if plan.scored.is_empty() {
-        Vec::new()
-    } else {
-        index.search_floored(&plan.scored, params, top_k, floor_ratio)
-    };
-    Ok(Ranking { plan, hits })
+    let (index, params, plan) = enhanced_plan(state, options, query)?;
+    Ok(score_plan(&plan, |scored| {
+        index.score_all(scored, &params, top_k, keep)
+    }))
 }
 
 /// The relative score floor: `min_score_ratio` times the best score, or `None` when disabled.
