@@ -31,8 +31,7 @@ fn named_scripts(text: &str) -> Vec<String> {
         // `scripts/` starts a path of its own (`tests/scripts/x.sh` is another folder).
         let before = text[..at].chars().next_back();
         if before.is_some_and(|c| c.is_ascii_alphanumeric() || "_-".contains(c))
-            || (before == Some('/')
-                && (!text[..at].ends_with("./") || text[..at].ends_with("../")))
+            || (before == Some('/') && (!text[..at].ends_with("./") || text[..at].ends_with("../")))
         {
             continue;
         }
