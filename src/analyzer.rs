@@ -463,6 +463,12 @@ pub fn tokenize_enhanced(text: &str, cfg: &EnhancedAnalysis) -> Vec<String> {
     append_cjk_bigrams(text, tokens)
 }
 
+/// Whether an analyzed token is an English function word ("the", "for", "with"): what the
+/// enhanced profile drops from queries, and what phrases skip between two words.
+pub fn is_function_word(token: &str) -> bool {
+    is_stopword(token)
+}
+
 /// Query tokens for the enhanced profile, each with whether it is an English function word or
 /// clitic that the analysis drops (only when `cfg.stopwords` is on and the query has other words).
 pub fn enhanced_query_tokens(query: &str, cfg: &EnhancedAnalysis) -> Vec<(String, bool)> {

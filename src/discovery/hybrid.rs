@@ -16,6 +16,7 @@
 //! fusion, each list alone).
 
 pub use super::options::Fusion;
+use super::phrases::RERANKED;
 use super::{DiscoverRequest, DiscoveryOptions, Profile, score_all_enhanced};
 use crate::embed::Embedder;
 use crate::error::{Error, Result};
@@ -149,7 +150,7 @@ pub(crate) fn rank_hybrid(
     // Every tool sharing a word with the query: the lexical list's distribution is measured over
     // all of them, and the candidates are its best.
     let candidates = CANDIDATES.max(request.top_k);
-    let lex = score_all_enhanced(state, &lexical, query, candidates, |h| {
+    let (lex, pairs) = score_all_enhanced(state, &lexical, query, candidates, |h| {
         h.score > 0.0 && request.admits(state.tool_at(h.doc))
     })?;
     let semantic = match (vector, state.vectors()) {
@@ -163,7 +164,11 @@ pub(crate) fn rank_hybrid(
         })
     });
     let cosine_of = |id| semantic.and_then(|(store, q)| store.cosine(q, id));
-    let mut fused = fuse(&lex, candidates, &sem, cosine_of, fusion);
+    let phrase_of = |id| match state.enhanced() {
+        Some((analysis, _)) if !pairs.is_empty() => pairs.score(state.tool_at(id), analysis),
+        _ => 0.0,
+    };
+    let mut fused = fuse(&lex, candidates, &sem, cosine_of, phrase_of, fusion);
     fused.truncate(request.top_k);
     Ok(fused)
 }
@@ -171,12 +176,14 @@ pub(crate) fn rank_hybrid(
 /// Fuses a lexical and a semantic list (each best first) into one, best first; ties by slot.
 /// `lex_all` is every tool sharing a word with the query, its best `candidates` first (the
 /// lexical candidates) and the rest in any order; `cosine_of` gives the cosine of a lexical
-/// candidate the semantic list left out.
+/// candidate the semantic list left out, `phrase_of` the phrase score of one of the best
+/// ([`phrases`](super::phrases)), on the lexical scale.
 pub(crate) fn fuse(
     lex_all: &[ScoredDoc],
     candidates: usize,
     sem: &[(DocId, f32)],
     cosine_of: impl Fn(DocId) -> Option<f32>,
+    phrase_of: impl Fn(DocId) -> f64,
     fusion: Fusion,
 ) -> Vec<FusedHit> {
     let lex = &lex_all[..candidates.min(lex_all.len())];
@@ -265,7 +272,26 @@ pub(crate) fn fuse(
         Fusion::SemanticOnly => f.semantic,
         _ => true,
     });
-    all.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc)));
+    let by_score = |a: &FusedHit, b: &FusedHit| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc));
+    all.sort_by(by_score);
+    // A phrase is more words matched: it adds to the words score, standardized like it. Only the
+    // best few are looked at, and a bonus only raises a score, so the rest keep their order below.
+    if let (Fusion::ZScore, Some((_, sd))) = (fusion, lex_z) {
+        let best = RERANKED.min(all.len());
+        let mut raised = false;
+        for f in &mut all[..best] {
+            if f.lexical.is_some() {
+                let p = phrase_of(f.doc);
+                if p > 0.0 {
+                    f.score += combine(p / sd, 0.0);
+                    raised = true;
+                }
+            }
+        }
+        if raised {
+            all[..best].sort_by(by_score);
+        }
+    }
     // What a tool in neither list would count: no more than the least any candidate got.
     let sem_floor = parts_floor.min(sem_missing);
     rescale(&mut all, combine(lex_missing, sem_floor));
@@ -343,6 +369,10 @@ fn rescale(fused: &mut [FusedHit], absent: f64) {
 mod tests {
     use super::*;
 
+    fn no_phrase(_: DocId) -> f64 {
+        0.0
+    }
+
     fn lex(scores: &[(DocId, f64)]) -> Vec<ScoredDoc> {
         scores
             .iter()
@@ -357,7 +387,7 @@ mod tests {
         let words = lex(&[(1, 3.0), (4, 2.0), (5, 2.0)]);
         let meaning = [(7, 0.9), (8, 0.8), (9, 0.7)];
         let cosine = |id: DocId| Some(if id == 5 { 0.5 } else { 0.1 });
-        let fused = fuse(&words, 100, &meaning, cosine, Fusion::ZScore);
+        let fused = fuse(&words, 100, &meaning, cosine, no_phrase, Fusion::ZScore);
         let order: Vec<DocId> = fused.iter().map(|f| f.doc).collect();
         let (p4, p5) = (
             order.iter().position(|&d| d == 4).unwrap(),
@@ -369,9 +399,42 @@ mod tests {
         assert!(fused.iter().all(|f| (0.0..=1.0).contains(&f.score)));
         assert_eq!(fused[0].score, 1.0);
         // Min-max and rank fusion keep their rule: a tool missing from the list counts 0.
-        let mm = fuse(&words, 100, &meaning, cosine, Fusion::MinMax);
+        let mm = fuse(&words, 100, &meaning, cosine, no_phrase, Fusion::MinMax);
         let s = |d: DocId| mm.iter().find(|f| f.doc == d).unwrap().score;
         assert_eq!(s(4), s(5));
+    }
+
+    #[test]
+    fn a_phrase_raises_one_of_the_best_and_only_those() {
+        // Slots 1 and 2 tie on words and meaning; slot 2 has the query's words side by side.
+        let words = lex(&[(1, 3.0), (2, 3.0), (3, 1.0)]);
+        let meaning = [(1, 0.5), (2, 0.5), (3, 0.4)];
+        let cosine = |_: DocId| None;
+        let phrase = |d: DocId| if d == 2 { 1.0 } else { 0.0 };
+        let plain = fuse(&words, 100, &meaning, cosine, no_phrase, Fusion::ZScore);
+        let with = fuse(&words, 100, &meaning, cosine, phrase, Fusion::ZScore);
+        let order = |v: &[FusedHit]| v.iter().map(|f| f.doc).collect::<Vec<_>>();
+        assert_eq!(order(&plain), [1, 2, 3]);
+        assert_eq!(order(&with), [2, 1, 3]);
+        // The fusions kept for comparison rank as they did.
+        let rrf = fuse(&words, 100, &meaning, cosine, phrase, Fusion::Rrf);
+        assert_eq!(order(&rrf), [1, 2, 3]);
+        // A phrase below the best RERANKED is not looked at: its place does not depend on top_k.
+        let many: Vec<ScoredDoc> = (0..RERANKED as DocId + 5)
+            .map(|d| ScoredDoc {
+                doc: d,
+                score: 100.0 - d as f64,
+            })
+            .collect();
+        let last = RERANKED as DocId + 4;
+        let looked = std::cell::RefCell::new(Vec::new());
+        let phrase = |d: DocId| {
+            looked.borrow_mut().push(d);
+            if d == last { 1e6 } else { 0.0 }
+        };
+        let fused = fuse(&many, 100, &[], cosine, phrase, Fusion::ZScore);
+        assert_eq!(fused.last().unwrap().doc, last);
+        assert_eq!(looked.borrow().len(), RERANKED);
     }
 
     #[test]
@@ -382,7 +445,7 @@ mod tests {
         let words = lex(&[(1, 9.0), (2, 8.0), (6, 0.5)]);
         let meaning = [(6, 0.9), (7, 0.9), (8, 0.1)];
         let cosine = |_: DocId| Some(0.2);
-        let fused = fuse(&words, 2, &meaning, cosine, Fusion::ZScore);
+        let fused = fuse(&words, 2, &meaning, cosine, no_phrase, Fusion::ZScore);
         let f = |d: DocId| *fused.iter().find(|f| f.doc == d).unwrap();
         assert_eq!(f(6).lexical, Some(0.5));
         assert_eq!(f(7).lexical, None);
@@ -392,7 +455,7 @@ mod tests {
         // slot 6 would take the lexical candidates' lowest z-score and rank above slot 1.
         let pos = |v: &[FusedHit], d: DocId| v.iter().position(|f| f.doc == d).unwrap();
         assert!(pos(&fused, 1) < pos(&fused, 6), "{fused:?}");
-        let alone = fuse(&words[..2], 2, &meaning, cosine, Fusion::ZScore);
+        let alone = fuse(&words[..2], 2, &meaning, cosine, no_phrase, Fusion::ZScore);
         assert!(pos(&alone, 6) < pos(&alone, 1), "{alone:?}");
     }
 }

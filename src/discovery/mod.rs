@@ -7,6 +7,7 @@
 mod answer;
 pub mod hybrid;
 pub(crate) mod options;
+mod phrases;
 
 pub use answer::{Hit, SELECT_PREFIX, hits_to_json, select_names};
 pub(crate) use answer::{discover, discover_json};
@@ -337,17 +338,19 @@ fn score_plan(plan: &QueryPlan, score: impl FnOnce(&[String]) -> Vec<ScoredDoc>)
 
 /// The `enhanced` score of every tool sharing a word with `query` that `keep` keeps, its best
 /// `top_k` first in rank order and the rest after ([`Index::score_all`]): what `hybrid` fuses.
+/// With them, the query's adjacent word pairs, for the phrases `hybrid` looks for.
 pub(crate) fn score_all_enhanced(
     state: &State,
     options: &DiscoveryOptions,
     query: &str,
     top_k: usize,
     keep: impl Fn(&ScoredDoc) -> bool,
-) -> Result<Vec<ScoredDoc>> {
+) -> Result<(Vec<ScoredDoc>, phrases::QueryPairs)> {
     let (index, params, plan) = enhanced_plan(state, options, query)?;
-    Ok(score_plan(&plan, |scored| {
+    let hits = score_plan(&plan, |scored| {
         index.score_all(scored, &params, top_k, keep)
-    }))
+    });
+    Ok((hits, phrases::QueryPairs::new(&plan, index.doc_count())))
 }
 
 /// The relative score floor: `min_score_ratio` times the best score, or `None` when disabled.

@@ -657,3 +657,49 @@ fn a_host_embedder_gets_batches_of_at_most_64_texts() {
     assert!(sizes.iter().all(|&n| n <= 64), "{sizes:?}");
     assert!(sizes.contains(&64), "full batches: {sizes:?}");
 }
+
+#[test]
+fn words_side_by_side_as_in_the_query_rank_first() {
+    // The same words in two tools and one vector for every text: only the order of the words
+    // tells them apart. `enhanced` ties them (the earlier slot first); `hybrid` ranks the tool with
+    // the query's phrase first. (A third tool sharing one word gives the words scores a spread; the rest keep
+    // "rate" under the filler filter's share.)
+    let registry = Registry::new();
+    registry
+        .register_json(
+            r#"[
+  {"name": "report_b", "description": "Rate data with sales exchange report."},
+  {"name": "report_a", "description": "Sales report with exchange rate data."},
+  {"name": "limits", "description": "The rate limits of an API."},
+  {"name": "weather", "description": "Tomorrow's weather."},
+  {"name": "send_mail", "description": "Send an email."},
+  {"name": "read_file", "description": "Read a file."},
+  {"name": "list_users", "description": "List the users of a team."},
+  {"name": "get_time", "description": "The time in a city."},
+  {"name": "translate", "description": "Translate a text."}
+]"#,
+        )
+        .unwrap();
+    let same: HostEmbedFn = Arc::new(|texts: &[&str]| Ok(vec![1.0; DIM * texts.len()]));
+    registry
+        .set_embedder(
+            Arc::new(HostEmbedder::new(DIM, "same", same).unwrap()),
+            None,
+        )
+        .unwrap();
+    ready(&registry);
+    let req = DiscoverRequest::default();
+    let q = "what is the exchange rate today";
+    let enhanced = registry.discoverer(DiscoveryOptions::enhanced());
+    let words = enhanced.discover(q, &req).unwrap();
+    assert_eq!(names(&words)[..2], ["report_b", "report_a"]);
+    assert_eq!(words[0].score, words[1].score);
+    let hybrid = registry.discoverer(DiscoveryOptions::default());
+    assert_eq!(
+        names(&hybrid.discover(q, &req).unwrap())[..2],
+        ["report_a", "report_b"]
+    );
+    // The words the other way round are not the phrase.
+    let reversed = hybrid.discover("rate exchange", &req).unwrap();
+    assert_eq!(names(&reversed)[0], "report_b");
+}
