@@ -5,6 +5,14 @@
 
 #[cfg(feature = "mcp")]
 mod mcp;
+// The proxy's config and trust layers need neither rmcp nor tokio: compiled into every test build,
+// their unit tests run in the plain `cargo test`, and the mcp test parts compile no test binary.
+#[cfg(all(test, not(feature = "mcp")))]
+#[allow(dead_code)]
+mod mcp {
+    pub mod config;
+    pub mod trust;
+}
 
 use clap::{Args, Parser, Subcommand};
 use std::process::ExitCode;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Trust in `toolregistry mcp` (cargo feature `mcp`): the scanner's and the pins' unit tests (the
-# poisoned corpus of tests/mcp/trust/poisoned.json, every entry caught), then the official MCP
+# Trust in `toolregistry mcp` (cargo feature `mcp`; the scanner's and the pins' unit tests, with the
+# poisoned corpus of tests/mcp/trust/poisoned.json, run in scripts/test.sh's `cargo test`, which
+# compiles them without the feature): the official MCP
 # Python SDK as the client against the scripted servers of tests/mcp/trust/servers.py (poisoned
 # definitions quarantined, a rug pull held until approve, review's diff, a corrupt or unwritable
 # state file), the live config (servers added, removed and changed while a client is connected,
@@ -20,7 +21,6 @@ fi
 [ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "mcp==2.3.0"
 
-cargo test --release --locked --features mcp --bin toolregistry trust::
 cargo build --release --locked --features mcp --bin toolregistry
 bin="$target/release/toolregistry"
 "$venv/bin/python" tests/mcp/trust/test_trust.py "$bin"
