@@ -43,8 +43,7 @@ timed "cargo test" cargo test --release --locked
 # build of this crate per profile, whatever its features, and the library's outputs carry no hash
 # in their names: after `--features mcp`, the next plain `cargo build --lib` (70-dist's CMake build)
 # compiles the crate again. Run last, the MCP parts' build replaces nothing a later part needs.
-# 95-poison is last of all (see its header).
-feature_parts=(60-mcp 61-mcp-http 62-mcp-trust 95-poison)
+feature_parts=(60-mcp 61-mcp-http 62-mcp-trust)
 parts=()
 for part in scripts/test-parts/*.sh; do
   [ -e "$part" ] || continue

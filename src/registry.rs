@@ -832,11 +832,10 @@ impl Registry {
         Ok(self.len()? == 0)
     }
 
-    /// Test hook: panics while holding the write lock, which poisons it. Only with the
-    /// `test-hooks` feature; see `tests/poison.rs`.
-    #[cfg(feature = "test-hooks")]
-    #[doc(hidden)]
-    pub fn test_panic_while_locked(&self) -> Result<()> {
+    /// Test hook: panics while holding the write lock, which poisons it. Only in this crate's own
+    /// test build; see `src/ffi/poison_tests.rs`.
+    #[cfg(test)]
+    pub(crate) fn test_panic_while_locked(&self) -> Result<()> {
         let _guard = self.shared.write()?;
         panic!("test hook: panic while holding the registry write lock");
     }

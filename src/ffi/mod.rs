@@ -29,7 +29,9 @@ mod registry;
 mod status;
 mod steps;
 mod strings;
-#[cfg(feature = "test-hooks")]
+#[cfg(test)]
+mod poison_tests;
+#[cfg(test)]
 mod test_hooks;
 
 pub use call::*;
@@ -40,8 +42,6 @@ pub use registry::*;
 pub use status::{tr_status, tr_status_name};
 pub use steps::*;
 pub use strings::tr_string_free;
-#[cfg(feature = "test-hooks")]
-pub use test_hooks::*;
 
 use std::ffi::c_char;
 

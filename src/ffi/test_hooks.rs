@@ -1,4 +1,5 @@
-//! Test-only exports (feature `test-hooks`), kept out of the header.
+//! The test-only C entry point of the lock-poisoning test (`poison_tests.rs`): compiled only in this
+//! crate's own test build, so never exported by a library anyone links, nor in the header.
 
 use super::boundary::run;
 use super::registry::{registry_ref, tr_registry};
@@ -13,8 +14,6 @@ use std::ffi::c_char;
 ///
 /// # Safety
 /// `r` is NULL or a live handle; `err_out` is NULL or writable.
-#[doc(hidden)]
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn tr_test_panic_while_locked(
     r: *mut tr_registry,
     err_out: *mut *mut c_char,

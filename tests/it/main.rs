@@ -1,8 +1,8 @@
 //! The integration tests, as one test binary with a module per file: each file used to be its own
 //! binary, and linking about twenty copies of the library with its debug info was most of what
-//! `cargo test --release` spent after compiling the crate. Two tests stay binaries of their own:
+//! `cargo test --release` spent after compiling the crate. One test stays a binary of its own:
 //! `tests/header.rs` (its bless command, `cargo test --test header`, is printed into the committed
-//! C header, and only it needs cbindgen) and `tests/poison.rs` (it needs the `test-hooks` feature).
+//! C header, and only it needs cbindgen).
 //!
 //! Run one file's tests with a module filter: `cargo test --release --test it golden::`.
 

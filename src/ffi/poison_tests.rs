@@ -2,17 +2,53 @@
 //! later call on that registry fails cleanly with TR_STATUS_INTERNAL and a message (no cascade of
 //! panics, no crash), while other registries are unaffected.
 //!
-//! Needs the test-only hook: `cargo test --release --features test-hooks --test poison`
-//! (scripts/test-parts/95-poison.sh runs it).
-#![cfg(feature = "test-hooks")]
-#![allow(unsafe_code)]
+//! A unit test, so the test-only hook (`tr_test_panic_while_locked`) exists only in this crate's
+//! own test build: never in a library anyone links, and no build of its own in the suite.
 
-mod common;
-
-use common::*;
-use std::ffi::c_char;
+use super::test_hooks::tr_test_panic_while_locked;
+use super::*;
+use std::ffi::{CStr, CString, c_char};
 use std::ptr;
-use toolregistry::ffi::*;
+
+fn cstr(s: &str) -> CString {
+    CString::new(s).unwrap()
+}
+
+/// Takes ownership of a library string and frees it.
+fn take(p: *mut c_char) -> String {
+    assert!(!p.is_null());
+    let s = unsafe { CStr::from_ptr(p) }.to_str().unwrap().to_string();
+    unsafe { tr_string_free(p) };
+    s
+}
+
+/// Ok(()) or Err((status name, message)); resets `*err` to NULL after taking the message.
+fn check(status: tr_status, err: &mut *mut c_char) -> Result<(), (String, String)> {
+    if status == tr_status::TR_STATUS_OK {
+        assert!(err.is_null(), "err_out written on success");
+        return Ok(());
+    }
+    let msg = take(std::mem::replace(err, ptr::null_mut()));
+    assert!(
+        !msg.is_empty() && !msg.contains('\n'),
+        "message must be one non-empty line: {msg:?}"
+    );
+    Err((status_name(status), msg))
+}
+
+fn new_registry_with(options_json: Option<&str>, tools_json: &str) -> (*mut tr_registry, String) {
+    let (mut r, mut err, mut names) = (ptr::null_mut(), ptr::null_mut(), ptr::null_mut());
+    let options = options_json.map(cstr);
+    let options_ptr = options.as_ref().map_or(ptr::null(), |o| o.as_ptr());
+    check(unsafe { tr_registry_new(options_ptr, &mut r, &mut err) }, &mut err).unwrap();
+    let tools = cstr(tools_json);
+    check(
+        unsafe { tr_registry_register(r, tools.as_ptr(), &mut names, &mut err) },
+        &mut err,
+    )
+    .unwrap();
+    (r, take(names))
+}
 
 fn status_name(s: tr_status) -> String {
     unsafe { std::ffi::CStr::from_ptr(tr_status_name(s as i32)) }
@@ -123,7 +159,7 @@ fn a_panic_under_the_lock_gives_internal_errors_afterwards() {
 
 #[test]
 fn the_rust_api_reports_internal_too() {
-    let registry = toolregistry::Registry::new();
+    let registry = crate::Registry::new();
     registry.register_json(r#"{"name": "read_file"}"#).unwrap();
     let discoverer = registry.discoverer(Default::default());
     let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -137,7 +173,7 @@ fn the_rust_api_reports_internal_too() {
         discoverer.discover("read", &Default::default()).map(|_| ()),
     ] {
         match result {
-            Err(toolregistry::Error::Internal(msg)) => {
+            Err(crate::Error::Internal(msg)) => {
                 assert!(msg.contains("recreate the registry"))
             }
             other => panic!("expected Internal, got {other:?}"),
