@@ -152,6 +152,9 @@ pub struct HybridExplanation {
     pub cosine: Option<(f32, usize)>,
     /// The tool's fused score and rank, when in either list.
     pub fused: Option<(f64, usize)>,
+    /// What the query's phrases in the tool's text added to its words score, when any
+    /// (`src/discovery/phrases.rs`).
+    pub phrase: Option<f64>,
     /// Whether the tool has its vector (false: not embedded yet, or the embedder failed).
     pub embedded: bool,
     /// Why there is no semantic side, when there is none (the embedder failed on the query).
@@ -240,6 +243,7 @@ impl Explanation {
                 "semantic_rank": h.cosine.map(|c| c.1),
                 "fused_score": h.fused.map(|f| f.0),
                 "fused_rank": h.fused.map(|f| f.1),
+                "phrase_score": h.phrase,
                 "embedded": h.embedded,
                 "note": h.note,
             })
@@ -580,6 +584,7 @@ fn explain_hybrid(
             .position(|x| x.0 == slot)
             .map(|i| (sem_rank[i].1, i + 1)),
         fused: pos.map(|i| (fused[i].score, i + 1)),
+        phrase: pos.map(|i| fused[i].phrase).filter(|&p| p > 0.0),
         embedded,
         note,
     });

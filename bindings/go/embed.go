@@ -93,6 +93,8 @@ type HybridExplanation struct {
 	SemanticRank *int     `json:"semantic_rank"`
 	FusedScore   *float64 `json:"fused_score"`
 	FusedRank    *int     `json:"fused_rank"`
+	// PhraseScore is what the query's phrases in the tool's text added to its words score.
+	PhraseScore *float64 `json:"phrase_score"`
 	// Embedded says whether the tool had its vector.
 	Embedded bool `json:"embedded"`
 	// Note says why a side is missing, "" otherwise.

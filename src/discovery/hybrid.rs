@@ -51,6 +51,8 @@ pub(crate) struct FusedHit {
     pub cosine: Option<f32>,
     /// Whether the tool is among the semantic candidates (the best cosines).
     pub semantic: bool,
+    /// The phrase score the words score was raised by (0: none, or not among the best looked at).
+    pub phrase: f64,
 }
 
 /// The profile `options` rank with on this registry, or an error when they name `hybrid` and
@@ -232,6 +234,7 @@ pub(crate) fn fuse(
             lexical: Some(h.score),
             cosine,
             semantic: false,
+            phrase: 0.0,
         });
         parts.push((p, sem_outside(cosine)));
     }
@@ -252,6 +255,7 @@ pub(crate) fn fuse(
                     lexical,
                     cosine: Some(cos),
                     semantic: true,
+                    phrase: 0.0,
                 });
                 parts.push((l, p));
             }
@@ -284,6 +288,7 @@ pub(crate) fn fuse(
                 let p = phrase_of(f.doc);
                 if p > 0.0 {
                     f.score += combine(p / sd, 0.0);
+                    f.phrase = p;
                     raised = true;
                 }
             }

@@ -25,12 +25,12 @@ mod call;
 mod conversation;
 mod discoverer;
 mod embedder;
+#[cfg(test)]
+mod poison_tests;
 mod registry;
 mod status;
 mod steps;
 mod strings;
-#[cfg(test)]
-mod poison_tests;
 #[cfg(test)]
 mod test_hooks;
 

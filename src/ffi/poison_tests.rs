@@ -40,7 +40,11 @@ fn new_registry_with(options_json: Option<&str>, tools_json: &str) -> (*mut tr_r
     let (mut r, mut err, mut names) = (ptr::null_mut(), ptr::null_mut(), ptr::null_mut());
     let options = options_json.map(cstr);
     let options_ptr = options.as_ref().map_or(ptr::null(), |o| o.as_ptr());
-    check(unsafe { tr_registry_new(options_ptr, &mut r, &mut err) }, &mut err).unwrap();
+    check(
+        unsafe { tr_registry_new(options_ptr, &mut r, &mut err) },
+        &mut err,
+    )
+    .unwrap();
     let tools = cstr(tools_json);
     check(
         unsafe { tr_registry_register(r, tools.as_ptr(), &mut names, &mut err) },

@@ -702,4 +702,16 @@ fn words_side_by_side_as_in_the_query_rank_first() {
     // The words the other way round are not the phrase.
     let reversed = hybrid.discover("rate exchange", &req).unwrap();
     assert_eq!(names(&reversed)[0], "report_b");
+    // explain says what the phrase added, and only where there is one.
+    let phrase = |tool: &str| {
+        let e = hybrid.explain(q, tool, &req).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&e.to_json()).unwrap();
+        assert_eq!(
+            v["hybrid"]["phrase_score"].as_f64(),
+            e.hybrid.unwrap().phrase
+        );
+        v["hybrid"]["phrase_score"].as_f64()
+    };
+    assert!(phrase("report_a").is_some_and(|p| p > 0.0));
+    assert_eq!(phrase("report_b"), None);
 }

@@ -222,6 +222,7 @@ namespace ToolRegistry
         [DataMember(Name = "semantic_rank")] private int? semanticRank;
         [DataMember(Name = "fused_score")] private double? fusedScore;
         [DataMember(Name = "fused_rank")] private int? fusedRank;
+        [DataMember(Name = "phrase_score")] private double? phraseScore;
         [DataMember(Name = "embedded")] private bool embedded;
         [DataMember(Name = "note")] private string note;
 
@@ -242,6 +243,9 @@ namespace ToolRegistry
 
         /// <summary>Rank after fusion (1-based), or null.</summary>
         public int? FusedRank { get { return fusedRank; } }
+
+        /// <summary>What the query's phrases in the tool's text added to its words score, or null when none.</summary>
+        public double? PhraseScore { get { return phraseScore; } }
 
         /// <summary>Whether the tool had its vector.</summary>
         public bool Embedded { get { return embedded; } }

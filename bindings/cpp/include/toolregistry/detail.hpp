@@ -511,6 +511,7 @@ private:
             x.semantic_rank = rank("semantic_rank");
             x.fused_score = number("fused_score");
             x.fused_rank = rank("fused_rank");
+            x.phrase_score = number("phrase_score");
             if (const JsonValue* v = h->find("embedded"); v && v->kind == JsonValue::Kind::Bool) x.embedded = v->boolean;
             x.note = optional_string(*h, "note");
             e.hybrid = std::move(x);

@@ -157,6 +157,8 @@ struct HybridExplanation {
     std::optional<std::size_t> semantic_rank;
     std::optional<double> fused_score;
     std::optional<std::size_t> fused_rank;
+    /// What the query's phrases in the tool's text added to its words score, when any.
+    std::optional<double> phrase_score;
     /// Whether the tool had its vector.
     bool embedded = false;
     /// Why a side is missing, when one is.

@@ -49,6 +49,8 @@ class HybridExplanation(TypedDict):
     semantic_rank: Optional[int]
     fused_score: Optional[float]
     fused_rank: Optional[int]
+    #: What the query's phrases in the tool's text added to its words score, when any.
+    phrase_score: Optional[float]
     #: Whether the tool had its vector.
     embedded: bool
     note: Optional[str]
