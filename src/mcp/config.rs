@@ -363,6 +363,16 @@ fn truncate(s: &str, max: usize) -> &str {
     &s[..end]
 }
 
+fn strings(v: &Value, at: &str) -> Result<Vec<String>, String> {
+    v.as_array()
+        .and_then(|a| {
+            a.iter()
+                .map(|s| s.as_str().map(str::to_string))
+                .collect::<Option<Vec<_>>>()
+        })
+        .ok_or_else(|| format!("{at}: expected an array of strings"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -447,14 +457,4 @@ mod tests {
             assert!(!err.contains("s3cr3t"), "{err}");
         }
     }
-}
-
-fn strings(v: &Value, at: &str) -> Result<Vec<String>, String> {
-    v.as_array()
-        .and_then(|a| {
-            a.iter()
-                .map(|s| s.as_str().map(str::to_string))
-                .collect::<Option<Vec<_>>>()
-        })
-        .ok_or_else(|| format!("{at}: expected an array of strings"))
 }
