@@ -541,25 +541,48 @@ pub fn enhanced_document(
     tool: &crate::tool::Tool,
     cfg: &EnhancedAnalysis,
 ) -> crate::index::FieldTokens<6> {
+    enhanced_document_within(tool, cfg, usize::MAX)
+}
+
+/// [`enhanced_document`] of each field's first `max_bytes` of text (cut at a character boundary;
+/// a word cut in two counts as two): a bounded cost for a tool of any size.
+pub fn enhanced_document_within(
+    tool: &crate::tool::Tool,
+    cfg: &EnhancedAnalysis,
+    max_bytes: usize,
+) -> crate::index::FieldTokens<6> {
     let meta = tool.metadata();
+    let tokens = |text: &str| tokenize_enhanced(prefix(text, max_bytes), cfg);
     let name = if cfg.split_identifiers {
-        tokenize_enhanced(tool.name(), cfg)
+        tokens(tool.name())
     } else {
-        tokenize_enhanced(&name_to_text(tool.name()), cfg)
+        tokens(&name_to_text(tool.name()))
     };
     let docs = if cfg.param_docs {
-        tokenize_enhanced(&param_docs(tool.parameters_json()).join(" "), cfg)
+        tokens(&param_docs(tool.parameters_json()).join(" "))
     } else {
         Vec::new()
     };
     [
         name,
-        tokenize_enhanced(tool.description(), cfg),
-        tokenize_enhanced(&meta.tags.join(" "), cfg),
-        tokenize_enhanced(tool.param_text(), cfg),
-        tokenize_enhanced(&meta.search_hint, cfg),
+        tokens(tool.description()),
+        tokens(&meta.tags.join(" ")),
+        tokens(tool.param_text()),
+        tokens(&meta.search_hint),
         docs,
     ]
+}
+
+/// `text`'s first `max_bytes` bytes at most, ending on a character boundary.
+fn prefix(text: &str, max_bytes: usize) -> &str {
+    if text.len() <= max_bytes {
+        return text;
+    }
+    let mut end = max_bytes;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
 }
 
 #[cfg(test)]

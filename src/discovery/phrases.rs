@@ -14,11 +14,17 @@
 //! hits of an answer do not depend on `top_k`.
 
 use super::{Dropped, QueryPlan};
-use crate::analyzer::{EnhancedAnalysis, enhanced_document, is_function_word};
+use crate::analyzer::{EnhancedAnalysis, enhanced_document_within, is_function_word};
 use crate::tool::Tool;
+use std::collections::HashMap;
 
 /// How many of the fused list's best are looked at for phrases.
 pub const RERANKED: usize = 30;
+
+/// How much of each of a tool's text fields is looked at for phrases: every field of a typical
+/// tool whole (descriptions run to a few hundred bytes), and a bounded cost per query for a tool
+/// of any size (up to [`crate::limits::MAX_TOOL_TEXT_BYTES`]).
+pub const FIELD_BYTES: usize = 16 * 1024;
 
 /// BM25's term-frequency saturation (the usual k1).
 const K1: f64 = 1.2;
@@ -26,6 +32,8 @@ const K1: f64 = 1.2;
 /// The query's adjacent word pairs, each with its weight.
 pub(crate) struct QueryPairs {
     pairs: Vec<(String, String, f64)>,
+    /// The pairs by their first word: (second word, index into `pairs`).
+    by_first: HashMap<String, Vec<(String, usize)>>,
 }
 
 impl QueryPairs {
@@ -38,18 +46,21 @@ impl QueryPairs {
             .filter(|t| t.dropped.is_none() || t.dropped == Some(Dropped::Filler))
             .collect();
         let mut pairs: Vec<(String, String, f64)> = Vec::new();
+        let mut by_first: HashMap<String, Vec<(String, usize)>> = HashMap::new();
         for w in kept.windows(2) {
             let (a, b) = (w[0], w[1]);
             if a.df == 0 || b.df == 0 || a.token == b.token {
                 continue;
             }
-            if pairs.iter().any(|(x, y, _)| *x == a.token && *y == b.token) {
+            let seconds = by_first.entry(a.token.clone()).or_default();
+            if seconds.iter().any(|(y, _)| *y == b.token) {
                 continue;
             }
+            seconds.push((b.token.clone(), pairs.len()));
             let weight = idf(a.df.max(b.df), doc_count);
             pairs.push((a.token.clone(), b.token.clone(), weight));
         }
-        QueryPairs { pairs }
+        QueryPairs { pairs, by_first }
     }
 
     /// Whether the query has any pair to look for.
@@ -64,22 +75,23 @@ impl QueryPairs {
         if self.pairs.is_empty() {
             return 0.0;
         }
-        let fields = enhanced_document(tool, analysis);
+        let fields = enhanced_document_within(tool, analysis, FIELD_BYTES);
         let mut counts = vec![0u32; self.pairs.len()];
         for field in &fields {
-            let mut prev: Option<&str> = None;
+            // The pairs whose first word the previous word was: one lookup per word.
+            let mut open: Option<&[(String, usize)]> = None;
             for token in field.iter().map(String::as_str) {
                 if is_function_word(token) {
                     continue;
                 }
-                if let Some(p) = prev {
-                    for (i, (a, b, _)) in self.pairs.iter().enumerate() {
-                        if a == p && b == token {
-                            counts[i] += 1;
+                if let Some(seconds) = open {
+                    for (b, i) in seconds {
+                        if b == token {
+                            counts[*i] = counts[*i].saturating_add(1);
                         }
                     }
                 }
-                prev = Some(token);
+                open = self.by_first.get(token).map(Vec::as_slice);
             }
         }
         self.pairs
@@ -156,6 +168,22 @@ mod tests {
             twice > together && twice < 2.0 * together,
             "{twice} {together}"
         );
+    }
+
+    #[test]
+    fn only_the_first_field_bytes_of_a_huge_text_are_looked_at() {
+        let a = EnhancedAnalysis::default();
+        let pairs = QueryPairs::new(&plan(&[("text", 10, None), ("classif", 5, None)]), 100);
+        let filler = "lorem ipsum ".repeat(FIELD_BYTES / 12 + 1);
+        let early = pairs.score(&tool(&format!("Text classification. {filler}")), &a);
+        let late = pairs.score(&tool(&format!("{filler} Text classification.")), &a);
+        assert!(early > 0.0);
+        assert_eq!(late, 0.0);
+        // A long query of the same pair over and over is one pair.
+        let words: Vec<(&str, usize, Option<Dropped>)> = (0..1000)
+            .map(|i| (if i % 2 == 0 { "text" } else { "classif" }, 5, None))
+            .collect();
+        assert_eq!(QueryPairs::new(&plan(&words), 100).pairs.len(), 2);
     }
 
     #[test]
