@@ -12,7 +12,8 @@ pub use background::background_rate;
 pub use english::ENGLISH_STOPWORDS;
 #[cfg(test)]
 use english::STEMS;
-use english::{STEMMER, english_clitics, is_stopword, stem_word, with_stem};
+pub(crate) use english::is_stopword;
+use english::{STEMMER, english_clitics, stem_word, with_stem};
 
 pub use stream::{enhanced_each, reference_each};
 
@@ -463,12 +464,6 @@ pub fn tokenize_enhanced(text: &str, cfg: &EnhancedAnalysis) -> Vec<String> {
     append_cjk_bigrams(text, tokens)
 }
 
-/// Whether an analyzed token is an English function word ("the", "for", "with"): what the
-/// enhanced profile drops from queries, and what phrases skip between two words.
-pub fn is_function_word(token: &str) -> bool {
-    is_stopword(token)
-}
-
 /// Query tokens for the enhanced profile, each with whether it is an English function word or
 /// clitic that the analysis drops (only when `cfg.stopwords` is on and the query has other words).
 pub fn enhanced_query_tokens(query: &str, cfg: &EnhancedAnalysis) -> Vec<(String, bool)> {
@@ -552,7 +547,7 @@ pub fn enhanced_document_within(
     max_bytes: usize,
 ) -> crate::index::FieldTokens<6> {
     let meta = tool.metadata();
-    let tokens = |text: &str| tokenize_enhanced(prefix(text, max_bytes), cfg);
+    let tokens = |text: &str| tokenize_enhanced(crate::limits::cut(text, max_bytes), cfg);
     let name = if cfg.split_identifiers {
         tokens(tool.name())
     } else {
@@ -571,18 +566,6 @@ pub fn enhanced_document_within(
         tokens(&meta.search_hint),
         docs,
     ]
-}
-
-/// `text`'s first `max_bytes` bytes at most, ending on a character boundary.
-fn prefix(text: &str, max_bytes: usize) -> &str {
-    if text.len() <= max_bytes {
-        return text;
-    }
-    let mut end = max_bytes;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
 }
 
 #[cfg(test)]

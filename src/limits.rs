@@ -27,6 +27,19 @@ pub const MAX_QUERY_TOKENS: usize = 1024;
 /// per mutation. Real descriptions are under 2 KB, so 1 MiB leaves ample room.
 pub const MAX_TOOL_TEXT_BYTES: usize = 1024 * 1024;
 
+/// `text`'s first `max_bytes` bytes at most, cut at a character boundary: a text bounded for a
+/// message or a per-query cost without splitting a UTF-8 sequence.
+pub fn cut(text: &str, max_bytes: usize) -> &str {
+    if text.len() <= max_bytes {
+        return text;
+    }
+    let mut end = max_bytes;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
 /// Refuses `bytes` of searchable text for the tool `name` when over [`MAX_TOOL_TEXT_BYTES`].
 pub fn check_tool_text(name: &str, bytes: usize) -> Result<()> {
     if bytes > MAX_TOOL_TEXT_BYTES {
@@ -110,5 +123,18 @@ pub fn string_list(v: &Value, path: &str) -> Result<Option<Vec<String>>> {
             "{path}: expected an array of strings, got {}",
             kind_of(other)
         ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cut;
+
+    #[test]
+    fn cut_never_splits_a_character() {
+        assert_eq!(cut("héllo", 2), "h");
+        assert_eq!(cut("héllo", 3), "hé");
+        assert_eq!(cut("héllo", 99), "héllo");
+        assert_eq!(cut("日本", 1), "");
     }
 }

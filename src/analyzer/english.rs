@@ -137,7 +137,9 @@ pub const ENGLISH_STOPWORDS: &[&str] = &[
     "yourselves",
 ];
 
-pub(super) fn is_stopword(token: &str) -> bool {
+/// Whether `token` is an English function word ("the", "for", "with"): what the enhanced profile
+/// drops from queries, and what phrases skip between two words.
+pub(crate) fn is_stopword(token: &str) -> bool {
     ENGLISH_STOPWORDS.binary_search(&token).is_ok()
 }
 

@@ -350,7 +350,7 @@ pub(crate) fn score_all_enhanced(
     let hits = score_plan(&plan, |scored| {
         index.score_all(scored, &params, top_k, keep)
     });
-    Ok((hits, phrases::QueryPairs::new(&plan, index.doc_count())))
+    Ok((hits, phrases::QueryPairs::new(&plan, index)))
 }
 
 /// The relative score floor: `min_score_ratio` times the best score, or `None` when disabled.

@@ -14,7 +14,8 @@
 //! hits of an answer do not depend on `top_k`.
 
 use super::{Dropped, QueryPlan};
-use crate::analyzer::{EnhancedAnalysis, enhanced_document_within, is_function_word};
+use crate::analyzer::{EnhancedAnalysis, enhanced_document_within, is_stopword};
+use crate::index::Index;
 use crate::tool::Tool;
 use std::collections::HashMap;
 
@@ -38,8 +39,8 @@ pub(crate) struct QueryPairs {
 
 impl QueryPairs {
     /// The pairs of words next to each other in the query once function words are set aside
-    /// (the words the query filter kept, in order), with `doc_count` tools indexed.
-    pub(crate) fn new(plan: &QueryPlan, doc_count: usize) -> Self {
+    /// (the words the query filter kept, in order), weighted by `index`'s IDF.
+    pub(crate) fn new<const F: usize>(plan: &QueryPlan, index: &Index<F>) -> Self {
         let kept: Vec<_> = plan
             .tokens
             .iter()
@@ -57,7 +58,7 @@ impl QueryPairs {
                 continue;
             }
             seconds.push((b.token.clone(), pairs.len()));
-            let weight = idf(a.df.max(b.df), doc_count);
+            let weight = index.idf(a.df.max(b.df));
             pairs.push((a.token.clone(), b.token.clone(), weight));
         }
         QueryPairs { pairs, by_first }
@@ -81,7 +82,7 @@ impl QueryPairs {
             // The pairs whose first word the previous word was: one lookup per word.
             let mut open: Option<&[(String, usize)]> = None;
             for token in field.iter().map(String::as_str) {
-                if is_function_word(token) {
+                if is_stopword(token) {
                     continue;
                 }
                 if let Some(seconds) = open {
@@ -106,12 +107,6 @@ impl QueryPairs {
     }
 }
 
-/// BM25's IDF (Robertson–Spärck Jones, kept positive).
-fn idf(df: usize, n: usize) -> f64 {
-    let (df, n) = (df as f64, n as f64);
-    (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -134,6 +129,15 @@ mod tests {
         }
     }
 
+    /// An index of `n` documents: the IDF the pairs are weighted by.
+    fn index(n: u32) -> Index<1> {
+        let mut index = Index::<1>::new();
+        for d in 0..n {
+            index.add(d, &[vec![format!("w{d}")]]);
+        }
+        index
+    }
+
     fn tool(description: &str) -> Tool {
         let json = format!(
             r#"{{"name": "t", "description": {}}}"#,
@@ -151,7 +155,7 @@ mod tests {
             ("classif", 5, None),
             ("the", 90, Some(Dropped::Stopword)),
         ]);
-        let pairs = QueryPairs::new(&p, 100);
+        let pairs = QueryPairs::new(&p, &index(100));
         assert!(!pairs.is_empty());
         let together = pairs.score(&tool("Text classification of reviews."), &a);
         let apart = pairs.score(&tool("Classification of the text of reviews."), &a);
@@ -160,7 +164,10 @@ mod tests {
         assert_eq!(apart, 0.0, "the pair is ordered");
         assert_eq!(across_a_function_word, together);
         // Weighted by the more common word: a pair of rarer words counts more.
-        let rare = QueryPairs::new(&plan(&[("text", 2, None), ("classif", 2, None)]), 100);
+        let rare = QueryPairs::new(
+            &plan(&[("text", 2, None), ("classif", 2, None)]),
+            &index(100),
+        );
         assert!(rare.score(&tool("Text classification."), &a) > together);
         // Saturated: twice the phrase counts more than once, less than twice as much.
         let twice = pairs.score(&tool("Text classification, then text classification."), &a);
@@ -173,7 +180,10 @@ mod tests {
     #[test]
     fn only_the_first_field_bytes_of_a_huge_text_are_looked_at() {
         let a = EnhancedAnalysis::default();
-        let pairs = QueryPairs::new(&plan(&[("text", 10, None), ("classif", 5, None)]), 100);
+        let pairs = QueryPairs::new(
+            &plan(&[("text", 10, None), ("classif", 5, None)]),
+            &index(100),
+        );
         let filler = "lorem ipsum ".repeat(FIELD_BYTES / 12 + 1);
         let early = pairs.score(&tool(&format!("Text classification. {filler}")), &a);
         let late = pairs.score(&tool(&format!("{filler} Text classification.")), &a);
@@ -183,15 +193,15 @@ mod tests {
         let words: Vec<(&str, usize, Option<Dropped>)> = (0..1000)
             .map(|i| (if i % 2 == 0 { "text" } else { "classif" }, 5, None))
             .collect();
-        assert_eq!(QueryPairs::new(&plan(&words), 100).pairs.len(), 2);
+        assert_eq!(QueryPairs::new(&plan(&words), &index(100)).pairs.len(), 2);
     }
 
     #[test]
     fn a_word_in_no_tool_or_a_lone_word_makes_no_pair() {
         let unknown = plan(&[("text", 10, None), ("zzyzx", 0, None)]);
-        assert!(QueryPairs::new(&unknown, 100).is_empty());
-        assert!(QueryPairs::new(&plan(&[("text", 10, None)]), 100).is_empty());
+        assert!(QueryPairs::new(&unknown, &index(100)).is_empty());
+        assert!(QueryPairs::new(&plan(&[("text", 10, None)]), &index(100)).is_empty());
         let repeated = plan(&[("text", 10, None), ("text", 10, None)]);
-        assert!(QueryPairs::new(&repeated, 100).is_empty());
+        assert!(QueryPairs::new(&repeated, &index(100)).is_empty());
     }
 }

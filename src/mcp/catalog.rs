@@ -164,7 +164,7 @@ impl Catalog {
         let mut seen = HashSet::new();
         for (i, entry) in entries.iter().enumerate() {
             let label = match entry.get("name").and_then(Value::as_str) {
-                Some(n) => format!("tool #{i} {:?}", truncate(n, 80)),
+                Some(n) => format!("tool #{i} {:?}", toolregistry::limits::cut(n, 80)),
                 None => format!("tool #{i}"),
             };
             if fresh.len() >= MAX_TOOLS_PER_SERVER {
@@ -360,16 +360,4 @@ fn accept(
             listed,
         },
     )))
-}
-
-/// At most `max` bytes of `s`, cut at a character boundary (names in messages are untrusted).
-fn truncate(s: &str, max: usize) -> &str {
-    if s.len() <= max {
-        return s;
-    }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    &s[..end]
 }

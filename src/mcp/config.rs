@@ -344,7 +344,7 @@ fn expand(value: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<String, S
         if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
             return Err(format!(
                 "${{{}}} is not a variable name",
-                truncate(name, 40)
+                toolregistry::limits::cut(name, 40)
             ));
         }
         let v = env(name).ok_or_else(|| format!("${{{name}}} is not set in the environment"))?;
@@ -353,14 +353,6 @@ fn expand(value: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<String, S
     }
     out.push_str(rest);
     Ok(out)
-}
-
-fn truncate(s: &str, max: usize) -> &str {
-    let mut end = s.len().min(max);
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    &s[..end]
 }
 
 fn strings(v: &Value, at: &str) -> Result<Vec<String>, String> {
