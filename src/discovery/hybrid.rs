@@ -166,8 +166,9 @@ pub(crate) fn rank_hybrid(
         })
     });
     let cosine_of = |id| semantic.and_then(|(store, q)| store.cosine(q, id));
-    let phrase_of = |id| match state.enhanced() {
-        Some((analysis, _)) if !pairs.is_empty() => pairs.score(state.tool_at(id), analysis),
+    let analysis = state.enhanced().map(|(analysis, _)| analysis);
+    let phrase_of = |id| match analysis {
+        Some(analysis) if !pairs.is_empty() => pairs.score(state.tool_at(id), analysis),
         _ => 0.0,
     };
     let mut fused = fuse(&lex, candidates, &sem, cosine_of, phrase_of, fusion);
