@@ -135,7 +135,8 @@ pub(crate) fn embed_query(embedder: &Arc<dyn Embedder>, query: &str) -> QueryVec
 }
 
 /// Ranks `query` with `hybrid`: the best `top_k` admitted tools by fused score, before the
-/// score floor. Without a query vector (the embedder failed), the lexical ranking alone.
+/// score floor. Without a query vector (the embedder failed), the lexical ranking alone, its
+/// best raised by their phrases as ever.
 pub(crate) fn rank_hybrid(
     state: &State,
     options: &DiscoveryOptions,
