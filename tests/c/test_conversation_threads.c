@@ -36,6 +36,9 @@ static const char *const EXPECTED =
 static pthread_mutex_t check_lock = PTHREAD_MUTEX_INITIALIZER;
 static double deadline, give_up;
 static volatile int workers_left = WORKERS;
+/* Workers keep going until the registrar has registered one tool: on a loaded machine the
+ * registrar thread may not get scheduled before the workers' time is up. */
+static volatile int registered = 0;
 static size_t base_tools = 0;
 
 static double now_seconds(void) {
@@ -77,10 +80,17 @@ static long extra_count(const char *text) {
     return k;
 }
 
+static int registered_any(void) {
+    pthread_mutex_lock(&check_lock);
+    int any = registered > 0;
+    pthread_mutex_unlock(&check_lock);
+    return any;
+}
+
 static void *work(void *arg) {
     worker *w = arg;
     long seen = 0;
-    while ((now_seconds() < deadline || w->ops < MIN_OPS) && now_seconds() < give_up) {
+    while ((now_seconds() < deadline || w->ops < MIN_OPS || !registered_any()) && now_seconds() < give_up) {
         char *out = NULL, *err = NULL;
         if ((w->ops + w->id) % 2 == 0) {
             tr_status st = tr_conversation_tools(w->conv, &out, &err);
@@ -117,6 +127,9 @@ static void *registrar(void *arg) {
         char *names = NULL, *err = NULL;
         tr_status st = tr_registry_register(r, tool, &names, &err);
         TCHECK_MSG(st == TR_STATUS_OK, "register extra_%d: %s", i, err ? err : "");
+        pthread_mutex_lock(&check_lock);
+        if (st == TR_STATUS_OK) registered++;
+        pthread_mutex_unlock(&check_lock);
         tr_string_free(names);
         tr_string_free(err);
     }
