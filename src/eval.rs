@@ -112,9 +112,16 @@ pub fn parse_catalog(text: &str) -> Result<Vec<Tool>> {
         .collect()
 }
 
+/// The cut-offs completeness (COMP@k) is reported at.
+pub const COMP_AT: [usize; 2] = [5, 10];
+
 /// The scores of one ranking against its relevant set.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct QueryScores {
+    /// How many tools are relevant.
+    pub relevant: usize,
+    /// Whether every relevant tool is within each of [`COMP_AT`] (COLT's completeness).
+    pub complete: [bool; 2],
     /// Recall at each of [`RECALL_AT`].
     pub recall: [f64; 4],
     /// Reciprocal rank of the first relevant tool within [`CUTOFF`], else 0.
@@ -146,7 +153,13 @@ pub fn score_ranking(ranked: &[String], relevant: &[String]) -> Option<QueryScor
     let gain = |i: usize| 1.0 / (i as f64 + 2.0).log2();
     let dcg: f64 = (0..hit.len()).filter(|&i| hit[i]).map(gain).sum();
     let idcg: f64 = (0..relevant.len().min(CUTOFF)).map(gain).sum();
+    let mut complete = [false; 2];
+    for (c, &k) in complete.iter_mut().zip(&COMP_AT) {
+        *c = hit.iter().take(k).filter(|&&h| h).count() == relevant.len();
+    }
     Some(QueryScores {
+        relevant: relevant.len(),
+        complete,
         recall,
         rr,
         ndcg: dcg / idcg,
@@ -166,6 +179,11 @@ pub struct Metrics {
     pub mrr: f64,
     /// Mean nDCG at [`CUTOFF`].
     pub ndcg: f64,
+    /// Judged queries with more than one relevant tool (tasks that need several tools).
+    pub multi: usize,
+    /// Share of those whose every relevant tool is within each of [`COMP_AT`] (COMP@5, COMP@10:
+    /// COLT, Qu et al., CIKM 2024); 0 when there are none.
+    pub comp: [f64; 2],
     /// Share of queries whose answer was empty.
     pub zero_result_share: f64,
     /// Median discover latency, milliseconds.
@@ -194,12 +212,20 @@ pub fn aggregate(
     }
     let mut sorted = latencies_ms.to_vec();
     sorted.sort_by(f64::total_cmp);
+    let multi: Vec<&&QueryScores> = judged.iter().filter(|s| s.relevant > 1).collect();
+    let mut comp = [0.0; 2];
+    for (i, c) in comp.iter_mut().enumerate() {
+        let complete = multi.iter().filter(|s| s.complete[i]).count();
+        *c = complete as f64 / multi.len().max(1) as f64;
+    }
     Metrics {
         queries: scores.len(),
         judged: judged.len(),
         recall,
         mrr: judged.iter().map(|s| s.rr).sum::<f64>() / n,
         ndcg: judged.iter().map(|s| s.ndcg).sum::<f64>() / n,
+        multi: multi.len(),
+        comp,
         zero_result_share: zero_results as f64 / scores.len().max(1) as f64,
         latency_p50_ms: percentile(&sorted, 0.50),
         latency_p95_ms: percentile(&sorted, 0.95),
@@ -297,6 +323,29 @@ mod tests {
         let s = score_ranking(&long, &names(&["t10"])).unwrap();
         assert_eq!((s.rr, s.ndcg, s.recall[3]), (0.0, 0.0, 0.0));
         assert!(score_ranking(&long, &[]).is_none());
+    }
+
+    #[test]
+    fn completeness_counts_queries_that_need_several_tools() {
+        let long: Vec<String> = (0..12).map(|i| format!("t{i}")).collect();
+        // Both within 5; one within 10 only; one beyond 10; a single-tool query (not counted).
+        let both = score_ranking(&long, &names(&["t0", "t4"])).unwrap();
+        assert_eq!(both.complete, [true, true]);
+        let late = score_ranking(&long, &names(&["t0", "t7", "t7"])).unwrap();
+        assert_eq!((late.relevant, late.complete), (2, [false, true]));
+        let missed = score_ranking(&long, &names(&["t1", "t11"])).unwrap();
+        assert_eq!(missed.complete, [false, false]);
+        let single = score_ranking(&long, &names(&["t0"])).unwrap();
+        let m = aggregate(
+            &[Some(both), Some(late), Some(missed), Some(single)],
+            0,
+            &[],
+        );
+        assert_eq!(m.multi, 3);
+        assert!((m.comp[0] - 1.0 / 3.0).abs() < 1e-12);
+        assert!((m.comp[1] - 2.0 / 3.0).abs() < 1e-12);
+        let none = aggregate(&[Some(single)], 0, &[]);
+        assert_eq!((none.multi, none.comp), (0, [0.0, 0.0]));
     }
 
     #[test]

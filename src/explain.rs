@@ -5,13 +5,16 @@
 //! frequency, and per field its term frequency and weight. This is what a tool author needs to
 //! fix a description or a search hint.
 
-use crate::discovery::hybrid::{CANDIDATES, QueryVector, rank_hybrid};
+use crate::discovery::fuse::{Ranked, merge, need_ranking, score_floor};
+use crate::discovery::plan::{Plan, Search};
+use crate::discovery::retrieve::CANDIDATES;
+use crate::discovery::retrieve::{Lists, Reach, depth, retrieve};
+use crate::discovery::semantic::{QueryVector, QueryVectors, query_vectors};
 use crate::discovery::{
-    DiscoverRequest, Discoverer, DiscoveryOptions, Dropped, Profile, QueryToken, rank_query,
-    score_floor, validate_query,
+    DiscoverRequest, Discoverer, DiscoveryOptions, Dropped, Profile, QueryToken, plan, validate,
 };
 use crate::error::{Error, Result};
-use crate::index::{Bm25Params, DocId, Index};
+use crate::index::{Bm25Params, DocId, Index, ScoredDoc};
 use crate::registry::State;
 use serde_json::{Value, json};
 
@@ -109,6 +112,19 @@ pub struct ToolExplanation {
     pub rank: Option<usize>,
     /// Contributions of the scored tokens it contains, in query order.
     pub terms: Vec<TermContribution>,
+    /// The need of the query it answers, when the query holds several and a need's ranking
+    /// holds it (the one that scores it best relative to its own best).
+    pub intent: Option<String>,
+}
+
+/// One need of a query that holds several, and how its own ranking placed the named tool.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IntentExplanation {
+    /// The need, as the query words it.
+    pub text: String,
+    /// The tool's score in the need's ranking relative to that ranking's best (1 for the best),
+    /// and its rank there, when the need's ranking holds it.
+    pub rank: Option<(f64, usize)>,
 }
 
 /// Why a query ranks a tool as it does. See [`crate::Discoverer::explain`].
@@ -137,9 +153,12 @@ pub struct Explanation {
     pub result_count: usize,
     /// The named tool.
     pub tool: ToolExplanation,
-    /// The `hybrid` profile's two sides, when it ranked (`tool`'s score, rank and outcome are
-    /// then the fused ones; `tool.terms` are the lexical side's).
+    /// The `hybrid` profile's two sides for the whole query, when it ranked (`tool`'s score, rank
+    /// and outcome are then the fused ones; `tool.terms` are the lexical side's).
     pub hybrid: Option<HybridExplanation>,
+    /// The query's needs, when it holds several (then `tool`'s score and rank are the merged
+    /// ones: see `src/discovery/fuse.rs`); empty otherwise.
+    pub intents: Vec<IntentExplanation>,
 }
 
 /// How the `hybrid` profile ranked the named tool: each side, and the fusion.
@@ -248,10 +267,22 @@ impl Explanation {
                 "note": h.note,
             })
         });
+        let intents: Vec<Value> = self
+            .intents
+            .iter()
+            .map(|i| {
+                json!({
+                    "text": i.text,
+                    "relative_score": i.rank.map(|r| r.0),
+                    "rank": i.rank.map(|r| r.1),
+                })
+            })
+            .collect();
         json!({
             "query": self.query,
             "profile": self.profile.as_str(),
             "hybrid": hybrid,
+            "intents": intents,
             "exact_match": self.exact_match,
             "tokens": tokens,
             "scored_tokens": self.scored_tokens,
@@ -268,6 +299,7 @@ impl Explanation {
                 "indexed": self.tool.indexed,
                 "score": self.tool.score,
                 "rank": self.tool.rank,
+                "intent": self.tool.intent,
                 "terms": terms,
             },
         })
@@ -278,27 +310,64 @@ impl Explanation {
 // discoverer itself knows nothing of it).
 impl Discoverer {
     /// Explains how `query` ranks the tool `tool_name` with this discoverer's options and
-    /// `request.top_k`: the analyzed query tokens and the filter's verdicts, the tool's score
-    /// taken apart per token and field, its rank, or why it is not in the answer. An unknown tool
-    /// is NOT_FOUND; query and `top_k` are checked as for [`discover`](Self::discover).
+    /// `request` (its `top_k` and filters): the analyzed query tokens and the filter's verdicts,
+    /// the tool's score taken apart per token and field, its rank, or why it is not in the
+    /// answer. An unknown tool is NOT_FOUND; query and `top_k` are checked as for
+    /// [`discover`](Self::discover). It runs the same stages as a discover.
     pub fn explain(
         &self,
         query: &str,
         tool_name: &str,
         request: &DiscoverRequest,
     ) -> Result<Explanation> {
-        let vector =
-            crate::discovery::hybrid::query_vector(self.shared(), self.options(), query, None)?;
-        let state = self.read()?;
-        let mut e = explain(&state, self.options(), query, tool_name, request)?;
-        if !matches!(vector, QueryVector::NotNeeded) {
-            explain_hybrid(&state, self.options(), query, request, &vector, &mut e)?;
-        } else if crate::discovery::hybrid::effective_profile(self.shared(), self.options())?
-            == Profile::Hybrid
-        {
-            // An exact name or `select:` is answered alike by every profile; the explanation
-            // still names the one this discoverer ranks with.
-            e.profile = Profile::Hybrid;
+        let options = self.options();
+        let profile = validate::validate(self.shared(), options, query, request)?;
+        let mut state = self.read()?;
+        let slot = slot_of(&state, tool_name)?;
+        let mut e = Explanation::new(query, tool_name, profile, state.is_indexed(slot), request);
+        let search = match plan::plan(&state, options, profile, query, request) {
+            Plan::Exact(doc) => {
+                named(&state, &mut e, slot, &[doc], true);
+                return Ok(e);
+            }
+            Plan::Select(docs) => {
+                named(&state, &mut e, slot, &docs, false);
+                return Ok(e);
+            }
+            Plan::Search(search) => search,
+        };
+        let vectors = if search.profile == Profile::Hybrid {
+            drop(state);
+            let given = request.query_vector.as_ref().map(|q| &q.0[..]);
+            let vectors = query_vectors(self.shared(), query, &search, given)?;
+            state = self.read()?;
+            vectors
+        } else {
+            QueryVectors::none()
+        };
+        let slot = slot_of(&state, tool_name)?;
+        let lists = retrieve(
+            &state,
+            options,
+            query,
+            &search,
+            &vectors,
+            request,
+            Reach::Everything,
+        )?;
+        explain_search(
+            &state, options, query, &search, &lists, request, slot, &mut e,
+        )?;
+        if search.profile == Profile::Hybrid {
+            hybrid_sides(
+                &state,
+                options,
+                &lists,
+                &vectors.whole,
+                request,
+                slot,
+                &mut e,
+            );
         }
         Ok(e)
     }
@@ -314,97 +383,254 @@ impl Discoverer {
     }
 }
 
-/// Explains how `query` ranks `tool_name` under `options` (see [`crate::Discoverer::explain`]).
-pub(crate) fn explain(
+/// The slot of the tool named `name`, or NOT_FOUND.
+fn slot_of(state: &State, name: &str) -> Result<DocId> {
+    state
+        .slot_of(name)
+        .ok_or_else(|| Error::not_found(format!("no tool named {name:?} is registered")))
+}
+
+impl Explanation {
+    /// An explanation with nothing found yet.
+    fn new(
+        query: &str,
+        tool_name: &str,
+        profile: Profile,
+        indexed: bool,
+        request: &DiscoverRequest,
+    ) -> Self {
+        Explanation {
+            query: query.to_string(),
+            profile,
+            exact_match: None,
+            tokens: Vec::new(),
+            scored_tokens: Vec::new(),
+            analyzed_token_count: 0,
+            top_k: request.top_k,
+            best_score: None,
+            score_floor: None,
+            result_count: 0,
+            tool: ToolExplanation {
+                name: tool_name.to_string(),
+                outcome: Outcome::Ranked,
+                reason: String::new(),
+                indexed,
+                score: None,
+                rank: None,
+                terms: Vec::new(),
+                intent: None,
+            },
+            hybrid: None,
+            intents: Vec::new(),
+        }
+    }
+}
+
+/// The explanation of a query that names its tools: an exact name (`exact`) or `select:`.
+fn named(state: &State, e: &mut Explanation, slot: DocId, docs: &[DocId], exact: bool) {
+    e.result_count = docs.len();
+    e.best_score = (!docs.is_empty()).then_some(1.0);
+    let t = &mut e.tool;
+    if exact {
+        e.exact_match = Some(state.tool_at(docs[0]).name().to_string());
+    }
+    if let Some(pos) = docs.iter().position(|&d| d == slot) {
+        t.outcome = Outcome::ExactMatch;
+        t.reason = if exact {
+            "the query is this tool's name: it is returned alone with score 1.0 and its schema"
+                .into()
+        } else {
+            format!(
+                "the query selects this tool by name (select:), in place {}",
+                pos + 1
+            )
+        };
+        t.score = Some(1.0);
+        t.rank = Some(pos + 1);
+    } else if !t.indexed {
+        t.outcome = Outcome::Disabled;
+        t.reason = "the tool or its namespace is disabled, so it is not indexed (and the query names other tools)".into();
+    } else {
+        t.outcome = Outcome::OtherExactMatch;
+        t.reason = match &e.exact_match {
+            Some(name) => {
+                format!("the query is the exact name of {name:?}, which is returned alone")
+            }
+            None => "the query selects other tools by name (select:)".into(),
+        };
+    }
+}
+
+/// Explains a search: the whole query's tokens, the tool's terms, and where the fused (and, for
+/// a query of several needs, merged) ranking puts it.
+#[allow(clippy::too_many_arguments)]
+fn explain_search(
     state: &State,
     options: &DiscoveryOptions,
     query: &str,
-    tool_name: &str,
+    search: &Search,
+    lists: &Lists<'_>,
     request: &DiscoverRequest,
-) -> Result<Explanation> {
-    validate_query(query)?;
-    if request.top_k < 1 {
-        return Err(Error::invalid("top_k: must be at least 1"));
-    }
-    let slot = state
-        .slot_of(tool_name)
-        .ok_or_else(|| Error::not_found(format!("no tool named {tool_name:?} is registered")))?;
-    let indexed = state.is_indexed(slot);
-    let mut tool = ToolExplanation {
-        name: tool_name.to_string(),
-        outcome: Outcome::Ranked,
-        reason: String::new(),
-        indexed,
-        score: None,
-        rank: None,
-        terms: Vec::new(),
-    };
-    let mut out = Explanation {
-        query: query.to_string(),
-        profile: options.profile,
-        exact_match: None,
-        tokens: Vec::new(),
-        scored_tokens: Vec::new(),
-        analyzed_token_count: 0,
-        top_k: request.top_k,
-        best_score: None,
-        score_floor: None,
-        result_count: 0,
-        tool: tool.clone(),
-        hybrid: None,
-    };
-    if let Some(exact) = state.exact_match(query) {
-        let exact_name = state.tool_at(exact).name().to_string();
-        out.result_count = 1;
-        out.best_score = Some(1.0);
-        if exact == slot {
-            tool.outcome = Outcome::ExactMatch;
-            tool.reason =
-                "the query is this tool's name: it is returned alone with score 1.0 and its schema"
-                    .into();
-            tool.score = Some(1.0);
-            tool.rank = Some(1);
-        } else if !indexed {
-            tool.outcome = Outcome::Disabled;
-            tool.reason = "the tool or its namespace is disabled, so it is not indexed (and the query names another tool exactly)".into();
-        } else {
-            tool.outcome = Outcome::OtherExactMatch;
-            tool.reason =
-                format!("the query is the exact name of {exact_name:?}, which is returned alone");
+    slot: DocId,
+    out: &mut Explanation,
+) -> Result<()> {
+    out.tokens = lists.whole.tokens.tokens.clone();
+    out.analyzed_token_count = lists.whole.tokens.analyzed;
+    out.scored_tokens = lists.whole.tokens.scored.clone();
+    let whole = need_ranking(state, options, search.profile, &lists.whole, request);
+    // The full ranking, and the answer exactly as discover computes it.
+    let (full, answer): (Vec<Ranked>, Vec<Ranked>) = if lists.intents.is_empty() {
+        let full: Vec<Ranked> = whole.iter().map(|h| ranked(h.doc, h.score)).collect();
+        let mut answer: Vec<Ranked> = full.iter().take(request.top_k).copied().collect();
+        answer.retain(|h| h.score > 0.0);
+        if let Some(floor) = score_floor(options, answer.first().map(|h| h.score)) {
+            answer.retain(|h| h.score >= floor);
         }
-        out.exact_match = Some(exact_name);
-        out.tool = tool;
-        return Ok(out);
-    }
-    // The full ranking: every indexed tool fits in a top_k of the index size.
-    let everything = state.indexed_count().max(1);
-    let ranking = rank_query(state, options, query, everything, 0.0)?;
-    out.tokens = ranking.plan.tokens;
-    out.analyzed_token_count = ranking.plan.analyzed;
-    out.scored_tokens = ranking.plan.scored;
-    // The answer, exactly as discover computes it: top_k, positive scores, then the floor.
-    let mut answer: Vec<_> = ranking.hits.iter().take(request.top_k).copied().collect();
-    answer.retain(|h| h.score > 0.0);
+        (full, answer)
+    } else {
+        let needs: Vec<Vec<ScoredDoc>> = lists
+            .intents
+            .iter()
+            .map(|n| need_ranking(state, options, search.profile, n, request))
+            .collect();
+        let d = depth(request);
+        let full = merge(&whole, &needs, d, options.min_score_ratio, usize::MAX);
+        let answer = merge(&whole, &needs, d, options.min_score_ratio, request.top_k);
+        out.intents = search
+            .intents
+            .iter()
+            .zip(&needs)
+            .map(|(range, need)| IntentExplanation {
+                text: query[range.clone()].to_string(),
+                rank: relative_rank(need, slot),
+            })
+            .collect();
+        let intent = full
+            .iter()
+            .find(|h| h.doc == slot)
+            .and_then(|h| h.intent)
+            .map(|i| out.intents[i].text.clone());
+        out.tool.intent = intent;
+        (full, answer)
+    };
     out.best_score = answer.first().map(|h| h.score);
-    out.score_floor = score_floor(options, out.best_score);
-    if let Some(floor) = out.score_floor {
-        answer.retain(|h| h.score >= floor);
-    }
+    out.score_floor = match (lists.intents.is_empty(), out.best_score) {
+        (true, best) => score_floor(options, best),
+        // Several needs: the floor is a share of each ranking's best (1 after the merge's reading).
+        (false, Some(_)) if options.min_score_ratio > 0.0 => Some(options.min_score_ratio),
+        _ => None,
+    };
     out.result_count = answer.len();
-    if !indexed {
-        tool.outcome = Outcome::Disabled;
-        tool.reason = "the tool or its namespace is disabled, so it is not indexed".into();
-        out.tool = tool;
-        return Ok(out);
+    let t = &mut out.tool;
+    if !t.indexed {
+        t.outcome = Outcome::Disabled;
+        t.reason = "the tool or its namespace is disabled, so it is not indexed".into();
+        return Ok(());
     }
-    tool.terms = match options.profile {
+    t.terms = terms(state, options, &out.scored_tokens, slot)?;
+    let fused = search.profile == Profile::Hybrid || !lists.intents.is_empty();
+    let what = if !lists.intents.is_empty() {
+        "merged"
+    } else if search.profile == Profile::Hybrid {
+        "fused"
+    } else {
+        ""
+    };
+    let rank_word = if what.is_empty() {
+        "ranked".to_string()
+    } else {
+        format!("{what} rank")
+    };
+    let score_word = if what.is_empty() {
+        "score".to_string()
+    } else {
+        format!("{what} score")
+    };
+    let in_answer = answer.iter().position(|h| h.doc == slot);
+    let in_full = full.iter().position(|h| h.doc == slot);
+    if out.scored_tokens.is_empty() && !fused {
+        t.outcome = Outcome::NoQueryTokens;
+        t.reason =
+            "the query filter dropped every token (all filler, none in a tool name): the answer is empty".into();
+    } else if let Some(pos) = in_answer {
+        t.score = Some(answer[pos].score);
+        t.rank = Some(pos + 1);
+        t.outcome = Outcome::Ranked;
+        t.reason = format!("{rank_word} {} of {} in the answer", pos + 1, answer.len());
+    } else if let Some(pos) = in_full {
+        let score = full[pos].score;
+        t.score = Some(score);
+        // Below the answer: its place counts every tool of the answer above it.
+        t.rank = Some(pos + 1);
+        if pos >= request.top_k || answer.len() >= request.top_k {
+            t.outcome = Outcome::BelowTopK;
+            t.reason = format!(
+                "{rank_word} {} of {} scored tools, below top_k {}",
+                pos + 1,
+                full.len(),
+                request.top_k
+            );
+        } else {
+            t.outcome = Outcome::BelowScoreFloor;
+            t.reason = match out.score_floor {
+                Some(floor) if lists.intents.is_empty() => format!(
+                    "{score_word} {score:.4} is below the floor {floor:.4} (min_score_ratio {} times the best {:.4})",
+                    options.min_score_ratio,
+                    out.best_score.unwrap_or(0.0)
+                ),
+                Some(floor) => format!(
+                    "below the floor in every ranking: under {floor} (min_score_ratio) times the best of the whole query and of each need"
+                ),
+                None => format!("{score_word} {score:.4} is not positive"),
+            };
+        }
+    } else if fused {
+        t.outcome = Outcome::BelowTopK;
+        t.reason = format!(
+            "not among the {CANDIDATES} best of any list (words: enhanced BM25F{})",
+            if search.profile == Profile::Hybrid {
+                "; meaning: cosine"
+            } else {
+                ""
+            }
+        );
+    } else {
+        t.outcome = Outcome::NoCommonToken;
+        t.reason = "the tool shares no scored query token in any field".into();
+    }
+    Ok(())
+}
+
+fn ranked(doc: DocId, score: f64) -> Ranked {
+    Ranked {
+        doc,
+        score,
+        intent: None,
+    }
+}
+
+/// `slot`'s score relative to the ranking's best, and its rank there, when it holds it.
+fn relative_rank(hits: &[ScoredDoc], slot: DocId) -> Option<(f64, usize)> {
+    let best = hits.first().map(|h| h.score).filter(|&b| b > 0.0)?;
+    let pos = hits.iter().position(|h| h.doc == slot)?;
+    Some((hits[pos].score / best, pos + 1))
+}
+
+/// The tool's terms: each scored token's contribution, per field, in the profile's index.
+fn terms(
+    state: &State,
+    options: &DiscoveryOptions,
+    scored: &[String],
+    slot: DocId,
+) -> Result<Vec<TermContribution>> {
+    Ok(match options.profile {
         Profile::Reference => contributions(
             state.index().ok_or_else(|| {
                 Error::Internal("the reference index was not built for this registry".into())
             })?,
             &crate::analyzer::REFERENCE_FIELDS,
             &options.bm25(),
-            &out.scored_tokens,
+            scored,
             slot,
         ),
         Profile::Enhanced | Profile::Hybrid => {
@@ -415,48 +641,11 @@ pub(crate) fn explain(
                 index,
                 &crate::analyzer::ENHANCED_FIELDS,
                 &options.bm25_enhanced(analysis),
-                &out.scored_tokens,
+                scored,
                 slot,
             )
         }
-    };
-    let position = ranking.hits.iter().position(|h| h.doc == slot);
-    if out.scored_tokens.is_empty() {
-        tool.outcome = Outcome::NoQueryTokens;
-        tool.reason =
-            "the query filter dropped every token (all filler, none in a tool name): the answer is empty".into();
-    } else if let Some(pos) = position {
-        let score = ranking.hits[pos].score;
-        tool.score = Some(score);
-        tool.rank = Some(pos + 1);
-        if pos >= request.top_k {
-            tool.outcome = Outcome::BelowTopK;
-            tool.reason = format!(
-                "ranked {} of {} scored tools, below top_k {}",
-                pos + 1,
-                ranking.hits.len(),
-                request.top_k
-            );
-        } else if answer.iter().any(|h| h.doc == slot) {
-            tool.outcome = Outcome::Ranked;
-            tool.reason = format!("ranked {} of {} in the answer", pos + 1, answer.len());
-        } else {
-            tool.outcome = Outcome::BelowScoreFloor;
-            tool.reason = match out.score_floor {
-                Some(floor) => format!(
-                    "score {score:.4} is below the floor {floor:.4} (min_score_ratio {} times the best score {:.4})",
-                    options.min_score_ratio,
-                    out.best_score.unwrap_or(0.0)
-                ),
-                None => format!("score {score:.4} is not positive"),
-            };
-        }
-    } else {
-        tool.outcome = Outcome::NoCommonToken;
-        tool.reason = "the tool shares no scored query token in any field".into();
-    }
-    out.tool = tool;
-    Ok(out)
+    })
 }
 
 /// Per-token, per-field contributions to `doc`'s score, in query order (each occurrence again).
@@ -531,25 +720,19 @@ fn contributions<const F: usize>(
     out
 }
 
-/// Replaces the lexical verdict of `e` with the `hybrid` one: the fused score, rank, answer and
-/// outcome, with each side's score and rank.
-fn explain_hybrid(
+/// The whole query's two `hybrid` sides for the named tool: its words score and rank, its
+/// cosine and rank, its fused score and rank (before any merge of needs), and its phrase score.
+fn hybrid_sides(
     state: &State,
     options: &DiscoveryOptions,
-    query: &str,
-    request: &DiscoverRequest,
+    lists: &Lists<'_>,
     vector: &QueryVector,
+    request: &DiscoverRequest,
+    slot: DocId,
     e: &mut Explanation,
-) -> Result<()> {
+) {
     e.profile = Profile::Hybrid;
-    let slot = state
-        .slot_of(&e.tool.name)
-        .expect("explained tool is registered");
-    let everything = DiscoverRequest {
-        top_k: 2 * CANDIDATES,
-        ..request.clone()
-    };
-    let fused = rank_hybrid(state, options, query, vector, &everything, options.fusion)?;
+    let fused = crate::discovery::hybrid::rank(state, &lists.whole, depth(request), options.fusion);
     let mut lex_rank: Vec<_> = fused
         .iter()
         .filter_map(|f| f.lexical.map(|l| (f.doc, l)))
@@ -588,52 +771,4 @@ fn explain_hybrid(
         embedded,
         note,
     });
-    let mut answer: Vec<_> = fused.iter().take(request.top_k).collect();
-    answer.retain(|h| h.score > 0.0);
-    e.best_score = answer.first().map(|h| h.score);
-    e.score_floor = score_floor(options, e.best_score);
-    if let Some(floor) = e.score_floor {
-        answer.retain(|h| h.score >= floor);
-    }
-    e.result_count = answer.len();
-    if !e.tool.indexed {
-        return Ok(());
-    }
-    let t = &mut e.tool;
-    match pos {
-        None => {
-            t.score = None;
-            t.rank = None;
-            t.outcome = Outcome::BelowTopK;
-            t.reason = format!(
-                "not among the {CANDIDATES} best of either list (words: enhanced BM25F; meaning: cosine)"
-            );
-        }
-        Some(i) => {
-            let score = fused[i].score;
-            t.score = Some(score);
-            t.rank = Some(i + 1);
-            if i >= request.top_k {
-                t.outcome = Outcome::BelowTopK;
-                t.reason = format!(
-                    "fused rank {} of {}, below top_k {}",
-                    i + 1,
-                    fused.len(),
-                    request.top_k
-                );
-            } else if answer.iter().any(|h| h.doc == slot) {
-                t.outcome = Outcome::Ranked;
-                t.reason = format!("fused rank {} of {} in the answer", i + 1, answer.len());
-            } else {
-                t.outcome = Outcome::BelowScoreFloor;
-                t.reason = format!(
-                    "fused score {score:.4} is below the floor {:.4} (min_score_ratio {} times the best {:.4})",
-                    e.score_floor.unwrap_or(0.0),
-                    options.min_score_ratio,
-                    e.best_score.unwrap_or(0.0)
-                );
-            }
-        }
-    }
-    Ok(())
 }

@@ -69,7 +69,7 @@ pub use exec::{
     ExecuteOptions, HostOutcome, Plan, execute_json, finish, finish_json, prepare, prepare_json,
     run_call,
 };
-pub use explain::{Explanation, Outcome};
+pub use explain::{Explanation, IntentExplanation, Outcome};
 pub use format::ApiFormat;
 pub use provider::{Arguments, CallOutcome, ToolCall};
 pub use registry::{HostFn, HostResult, Registry, SchemaOptions, Summary, ToolStatus};

@@ -640,6 +640,9 @@ fn print_metrics(
             "recall@10": m.recall[3],
             "mrr@10": m.mrr,
             "ndcg@10": m.ndcg,
+            "multi_tool_queries": m.multi,
+            "comp@5": m.comp[0],
+            "comp@10": m.comp[1],
             "zero_result_share": m.zero_result_share,
             "latency_mean_ms": m.latency_mean_ms,
             "latency_p50_ms": m.latency_p50_ms,
@@ -659,17 +662,27 @@ fn print_metrics(
     );
     let _ = writeln!(
         out,
-        "| R@1 | R@3 | R@5 | R@10 | MRR@10 | nDCG@10 | zero-result | latency p50 / p95 (ms) |"
+        "| R@1 | R@3 | R@5 | R@10 | MRR@10 | nDCG@10 | COMP@5 | COMP@10 (n) | zero-result | latency p50 / p95 (ms) |"
     );
+    let comp = |c: f64| {
+        if m.multi == 0 {
+            "-".to_string()
+        } else {
+            format!("{c:.3}")
+        }
+    };
     let _ = writeln!(
         out,
-        "| {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.1}% | {:.3} / {:.3} |",
+        "| {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {} ({}) | {:.1}% | {:.3} / {:.3} |",
         m.recall[0],
         m.recall[1],
         m.recall[2],
         m.recall[3],
         m.mrr,
         m.ndcg,
+        comp(m.comp[0]),
+        comp(m.comp[1]),
+        m.multi,
         100.0 * m.zero_result_share,
         m.latency_p50_ms,
         m.latency_p95_ms

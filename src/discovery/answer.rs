@@ -1,11 +1,43 @@
-//! The answer to a search: the exact-name shortcut and `select:`, the score floor, and the hits
-//! as typed [`Hit`]s or JSON written straight from the registry's tools, within `max_tokens`.
+//! Answer, the last stage: the ranked tools as typed [`Hit`]s or as JSON written straight from
+//! the registry's tools, within `max_tokens`.
 
-use super::hybrid::{QueryVector, rank_hybrid};
-use super::{DiscoverRequest, DiscoveryOptions, rank_query, score_floor, validate_query};
-use crate::error::{Error, Result};
+use super::DiscoverRequest;
+use super::fuse::Ranked;
 use crate::format::{into_string, write_f64, write_opt_str, write_schema_strict, write_str};
 use crate::registry::State;
+
+/// What a discover answers before it is written out.
+pub(crate) struct Answer<'q> {
+    /// The tools, best first.
+    pub hits: Vec<Ranked>,
+    /// An exact name or `select:`: every hit carries its schema, deferred or not.
+    pub exact: bool,
+    /// The query's needs as text, when it has several (a hit's `intent` indexes them).
+    pub intents: Vec<&'q str>,
+}
+
+impl Answer<'_> {
+    /// The answer to an exact name or a `select:` query: these tools, score 1.0, with schemas.
+    pub(crate) fn named(docs: Vec<crate::index::DocId>) -> Self {
+        Answer {
+            hits: docs
+                .into_iter()
+                .map(|doc| Ranked {
+                    doc,
+                    score: 1.0,
+                    intent: None,
+                })
+                .collect(),
+            exact: true,
+            intents: Vec::new(),
+        }
+    }
+
+    /// The need `hit` answers, as text.
+    fn intent_of(&self, hit: &Ranked) -> Option<&str> {
+        hit.intent.and_then(|i| self.intents.get(i).copied())
+    }
+}
 
 /// One discovered tool.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,9 +56,12 @@ pub struct Hit {
     pub schema: Option<String>,
     /// Strict mode was asked for and this schema cannot be strict: why (the schema is non-strict).
     pub warning: Option<String>,
+    /// The need of the query this tool answers, when the query holds several (its words, as the
+    /// query has them).
+    pub intent: Option<String>,
 }
 
-/// Renders hits as the JSON answer: `[{"name", "description", "score", "namespace", "deferred", "schema"?, "warning"?}]`.
+/// Renders hits as the JSON answer: `[{"name", "description", "score", "namespace", "deferred", "intent"?, "schema"?, "warning"?}]`.
 pub fn hits_to_json(hits: &[Hit]) -> String {
     let mut out = Vec::with_capacity(128 * hits.len() + 2);
     out.push(b'[');
@@ -49,6 +84,7 @@ fn write_hit(out: &mut Vec<u8>, h: &Hit) {
         h.score,
         h.namespace.as_deref(),
         h.deferred,
+        h.intent.as_deref(),
     );
     if let Some(schema) = &h.schema {
         out.extend_from_slice(b",\"schema\":");
@@ -112,6 +148,7 @@ fn write_hit_head(
     score: f64,
     namespace: Option<&str>,
     deferred: bool,
+    intent: Option<&str>,
 ) {
     out.extend_from_slice(b"{\"name\":");
     write_str(out, name);
@@ -126,24 +163,22 @@ fn write_hit_head(
     } else {
         b",\"deferred\":false"
     });
+    if let Some(intent) = intent {
+        out.extend_from_slice(b",\"intent\":");
+        write_str(out, intent);
+    }
 }
 
-/// Answers one query against `state`: the exact-name shortcut, else the filtered BM25F ranking.
-pub(crate) fn discover(
-    state: &State,
-    options: &DiscoveryOptions,
-    query: &str,
-    request: &DiscoverRequest,
-    vector: &QueryVector,
-) -> Result<Vec<Hit>> {
-    let (hits, exact) = answer(state, options, query, request, vector)?;
-    let hits = hits
+/// The answer as typed hits.
+pub(crate) fn hits(state: &State, answer: &Answer<'_>, request: &DiscoverRequest) -> Vec<Hit> {
+    let hits = answer
+        .hits
         .iter()
         .map(|h| {
             let tool = state.tool_at(h.doc);
             let deferred = tool.metadata().defer;
             let mut warning = None;
-            let schema = (exact || deferred).then(|| {
+            let schema = (answer.exact || deferred).then(|| {
                 let mut s = Vec::new();
                 warning = write_schema_strict(&mut s, tool, request.api_format, request.strict)
                     .map(str::to_string);
@@ -157,22 +192,17 @@ pub(crate) fn discover(
                 deferred,
                 schema,
                 warning,
+                intent: answer.intent_of(h).map(str::to_string),
             }
         })
         .collect();
-    Ok(cut_to_budget(hits, request.max_tokens))
+    cut_to_budget(hits, request.max_tokens)
 }
 
-/// [`discover`] answered as JSON text (as [`hits_to_json`] writes it), written straight from
-/// the registry's tools instead of through copied [`Hit`] values.
-pub(crate) fn discover_json(
-    state: &State,
-    options: &DiscoveryOptions,
-    query: &str,
-    request: &DiscoverRequest,
-    vector: &QueryVector,
-) -> Result<String> {
-    let (hits, exact) = answer(state, options, query, request, vector)?;
+/// The answer as JSON text (as [`hits_to_json`] writes [`hits`]), written straight from the
+/// registry's tools instead of through copied [`Hit`] values.
+pub(crate) fn json(state: &State, answer: &Answer<'_>, request: &DiscoverRequest) -> String {
+    let (hits, exact) = (&answer.hits, answer.exact);
     // The answer's byte budget (`max_tokens` estimated at 4 bytes a token), closing `]` included.
     let budget = request.max_tokens.map(|t| t.saturating_mul(4));
     let fits = |out: &Vec<u8>| budget.is_none_or(|b| out.len() < b);
@@ -203,6 +233,7 @@ pub(crate) fn discover_json(
                 h.score,
                 tool.namespace(),
                 deferred,
+                answer.intent_of(h),
             );
             if exact || deferred {
                 out.extend_from_slice(b",\"schema\":");
@@ -228,6 +259,7 @@ pub(crate) fn discover_json(
             h.score,
             tool.namespace(),
             deferred,
+            answer.intent_of(h),
         );
         out.push(b'}');
         if !fits(&out) && i > 0 {
@@ -236,95 +268,5 @@ pub(crate) fn discover_json(
         }
     }
     out.push(b']');
-    Ok(into_string(out))
-}
-
-/// The documents a query answers with, best first, and whether it is the exact-name match
-/// (score 1.0, with its schema whether deferred or not).
-fn answer(
-    state: &State,
-    options: &DiscoveryOptions,
-    query: &str,
-    request: &DiscoverRequest,
-    vector: &QueryVector,
-) -> Result<(Vec<crate::index::ScoredDoc>, bool)> {
-    validate_query(query)?;
-    if request.top_k < 1 {
-        return Err(Error::invalid("top_k: must be at least 1"));
-    }
-    if let Some(doc) = state
-        .exact_match(query)
-        .filter(|&doc| request.admits(state.tool_at(doc)))
-    {
-        return Ok((vec![crate::index::ScoredDoc { doc, score: 1.0 }], true));
-    }
-    if let Some(names) = select_names(query) {
-        return Ok((select(state, names), true));
-    }
-    let mut scored = if !matches!(vector, QueryVector::NotNeeded) {
-        // The filters apply inside: each list is of admitted tools only.
-        rank_hybrid(state, options, query, vector, request, options.fusion)?
-            .into_iter()
-            .map(|f| crate::index::ScoredDoc {
-                doc: f.doc,
-                score: f.score,
-            })
-            .collect()
-    } else if request.has_filters() {
-        // Rank every matching tool, keep the admitted ones, then cut: the filter comes first.
-        let everything = state.indexed_count().max(1);
-        // No floor here: it is taken over the admitted tools only.
-        let mut all = rank_query(state, options, query, everything, 0.0)?.hits;
-        all.retain(|h| request.admits(state.tool_at(h.doc)));
-        all.truncate(request.top_k);
-        all
-    } else {
-        // The floor below drops what the search may leave out with it.
-        rank_query(
-            state,
-            options,
-            query,
-            request.top_k,
-            options.min_score_ratio,
-        )?
-        .hits
-    };
-    scored.retain(|h| h.score > 0.0);
-    if let Some(floor) = score_floor(options, scored.first().map(|h| h.score)) {
-        scored.retain(|h| h.score >= floor);
-    }
-    Ok((scored, false))
-}
-
-/// The prefix of a query that names its tools: `select:a,b,c`.
-pub const SELECT_PREFIX: &str = "select:";
-
-/// The names of a `select:a,b,c` query (trimmed, empty ones skipped), or `None` for any other
-/// query. The prefix is matched ignoring ASCII case and leading whitespace.
-pub fn select_names(query: &str) -> Option<impl Iterator<Item = &str>> {
-    let q = query.trim_start();
-    let head = q.get(..SELECT_PREFIX.len())?;
-    if !head.eq_ignore_ascii_case(SELECT_PREFIX) {
-        return None;
-    }
-    Some(
-        q[SELECT_PREFIX.len()..]
-            .split(',')
-            .map(str::trim)
-            .filter(|n| !n.is_empty()),
-    )
-}
-
-/// The tools a `select:` query names, by tolerant exact name (as a whole-query exact match is
-/// found), in the given order, each once, unknown or disabled names skipped; score 1.0 each.
-fn select<'a>(state: &State, names: impl Iterator<Item = &'a str>) -> Vec<crate::index::ScoredDoc> {
-    let mut out: Vec<crate::index::ScoredDoc> = Vec::new();
-    for name in names {
-        if let Some(doc) = state.exact_match(name) {
-            if !out.iter().any(|h| h.doc == doc) {
-                out.push(crate::index::ScoredDoc { doc, score: 1.0 });
-            }
-        }
-    }
-    out
+    into_string(out)
 }

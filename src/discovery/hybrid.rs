@@ -1,6 +1,7 @@
-//! The `hybrid` profile: the `enhanced` ranking fused with the embedder's cosine similarity.
+//! Words and meaning, a step of the fuse stage (the `hybrid` profile): one need's `enhanced`
+//! ranking fused with the embedder's cosine similarity.
 //!
-//! Both lists are cut to their own best [`CANDIDATES`]; each score is standardized over its
+//! Both lists are cut to their own best [`CANDIDATES`](super::retrieve::CANDIDATES); each score is standardized over its
 //! list's distribution (a z-score: minus the mean, over the standard deviation), and the fused
 //! score is the mean of the two. BM25F scores exactly the tools sharing a word with the query, so
 //! the lexical distribution is that whole list; the cosine has no such boundary, so its
@@ -17,28 +18,11 @@
 
 pub use super::options::Fusion;
 use super::phrases::RERANKED;
-use super::{DiscoverRequest, DiscoveryOptions, Profile, score_all_enhanced};
-use crate::embed::Embedder;
-use crate::error::{Error, Result};
+use super::retrieve::Retrieved;
+use super::semantic;
 use crate::index::{DocId, ScoredDoc};
-use crate::registry::{Shared, State, missing_embedder};
+use crate::registry::State;
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
-
-/// How many of each list's best are fused.
-pub const CANDIDATES: usize = 100;
-
-/// The query's vector, computed before the registry is locked (an embedder runs with no lock
-/// held), or why there is none.
-#[derive(Debug, Clone)]
-pub(crate) enum QueryVector {
-    /// The query is not ranked with `hybrid` (another profile, or a name or `select:` query).
-    NotNeeded,
-    /// The unit vector of the query.
-    Vector(Vec<f32>),
-    /// The embedder failed on the query: it is ranked by words only.
-    Failed(String),
-}
 
 /// One fused hit, with what each side gave it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -55,126 +39,30 @@ pub(crate) struct FusedHit {
     pub phrase: f64,
 }
 
-/// The profile `options` rank with on this registry, or an error when they name `hybrid` and
-/// the registry has no embedder.
-pub(crate) fn effective_profile(shared: &Shared, options: &DiscoveryOptions) -> Result<Profile> {
-    let with = shared.embedding().is_some();
-    let p = options.effective_profile(with);
-    if p == Profile::Hybrid && !with {
-        return Err(missing_embedder());
-    }
-    Ok(p)
-}
-
-/// Embeds `query` when `options` rank it with `hybrid` on this registry; call with no registry
-/// lock held.
-pub(crate) fn query_vector(
-    shared: &Shared,
-    options: &DiscoveryOptions,
-    query: &str,
-    given: Option<&[f32]>,
-) -> Result<QueryVector> {
-    if effective_profile(shared, options)? != Profile::Hybrid {
-        return Ok(QueryVector::NotNeeded);
-    }
-    if super::select_names(query).is_some() {
-        return Ok(QueryVector::NotNeeded);
-    }
-    super::validate_query(query)?;
-    if shared.read()?.exact_match(query).is_some() {
-        return Ok(QueryVector::NotNeeded);
-    }
-    let Some(embedding) = shared.embedding() else {
-        return Err(missing_embedder());
-    };
-    let embedder = embedding.embedder();
-    if let Some(given) = given {
-        if given.len() != embedder.dim() {
-            return Err(Error::invalid(format!(
-                "options.query_vector: {} numbers, expected {} (the embedder's dim)",
-                given.len(),
-                embedder.dim()
-            )));
-        }
-        let mut v = given.to_vec();
-        if !crate::embed::normalize(&mut v) {
-            return Err(Error::invalid(
-                "options.query_vector: a NaN, an infinity or only zeros",
-            ));
-        }
-        return Ok(QueryVector::Vector(v));
-    }
-    if !embedder.embeds_queries() {
-        return Ok(QueryVector::Failed(
-            "the embedder is pulled by the host: give the query's vector as the discover option query_vector"
-                .into(),
-        ));
-    }
-    Ok(embed_query(embedder, query))
-}
-
-/// The unit vector of `query`, a failure (error or panic) becoming [`QueryVector::Failed`].
-pub(crate) fn embed_query(embedder: &Arc<dyn Embedder>, query: &str) -> QueryVector {
-    let result =
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| embedder.embed(&[query])))
-            .unwrap_or_else(|p| {
-                Err(Error::Internal(format!(
-                    "the embedder panicked: {}",
-                    crate::error::panic_message(&p)
-                )))
-            });
-    match result {
-        Ok(v) if v.len() == embedder.dim() => QueryVector::Vector(v),
-        Ok(v) => QueryVector::Failed(format!(
-            "the embedder returned {} numbers for one text of dimension {}",
-            v.len(),
-            embedder.dim()
-        )),
-        Err(e) => QueryVector::Failed(e.to_string()),
-    }
-}
-
-/// Ranks `query` with `hybrid`: the best `top_k` admitted tools by fused score, before the
-/// score floor. Without a query vector (the embedder failed), the lexical ranking alone, its
-/// best raised by their phrases as ever.
-pub(crate) fn rank_hybrid(
+/// Fuses what retrieval found for one need into one list, best first, every candidate of either
+/// side (the caller cuts it): the lexical candidates (the best `candidates` of `need.lexical`),
+/// the semantic ones, each standardized, and the best raised by their phrases. Without a query
+/// vector (the embedder failed), the lexical ranking alone, its best raised by their phrases.
+pub(crate) fn rank(
     state: &State,
-    options: &DiscoveryOptions,
-    query: &str,
-    vector: &QueryVector,
-    request: &DiscoverRequest,
+    need: &Retrieved<'_>,
+    candidates: usize,
     fusion: Fusion,
-) -> Result<Vec<FusedHit>> {
-    let lexical = DiscoveryOptions {
-        profile: Profile::Enhanced,
-        profile_named: true,
-        ..*options
-    };
-    // Every tool sharing a word with the query: the lexical list's distribution is measured over
-    // all of them, and the candidates are its best.
-    let candidates = CANDIDATES.max(request.top_k);
-    let (lex, pairs) = score_all_enhanced(state, &lexical, query, candidates, |h| {
-        h.score > 0.0 && request.admits(state.tool_at(h.doc))
-    })?;
-    let semantic = match (vector, state.vectors()) {
-        (QueryVector::Vector(q), Some(store)) if q.len() == store.dim() => Some((store, q)),
-        _ => None,
-    };
-    let sem = semantic.map_or_else(Vec::new, |(store, q)| {
-        let filters = request.has_filters();
-        store.search(q, CANDIDATES.max(request.top_k), |id| {
-            state.is_indexed(id) && (!filters || request.admits(state.tool_at(id)))
-        })
-    });
-    let cosine_of = |id| semantic.and_then(|(store, q)| store.cosine(q, id));
+) -> Vec<FusedHit> {
+    let cosine_of = |id| semantic::cosine(state, need.vector, id);
     let analysis = state.enhanced().map(|(analysis, _)| analysis);
     let phrase_of = |id| match analysis {
-        Some(analysis) if !pairs.is_empty() => pairs.score(state.tool_at(id), analysis),
+        Some(analysis) if !need.pairs.is_empty() => need.pairs.score(state.tool_at(id), analysis),
         _ => 0.0,
     };
-    let mut fused = fuse(&lex, candidates, &sem, cosine_of, phrase_of, fusion);
-    fused.truncate(request.top_k);
-    Ok(fused)
+    fuse(
+        &need.lexical,
+        candidates,
+        &need.semantic,
+        cosine_of,
+        phrase_of,
+        fusion,
+    )
 }
 
 /// Fuses a lexical and a semantic list (each best first) into one, best first; ties by slot.

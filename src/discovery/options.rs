@@ -176,6 +176,10 @@ pub struct DiscoveryOptions {
     /// How `hybrid` fuses its two lists (see [`crate::discovery::hybrid`]); other profiles
     /// ignore it.
     pub fusion: Fusion,
+    /// Whether a query that holds several needs is searched for each of them too and the answer
+    /// keeps every need's best tools (`enhanced` and `hybrid`; `reference` never does). Default
+    /// true; `"intents": false` ranks every query as one need.
+    pub intents: bool,
 }
 
 impl Default for DiscoveryOptions {
@@ -204,6 +208,7 @@ impl DiscoveryOptions {
             delta: 1.0,
             profile_named: true,
             fusion: Default::default(),
+            intents: true,
         };
         match profile {
             Profile::Reference => reference,
@@ -237,7 +242,7 @@ impl DiscoveryOptions {
     }
 
     /// Parses `{"profile", "field_weights": {...}, "min_score_ratio", "max_df_ratio", "k1", "b",
-    /// "delta"}`, all optional; `None`, `null` or `{}` give the defaults. `profile` (`enhanced`,
+    /// "delta", "fusion", "intents"}`, all optional; `None`, `null` or `{}` give the defaults. `profile` (`enhanced`,
     /// the default, or `reference` for exact parity with the Python reference) picks the defaults
     /// of the others. Unknown keys and out-of-range
     /// or non-finite numbers are refused.
@@ -307,9 +312,14 @@ impl DiscoveryOptions {
                             ))
                         })?
                 }
+                "intents" => {
+                    o.intents = v.as_bool().ok_or_else(|| {
+                        Error::invalid(format!("{here}: expected a boolean, got {}", kind_of(v)))
+                    })?
+                }
                 _ => {
                     return Err(Error::invalid(format!(
-                        "{here}: unknown option (expected profile, field_weights, min_score_ratio, max_df_ratio, k1, b, delta or fusion)"
+                        "{here}: unknown option (expected profile, field_weights, min_score_ratio, max_df_ratio, k1, b, delta, fusion or intents)"
                     )));
                 }
             }

@@ -13,7 +13,7 @@
 //! analyses cost about a tenth of a millisecond. A hit further down keeps its place, so the first
 //! hits of an answer do not depend on `top_k`.
 
-use super::{Dropped, QueryPlan};
+use super::lexical::{Dropped, QueryPlan};
 use crate::analyzer::{EnhancedAnalysis, enhanced_document_within, is_stopword};
 use crate::index::Index;
 use crate::tool::Tool;
@@ -31,6 +31,7 @@ pub const FIELD_BYTES: usize = 16 * 1024;
 const K1: f64 = 1.2;
 
 /// The query's adjacent word pairs, each with its weight.
+#[derive(Default)]
 pub(crate) struct QueryPairs {
     pairs: Vec<(String, String, f64)>,
     /// The pairs by their first word: (second word, index into `pairs`).

@@ -20,6 +20,7 @@ mod ffi;
 mod filters;
 mod golden;
 mod hybrid;
+mod intents;
 mod lazy_index;
 mod leak_canary;
 mod limits;
