@@ -17,6 +17,16 @@ public enum ApiFormat implements Json.Named {
         this.jsonName = jsonName;
     }
 
+    /** The format the library calls {@code name} (e.g. {@code "anthropic"}). */
+    public static ApiFormat fromJsonName(String name) {
+        for (ApiFormat f : values()) {
+            if (f.jsonName.equals(name)) {
+                return f;
+            }
+        }
+        throw new IllegalArgumentException("unknown api format " + name);
+    }
+
     /** The library's name of the format, e.g. {@code "openai-chat"}. */
     @Override
     public String jsonName() {
