@@ -5,6 +5,7 @@ import com.sun.jna.ptr.PointerByReference;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -273,6 +274,20 @@ public final class Registry implements AutoCloseable {
         return StrictSchemas.parse(get((p, out, err) -> NativeLib.tr_registry_get_schemas(p, o, out, err)));
     }
 
+    /**
+     * Exactly these tools, in this order (disabled ones included), as a framework declares them:
+     * name, description, parameters schema. {@link Status#NOT_FOUND} names an unknown one.
+     */
+    public List<ToolSchema> toolSchemas(List<String> names) {
+        return ToolSchema.parseChat(schemas(new SchemaOptions().names(names.toArray(new String[0]))));
+    }
+
+    /** The tools these options choose (enabled ones, sorted by name), as a framework declares them. */
+    public List<ToolSchema> toolSchemas(SchemaOptions options) {
+        SchemaOptions o = options == null ? new SchemaOptions() : options.copy();
+        return ToolSchema.parseChat(schemas(o.apiFormat(ApiFormat.OPENAI_CHAT)));
+    }
+
     /** One line per enabled deferred tool, in registration order, for a system prompt. */
     public List<DeferredSummary> deferredSummaries() {
         return DeferredSummary.parseList(deferredSummariesJson());
@@ -352,6 +367,26 @@ public final class Registry implements AutoCloseable {
      */
     public String execute(String callsJson) {
         return execute(callsJson, null);
+    }
+
+    /**
+     * Runs one call of a tool as the model made it (for frameworks that hand calls one at a time)
+     * and answers the text the model reads: the function's answer, or an error result starting
+     * with {@code "Error: "} (arguments that break the schema, an unknown or disabled tool, a
+     * function that threw). Through {@link #execute(String)}: the same checks and texts.
+     *
+     * @param argumentsJson the arguments as the model wrote them (JSON text; null or blank: {@code {}})
+     */
+    public String callTool(String name, String argumentsJson) {
+        if (name == null) {
+            throw new NullPointerException("name is null");
+        }
+        String args = argumentsJson == null || argumentsJson.isBlank() ? "{}" : argumentsJson;
+        String call = new Json.Obj().put("id", "call").put("type", "function")
+                .put("function", new Json.Obj().put("name", name).put("arguments", args).map()).toString();
+        String messages = execute("{\"role\":\"assistant\",\"tool_calls\":[" + call + "]}");
+        List<Map<String, Object>> list = Json.objects(Json.parse(messages));
+        return list.isEmpty() ? "" : Json.str(list.get(0), "content");
     }
 
     /** {@link #execute(String)} with options ({@code parallel(N)}: up to N calls at once on library threads). */

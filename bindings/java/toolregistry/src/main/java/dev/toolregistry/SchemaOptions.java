@@ -44,6 +44,16 @@ public final class SchemaOptions {
         return this;
     }
 
+    SchemaOptions copy() {
+        SchemaOptions o = new SchemaOptions();
+        o.includeDeferred = includeDeferred;
+        o.apiFormat = apiFormat;
+        o.tags = tags;
+        o.excludeTags = excludeTags;
+        o.names = names;
+        return o;
+    }
+
     String toJson(boolean strict) {
         return new Json.Obj()
                 .put("include_deferred", includeDeferred)
