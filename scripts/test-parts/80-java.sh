@@ -7,40 +7,14 @@
 # The cross-language part (90) reuses the classes built here.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-for tool in java javac mvn; do
-  if ! command -v "$tool" >/dev/null 2>&1; then
-    echo "80-java: '$tool' is not on PATH; install a JDK >= 17 and Maven (Debian: openjdk-17-jdk-headless maven)" >&2
-    exit 1
-  fi
-done
-major=$(javac -version 2>&1 | sed -n 's/^javac \([0-9]*\).*/\1/p')
-if [ -z "$major" ] || [ "$major" -lt 17 ]; then
-  echo "80-java: the Java binding needs JDK >= 17, this is $(javac -version 2>&1)" >&2
-  exit 1
-fi
+source scripts/lib/setup.sh
+need_java_maven
 target="${CARGO_TARGET_DIR:-target}"
 [[ "$target" = /* ]] || target="$PWD/$target"
 cargo build --release --lib --locked
 lib="$target/release/libtoolregistry.so"
 
-# mvn_run ARGS...: offline first (no network round trips once ~/.m2 is warm); online again only
-# when the offline run failed for want of an artifact, never to retry failing tests.
-mvn_run() {
-  local log
-  log=$(mktemp)
-  if mvn -o "$@" >"$log" 2>&1; then
-    cat "$log"; rm -f "$log"; return 0
-  fi
-  if grep -qE "in offline mode|has not been downloaded|offline mode and the artifact" "$log"; then
-    rm -f "$log"
-    echo "80-java: resolving from Maven Central (first run)"
-    mvn "$@"
-    return
-  fi
-  cat "$log"; rm -f "$log"; return 1
-}
-
-(cd bindings/java && mvn_run -q -B package -Dtoolregistry.lib="$lib")
+(cd bindings/java && mvn_offline_first -q -B package -Dtoolregistry.lib="$lib")
 for report in bindings/java/*/target/surefire-reports/*.txt; do
   grep -h "Tests run" "$report"
 done
