@@ -58,7 +58,7 @@ mvn_offline_first() {
   if mvn -o "$@" >"$log" 2>&1; then
     cat "$log"; rm -f "$log"; return 0
   fi
-  if grep -qE "in offline mode|has not been downloaded|offline mode and the artifact" "$log"; then
+  if grep -qE "in offline mode|has not been downloaded|offline mode and the artifact|No plugin found for prefix" "$log"; then
     rm -f "$log"
     echo "mvn: resolving from Maven Central (first run)"
     mvn "$@"

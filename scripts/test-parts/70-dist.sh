@@ -208,7 +208,7 @@ java_env=(env -u TOOLREGISTRY_LIB -u LD_LIBRARY_PATH PATH="$clean_path")
 (cd "$java_app" && export PATH="$clean_path" && unset TOOLREGISTRY_LIB LD_LIBRARY_PATH &&
   mvn_offline_first -q -B -Dmaven.repo.local="$m2" org.apache.maven.plugins:maven-install-plugin:3.1.4:install-file \
     -Dfile="$jar" -DpomFile="${jar%.jar}.pom" &&
-  mvn_offline_first -q -B -Dmaven.repo.local="$m2" compile dependency:build-classpath -Dmdep.outputFile=classpath.txt)
+  mvn_offline_first -q -B -Dmaven.repo.local="$m2" compile org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath -Dmdep.outputFile=classpath.txt)
 grep -q "$m2/dev/toolregistry/toolregistry/$version/toolregistry-$version.jar" "$java_app/classpath.txt" ||
   { echo "dist: the Maven project did not resolve the jar from the local repository" >&2; exit 1; }
 java_lib=$(cd "$java_app" && "${java_env[@]}" java -Djna.tmpdir="$java_app/jna" -cp "target/classes:$(cat classpath.txt)" App)
