@@ -52,7 +52,8 @@ public final class Discoverer implements AutoCloseable {
      * @throws ToolRegistryException {@link Status#INVALID_ARGUMENT} for an empty query or {@code topK} below 1
      */
     public List<Hit> discover(String query, int topK) {
-        return Hit.parseList(discoverJson(query, topK));
+        byte[] o = topK >= 1 && topK < TOP_K.length ? TOP_K[topK] : Utf8.encode("{\"top_k\":" + topK + "}", "options");
+        return Hit.parseList(discoverRaw(Utf8.required(query, "query"), o));
     }
 
     /** {@link #discover(String, int)} with filters, format, strict mode, a token budget or a query vector. */

@@ -3,7 +3,6 @@ package dev.toolregistry;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -21,19 +20,51 @@ import java.util.Set;
 public record Hit(String name, String description, double score, String namespace, boolean deferred,
         String schemaJson, String warning) {
 
-    private static final Set<String> RAW = Set.of("schema");
-
     /**
-     * The hits of a discover answer. Fields this binding does not know are ignored, so a library
-     * that adds one to its hits breaks nothing.
+     * The hits of a discover answer, read in one pass without building maps. Fields this binding
+     * does not know are skipped, so a library that adds one to its hits breaks nothing.
      */
     static List<Hit> parseList(String json) {
-        List<Object> array = Json.array(json, RAW);
-        List<Hit> hits = new ArrayList<>(array.size());
-        for (Map<String, Object> h : Json.objects(array)) {
-            hits.add(new Hit(Json.str(h, "name"), Json.str(h, "description"), Json.num(h, "score"),
-                    Json.str(h, "namespace"), Json.bool(h, "deferred"), Json.str(h, "schema"), Json.str(h, "warning")));
+        try {
+            Json.Reader r = new Json.Reader(json, Set.of());
+            List<Hit> hits = new ArrayList<>();
+            r.expect('[');
+            if (!r.consume(']')) {
+                do {
+                    hits.add(parseOne(r));
+                } while (r.consume(','));
+                r.expect(']');
+            }
+            return Collections.unmodifiableList(hits);
+        } catch (Json.ParseException e) {
+            throw new ToolRegistryException(Status.INTERNAL, "the library's discover answer could not be read: " + e.getMessage());
         }
-        return Collections.unmodifiableList(hits);
+    }
+
+    private static Hit parseOne(Json.Reader r) {
+        String name = null;
+        String description = null;
+        double score = 0;
+        String namespace = null;
+        boolean deferred = false;
+        String schema = null;
+        String warning = null;
+        r.expect('{');
+        if (!r.consume('}')) {
+            do {
+                switch (r.key()) {
+                    case "name": name = r.stringOrNull(); break;
+                    case "description": description = r.stringOrNull(); break;
+                    case "score": score = r.doubleValue(); break;
+                    case "namespace": namespace = r.stringOrNull(); break;
+                    case "deferred": deferred = r.bool(); break;
+                    case "schema": schema = r.raw(); break;
+                    case "warning": warning = r.stringOrNull(); break;
+                    default: r.skipValue();
+                }
+            } while (r.consume(','));
+            r.expect('}');
+        }
+        return new Hit(name, description, score, namespace, deferred, schema, warning);
     }
 }

@@ -38,6 +38,16 @@ final class Json {
         }
     }
 
+    private static final double[] POW10 = new double[23];
+
+    static {
+        double p = 1;
+        for (int i = 0; i < POW10.length; i++) {
+            POW10[i] = p;
+            p *= 10;
+        }
+    }
+
     static Object parse(String text) {
         return parse(text, Collections.emptySet());
     }
@@ -139,15 +149,136 @@ final class Json {
         return Collections.unmodifiableList(out);
     }
 
-    private static final class Reader {
+    /** A position in JSON text; also the streaming reader of {@link Hit#parseList}. */
+    static final class Reader {
         final String s;
         final Set<String> rawKeys;
+        // No backslash anywhere: a string ends at the next quote, found with the JDK's vectorized indexOf.
+        final boolean noEscapes;
         int pos;
         int depth;
 
         Reader(String s, Set<String> rawKeys) {
             this.s = s;
             this.rawKeys = rawKeys;
+            this.noEscapes = s.indexOf('\\') < 0;
+        }
+
+        /** Skips whitespace, then consumes {@code c} or fails. */
+        void expect(char c) {
+            ws();
+            if (peek() != c) {
+                throw error("expected '" + c + "'");
+            }
+            pos++;
+        }
+
+        /** Skips whitespace, then consumes {@code c} if it is next. */
+        boolean consume(char c) {
+            ws();
+            if (pos < s.length() && s.charAt(pos) == c) {
+                pos++;
+                return true;
+            }
+            return false;
+        }
+
+        /** A member's value as a string ({@code null} for JSON null; other scalars as their text). */
+        String stringOrNull() {
+            ws();
+            char c = peek();
+            if (c == '"') {
+                return string();
+            }
+            Object v = value(false);
+            return v == null ? null : v.toString();
+        }
+
+        /** A number member (exact: the shortest decimal of a double reads back as that double). */
+        double doubleValue() {
+            ws();
+            int start = pos;
+            boolean negative = false;
+            long mantissa = 0;
+            int digits = 0;
+            int scale = 0;
+            boolean simple = true;
+            if (pos < s.length() && s.charAt(pos) == '-') {
+                negative = true;
+                pos++;
+            }
+            boolean fraction = false;
+            while (pos < s.length()) {
+                char c = s.charAt(pos);
+                if (c >= '0' && c <= '9') {
+                    if (mantissa != 0 || c != '0') {
+                        digits++;
+                    }
+                    mantissa = mantissa * 10 + (c - '0');
+                    if (fraction) {
+                        scale++;
+                    }
+                    if (digits > 16) {
+                        simple = false;
+                    }
+                    pos++;
+                } else if (c == '.' && !fraction) {
+                    fraction = true;
+                    pos++;
+                } else if (c == 'e' || c == 'E' || c == '+' || c == '-' || c == '.') {
+                    simple = false;
+                    pos++;
+                } else {
+                    break;
+                }
+            }
+            if (start == pos) {
+                throw error("expected a number");
+            }
+            if (simple && scale <= 22 && mantissa <= (1L << 53)) {
+                // Clinger's fast path: both exactly representable, one correctly rounded division.
+                double d = mantissa / POW10[scale];
+                return negative ? -d : d;
+            }
+            return Double.parseDouble(s.substring(start, pos));
+        }
+
+        boolean bool() {
+            Object v = value(false);
+            return Boolean.TRUE.equals(v);
+        }
+
+        /** A value's text as is, or {@code null} for JSON null. */
+        String raw() {
+            ws();
+            if (s.startsWith("null", pos)) {
+                pos += 4;
+                return null;
+            }
+            Object v = value(true);
+            return v == null ? null : v.toString();
+        }
+
+        /** Moves past one value of any kind. */
+        void skipValue() {
+            ws();
+            char c = peek();
+            if (c == '{' || c == '[' || c == '"') {
+                skip();
+            } else {
+                value(false);
+            }
+        }
+
+        /** The next key (after whitespace), and its colon. */
+        String key() {
+            ws();
+            if (peek() != '"') {
+                throw error("expected a key");
+            }
+            String k = string();
+            expect(':');
+            return k;
         }
 
         ParseException error(String what) {
@@ -170,6 +301,11 @@ final class Json {
                 throw error("unexpected end");
             }
             int start = pos;
+            char first = s.charAt(pos);
+            if (raw && (first == '{' || first == '[' || first == '"')) {
+                skip();
+                return new Raw(s.substring(start, pos));
+            }
             Object v;
             char c = s.charAt(pos);
             switch (c) {
@@ -197,11 +333,51 @@ final class Json {
             return raw && v != null ? new Raw(s.substring(start, pos)) : v;
         }
 
+        /** Moves past one object, array or string without building it (a raw member: only its text is kept). */
+        void skip() {
+            int depth0 = depth;
+            int n = s.length();
+            do {
+                if (pos >= n) {
+                    throw error("unexpected end");
+                }
+                char c = s.charAt(pos++);
+                if (c == '"' && noEscapes) {
+                    int q = s.indexOf('"', pos);
+                    if (q < 0) {
+                        throw error("unterminated string");
+                    }
+                    pos = q + 1;
+                } else if (c == '"') {
+                    for (;;) {
+                        if (pos >= n) {
+                            throw error("unterminated string");
+                        }
+                        char d = s.charAt(pos++);
+                        if (d == '"') {
+                            break;
+                        }
+                        if (d == '\\') {
+                            pos++;
+                        }
+                    }
+                } else if (c == '{' || c == '[') {
+                    if (++depth > 256) {
+                        throw error("nested too deeply");
+                    }
+                } else if (c == '}' || c == ']') {
+                    depth--;
+                }
+            } while (depth > depth0);
+        }
+
         Object literal(String word, Object v) {
-            if (!s.startsWith(word, pos)) {
+            int n = word.length();
+            if (pos + n > s.length() || s.charAt(pos + 1) != word.charAt(1) || s.charAt(pos + n - 1) != word.charAt(n - 1)
+                    || !s.regionMatches(pos, word, 0, n)) {
                 throw error("unexpected character");
             }
-            pos += word.length();
+            pos += n;
             return v;
         }
 
@@ -281,6 +457,14 @@ final class Json {
         String string() {
             pos++;
             int start = pos;
+            if (noEscapes) {
+                int q = s.indexOf('"', pos);
+                if (q < 0) {
+                    throw error("unterminated string");
+                }
+                pos = q + 1;
+                return s.substring(start, q);
+            }
             // Fast path: no escapes.
             while (pos < s.length()) {
                 char c = s.charAt(pos);

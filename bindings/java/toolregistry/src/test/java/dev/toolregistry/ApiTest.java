@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -48,6 +49,16 @@ class ApiTest {
         List<Hit> hits = Hit.parseList("[{\"name\":\"a\",\"description\":\"d\",\"score\":2.5,\"namespace\":null,\"deferred\":false,"
                 + "\"intent\":{\"index\":0,\"text\":\"x\"},\"future\":[1,2,{\"k\":null}]}]");
         assertEquals(new Hit("a", "d", 2.5, null, false, null, null), hits.get(0));
+    }
+
+    @Test
+    void rawMembersKeepTheirTextExactly() {
+        String schema = "{\"a\":[1,{\"b\":\"x\\\"]}\"},null,true],\"c\":{}}";
+        List<Hit> hits = Hit.parseList("[{\"name\":\"n\",\"schema\":" + schema + ",\"score\":1e-3},{\"name\":\"m\",\"schema\":null,\"score\":2}]");
+        assertEquals(schema, hits.get(0).schemaJson());
+        assertEquals(0.001, hits.get(0).score());
+        assertNull(hits.get(1).schemaJson());
+        assertEquals(Map.of("k", new Json.Raw("12.5")), Json.object("{\"k\": 12.5}", java.util.Set.of("k")));
     }
 
     @Test
