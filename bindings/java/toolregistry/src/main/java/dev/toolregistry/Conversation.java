@@ -134,14 +134,7 @@ public final class Conversation implements AutoCloseable {
         return get((p, out, err) -> NativeLib.tr_conversation_loaded(p, out, err));
     }
 
-    private String get(Registry.OutCall c) {
-        Pointer p = handle.acquire();
-        try {
-            PointerByReference out = new PointerByReference();
-            PointerByReference err = new PointerByReference();
-            return NativeLib.output(c.call(p, out, err), out, err);
-        } finally {
-            handle.release();
-        }
+    private String get(NativeHandle.OutCall c) {
+        return handle.get(c);
     }
 }

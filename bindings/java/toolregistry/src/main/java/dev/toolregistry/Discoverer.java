@@ -73,14 +73,7 @@ public final class Discoverer implements AutoCloseable {
     }
 
     private String discoverRaw(byte[] q, byte[] o) {
-        Pointer p = handle.acquire();
-        try {
-            PointerByReference out = new PointerByReference();
-            PointerByReference err = new PointerByReference();
-            return NativeLib.output(NativeLib.tr_discoverer_discover(p, q, o, out, err), out, err);
-        } finally {
-            handle.release();
-        }
+        return handle.get((p, out, err) -> NativeLib.tr_discoverer_discover(p, q, o, out, err));
     }
 
     /**
@@ -125,14 +118,7 @@ public final class Discoverer implements AutoCloseable {
         byte[] q = Utf8.required(query, "query");
         byte[] t = Utf8.required(toolName, "toolName");
         byte[] o = Utf8.encode("{\"top_k\":" + topK + "}", "options");
-        Pointer p = handle.acquire();
-        try {
-            PointerByReference out = new PointerByReference();
-            PointerByReference err = new PointerByReference();
-            return NativeLib.output(NativeLib.tr_discoverer_explain(p, q, t, o, out, err), out, err);
-        } finally {
-            handle.release();
-        }
+        return handle.get((p, out, err) -> NativeLib.tr_discoverer_explain(p, q, t, o, out, err));
     }
 
     /** Rebuilds the search index (never needed: it is kept in step; changes no answer). */

@@ -592,24 +592,14 @@ final class Json {
                 write(sb, o);
             }
             sb.append(']');
-        } else if (v instanceof float[]) {
-            float[] a = (float[]) v;
+        } else if (v instanceof float[] || v instanceof double[]) {
             sb.append('[');
-            for (int i = 0; i < a.length; i++) {
+            int n = java.lang.reflect.Array.getLength(v);
+            for (int i = 0; i < n; i++) {
                 if (i > 0) {
                     sb.append(',');
                 }
-                write(sb, a[i]);
-            }
-            sb.append(']');
-        } else if (v instanceof double[]) {
-            double[] a = (double[]) v;
-            sb.append('[');
-            for (int i = 0; i < a.length; i++) {
-                if (i > 0) {
-                    sb.append(',');
-                }
-                write(sb, a[i]);
+                write(sb, java.lang.reflect.Array.get(v, i));
             }
             sb.append(']');
         } else if (v instanceof Object[]) {

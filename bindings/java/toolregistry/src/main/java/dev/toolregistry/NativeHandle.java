@@ -1,6 +1,7 @@
 package dev.toolregistry;
 
 import com.sun.jna.Pointer;
+import com.sun.jna.ptr.PointerByReference;
 import java.lang.ref.Cleaner;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -66,6 +67,23 @@ final class NativeHandle {
                 }
                 return;
             }
+        }
+    }
+
+    /** A call {@code fn(handle, ..., &out, &err)} whose inputs the lambda holds. */
+    interface OutCall {
+        int call(Pointer p, PointerByReference out, PointerByReference err);
+    }
+
+    /** Runs {@code c} holding the handle; its output string, copied and freed, or the library's error. */
+    String get(OutCall c) {
+        Pointer p = acquire();
+        try {
+            PointerByReference out = new PointerByReference();
+            PointerByReference err = new PointerByReference();
+            return NativeLib.output(c.call(p, out, err), out, err);
+        } finally {
+            release();
         }
     }
 

@@ -526,23 +526,12 @@ public final class Registry implements AutoCloseable {
 
     // ---- helpers: every native call holds the handle for its duration ----
 
-    interface OutCall {
-        int call(Pointer p, PointerByReference out, PointerByReference err);
-    }
-
     interface Action {
         void run(Pointer p);
     }
 
-    String get(OutCall c) {
-        Pointer p = handle.acquire();
-        try {
-            PointerByReference out = new PointerByReference();
-            PointerByReference err = new PointerByReference();
-            return NativeLib.output(c.call(p, out, err), out, err);
-        } finally {
-            handle.release();
-        }
+    String get(NativeHandle.OutCall c) {
+        return handle.get(c);
     }
 
     void act(Action a) {
