@@ -42,7 +42,8 @@ def java(main, *args):
     lib = os.path.join(core, "lib")
     jars = [os.path.join(lib, f) for f in sorted(os.listdir(lib)) if f.endswith(".jar")] if os.path.isdir(lib) else []
     classpath = os.pathsep.join([os.path.join(core, "classes"), os.path.join(core, "test-classes")] + jars)
-    argv = ["java", "-Djna.tmpdir=" + os.path.join(target, "java-cross-jna"), "-cp", classpath,
+    # Short runs: the C1 compiler alone and the serial collector start and finish sooner.
+    argv = ["java", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Djna.tmpdir=" + os.path.join(target, "java-cross-jna"), "-cp", classpath,
             "dev.toolregistry." + main] + [str(a) for a in args]
     return argv, dict(os.environ, TOOLREGISTRY_LIB=os.path.join(target, "release", "libtoolregistry.so"))
 

@@ -78,6 +78,10 @@ ensure_go() {
 mvn_offline_first() {
   local log
   log=$(mktemp)
+  # Maven's own JVM: a short run, so the C1 compiler alone and the serial collector (about a
+  # fifth less wall time here); a caller's MAVEN_OPTS come after and win.
+  local MAVEN_OPTS="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC ${MAVEN_OPTS:-}"
+  export MAVEN_OPTS
   if mvn -o "$@" >"$log" 2>&1; then
     cat "$log"; rm -f "$log"; return 0
   fi

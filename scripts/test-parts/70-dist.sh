@@ -205,13 +205,15 @@ public class App {
 }
 EOF
 java_env=(env -u TOOLREGISTRY_LIB -u LD_LIBRARY_PATH PATH="$clean_path")
+quick=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC)   # short runs: C1 alone, the serial collector
+# One Maven run: the jar into the repository, then the project built against it.
 (cd "$java_app" && export PATH="$clean_path" && unset TOOLREGISTRY_LIB LD_LIBRARY_PATH &&
   mvn_offline_first -q -B -Dmaven.repo.local="$m2" org.apache.maven.plugins:maven-install-plugin:3.1.4:install-file \
-    -Dfile="$jar" -DpomFile="${jar%.jar}.pom" &&
-  mvn_offline_first -q -B -Dmaven.repo.local="$m2" compile org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath -Dmdep.outputFile=classpath.txt)
+    -Dfile="$jar" -DpomFile="${jar%.jar}.pom" compile \
+    org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath -Dmdep.outputFile=classpath.txt)
 grep -q "$m2/dev/toolregistry/toolregistry/$version/toolregistry-$version.jar" "$java_app/classpath.txt" ||
   { echo "dist: the Maven project did not resolve the jar from the local repository" >&2; exit 1; }
-java_lib=$(cd "$java_app" && "${java_env[@]}" java -Djna.tmpdir="$java_app/jna" -cp "target/classes:$(cat classpath.txt)" App)
+java_lib=$(cd "$java_app" && "${java_env[@]}" java "${quick[@]}" -Djna.tmpdir="$java_app/jna" -cp "target/classes:$(cat classpath.txt)" App)
 echo "maven ok: discover answered from $java_lib"
 case "$java_lib" in
   "$java_app/jna/"*) ;;
@@ -225,8 +227,8 @@ section = open(sys.argv[1], encoding="utf-8").read().split("## Quickstart: Java"
 os.makedirs(sys.argv[2], exist_ok=True)
 open(os.path.join(sys.argv[2], "Quickstart.java"), "w", encoding="utf-8").write(re.search(r"```java\n(.*?)```", section, re.S).group(1))
 PY
-"${java_env[@]}" javac -d "$work/java-readme" -cp "$jar:$jna_jar" "$work/java-readme/Quickstart.java"
-quickstart=$("${java_env[@]}" java -Djna.tmpdir="$work/java-readme/jna" -cp "$work/java-readme:$jar:$jna_jar" Quickstart)
+"${java_env[@]}" javac "${quick[@]/#/-J}" -d "$work/java-readme" -cp "$jar:$jna_jar" "$work/java-readme/Quickstart.java"
+quickstart=$("${java_env[@]}" java "${quick[@]}" -Djna.tmpdir="$work/java-readme/jna" -cp "$work/java-readme:$jar:$jna_jar" Quickstart)
 echo "$quickstart"
 grep -q '^hit convert_currency ' <<<"$quickstart" &&
   grep -q '^execute: \[{"role":"tool","tool_call_id":"call_1","content":"100 USD = 92.0 EUR"}\]$' <<<"$quickstart" &&
