@@ -182,62 +182,59 @@ final class Embedders {
     }
 
     private static void step(Registry r, AsyncEmbedder embed, CompletableFuture<Integer> out, int embedded) {
-        for (;;) {
-            if (out.isDone()) {
-                return;
-            }
-            List<EmbeddingJob> jobs;
-            try {
-                jobs = r.takeEmbeddingJobs(0);
-                if (jobs.isEmpty()) {
-                    EmbeddingStatus status = r.embeddingStatus();
-                    if (status == null || status.pending() == 0) {
-                        out.complete(embedded);
-                        return;
-                    }
-                    // The embedding thread queues texts a moment after a change: look again soon.
-                    CompletableFuture.delayedExecutor(2, TimeUnit.MILLISECONDS).execute(() -> step(r, embed, out, embedded));
-                    return;
-                }
-            } catch (Throwable e) {
-                out.completeExceptionally(e);
-                return;
-            }
-            List<String> texts = new ArrayList<>(jobs.size());
-            for (EmbeddingJob j : jobs) {
-                texts.add(j.text());
-            }
-            CompletionStage<float[][]> stage;
-            try {
-                stage = embed.embed(texts);
-                if (stage == null) {
-                    throw new NullPointerException("the embedder returned no stage");
-                }
-            } catch (Throwable e) {
-                stage = CompletableFuture.failedFuture(e);
-            }
-            stage.whenComplete((vectors, e) -> {
-                try {
-                    if (out.isDone()) {
-                        r.failEmbeddings(jobs, "cancelled");
-                        return;
-                    }
-                    String failure = e != null ? "the embedder failed: " + HostFunctions.messageOf(HostFunctions.unwrap(e))
-                            : vectors == null || vectors.length != jobs.size()
-                                    ? "the embedder returned " + (vectors == null ? "null" : vectors.length + " vectors") + " for " + jobs.size() + " texts"
-                                    : Arrays.stream(vectors).anyMatch(v -> v == null) ? "the embedder returned a null vector" : null;
-                    if (failure != null) {
-                        r.failEmbeddings(jobs, failure);
-                        step(r, embed, out, embedded);
-                    } else {
-                        r.putEmbeddings(jobs, vectors);
-                        step(r, embed, out, embedded + jobs.size());
-                    }
-                } catch (Throwable t) {
-                    out.completeExceptionally(t);
-                }
-            });
+        if (out.isDone()) {
             return;
         }
+        List<EmbeddingJob> jobs;
+        try {
+            jobs = r.takeEmbeddingJobs(0);
+            if (jobs.isEmpty()) {
+                EmbeddingStatus status = r.embeddingStatus();
+                if (status == null || status.pending() == 0) {
+                    out.complete(embedded);
+                    return;
+                }
+                // The embedding thread queues texts a moment after a change: look again soon.
+                CompletableFuture.delayedExecutor(2, TimeUnit.MILLISECONDS).execute(() -> step(r, embed, out, embedded));
+                return;
+            }
+        } catch (Throwable e) {
+            out.completeExceptionally(e);
+            return;
+        }
+        List<String> texts = new ArrayList<>(jobs.size());
+        for (EmbeddingJob j : jobs) {
+            texts.add(j.text());
+        }
+        CompletionStage<float[][]> stage;
+        try {
+            stage = embed.embed(texts);
+            if (stage == null) {
+                throw new NullPointerException("the embedder returned no stage");
+            }
+        } catch (Throwable e) {
+            stage = CompletableFuture.failedFuture(e);
+        }
+        stage.whenComplete((vectors, e) -> {
+            try {
+                if (out.isDone()) {
+                    r.failEmbeddings(jobs, "cancelled");
+                    return;
+                }
+                String failure = e != null ? "the embedder failed: " + HostFunctions.messageOf(HostFunctions.unwrap(e))
+                        : vectors == null || vectors.length != jobs.size()
+                                ? "the embedder returned " + (vectors == null ? "null" : vectors.length + " vectors") + " for " + jobs.size() + " texts"
+                                : Arrays.stream(vectors).anyMatch(v -> v == null) ? "the embedder returned a null vector" : null;
+                if (failure != null) {
+                    r.failEmbeddings(jobs, failure);
+                    step(r, embed, out, embedded);
+                } else {
+                    r.putEmbeddings(jobs, vectors);
+                    step(r, embed, out, embedded + jobs.size());
+                }
+            } catch (Throwable t) {
+                out.completeExceptionally(t);
+            }
+        });
     }
 }

@@ -2,7 +2,6 @@ package dev.toolregistry;
 
 import com.sun.jna.CallbackThreadInitializer;
 import com.sun.jna.Pointer;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -120,8 +119,6 @@ final class HostFunctions {
                 throw (Exception) cause;
             }
             throw new ExecutionException(cause);
-        } catch (CancellationException e) {
-            throw e;
         }
     }
 
