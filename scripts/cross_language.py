@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Asks the same queries through Rust, C, C++, Go, C#, Python and Node, prints the answers side by side, and fails
-unless all seven give the same names, in the same order, with the same scores (bit for bit), the same
+"""Asks the same queries through Rust, C, C++, Go, C#, Python, Node and Java, prints the answers side by side, and fails
+unless all eight give the same names, in the same order, with the same scores (bit for bit), the same
 namespace and deferred flag. The `hybrid` queries use a fake embedder that each language implements
 alike (tests/cross/discover.rs for Rust, which the CLI cannot load).
 
@@ -34,6 +34,20 @@ def node_env():
 NODE_TESTS = os.path.join("bindings", "node", "test")
 
 
+def java(main, *args):
+    """A Java cross-language program (bindings/java/toolregistry/src/test/java/dev/toolregistry/Cross*.java,
+    compiled by the Java part) on the release library; JNA unpacks its own part under target/."""
+    target = os.path.abspath(os.environ.get("CARGO_TARGET_DIR", "target"))
+    core = os.path.join("bindings", "java", "toolregistry", "target")
+    lib = os.path.join(core, "lib")
+    jars = [os.path.join(lib, f) for f in sorted(os.listdir(lib)) if f.endswith(".jar")] if os.path.isdir(lib) else []
+    classpath = os.pathsep.join([os.path.join(core, "classes"), os.path.join(core, "test-classes")] + jars)
+    # Short runs: the C1 compiler alone and the serial collector start and finish sooner.
+    argv = ["java", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Djna.tmpdir=" + os.path.join(target, "java-cross-jna"), "-cp", classpath,
+            "dev.toolregistry." + main] + [str(a) for a in args]
+    return argv, dict(os.environ, TOOLREGISTRY_LIB=os.path.join(target, "release", "libtoolregistry.so"))
+
+
 def programs(catalog):
     target = os.environ.get("CARGO_TARGET_DIR", "target")
     cross = os.path.join(target, "cross")
@@ -55,6 +69,7 @@ def programs(catalog):
                                    None),
         "node": lambda q, k, p: (["node", os.path.join(NODE_TESTS, "cross_discover.mjs"), catalog, q, str(k), p],
                                  node_env()),
+        "java": lambda q, k, p: java("CrossDiscover", catalog, q, k, p),
     }
 
 
@@ -62,8 +77,8 @@ def normalized(answer):
     return [(h["name"], float(h["score"]), h.get("namespace"), bool(h["deferred"])) for h in answer]
 
 
-# explain: the Rust CLI and the Node binding (query, tool, top_k, profile); the same JSON document,
-# every float bit for bit.
+# explain: the Rust CLI and the Node and Java bindings (query, tool, top_k, profile); the same JSON
+# document, every float bit for bit.
 EXPLAIN = [
     ("convert currency", "convert_currency", 10, "reference"),
     ("get the weather forecast for a city", "get_weather", 8, "enhanced"),
@@ -81,6 +96,7 @@ def check_explain(catalog):
                       "--top-k", str(top_k), "--profile", profile, "--tool", tool, query], None),
             ("node", ["node", os.path.join(NODE_TESTS, "cross_explain.mjs"), catalog, query, tool, str(top_k), profile],
              node_env()),
+            ("java",) + java("CrossExplain", catalog, query, tool, top_k, profile),
         ):
             out = subprocess.run(argv, capture_output=True, text=True, env=env)
             if out.returncode != 0:
@@ -88,9 +104,9 @@ def check_explain(catalog):
                 failures += 1
                 continue
             answers[language] = json.loads(out.stdout)
-        same = len(answers) == 2 and answers["rust"] == answers["node"]
+        same = len(answers) == 3 and answers["rust"] == answers["node"] == answers["java"]
         print(f"explain {query!r} {tool} top_k={top_k} {profile}: "
-              + ("rust and node identical" if same else "MISMATCH or missing"))
+              + ("rust, node and java identical" if same else "MISMATCH or missing"))
         if not same:
             failures += 1
     return len(EXPLAIN), failures
@@ -109,9 +125,9 @@ def corpus_programs(corpus, kind):
     python = os.path.join(target, "python-venv", "bin", "python")
     names = {
         "execute": ("execute_c", "execute_cpp", "trexecute", "ExecuteCli.exe", "cross_execute.py",
-                    "cross_execute.mjs"),
+                    "cross_execute.mjs", "CrossExecute"),
         "conversation": ("conversation_c", "conversation_cpp", "trconversation", "ConversationCli.exe",
-                         "cross_conversation.py", "cross_conversation.mjs"),
+                         "cross_conversation.py", "cross_conversation.mjs", "CrossConversation"),
     }[kind]
     programs = {
         "c": ([os.path.join(cross, names[0]), corpus], None),
@@ -120,22 +136,24 @@ def corpus_programs(corpus, kind):
         "c#": (["mono", os.path.join(target, "csharp", names[3]), corpus], env_cs),
         "python": ([python, os.path.join("bindings", "python", "tests", names[4]), corpus], None),
         "node": (["node", os.path.join(NODE_TESTS, names[5]), os.path.abspath(corpus)], node_env()),
+        "java": java(names[6], os.path.abspath(corpus)),
     }
     return {lang: cmd for lang, cmd in programs.items() if lang in CORPUS_LANGUAGES[kind]}
 
 
 # Which languages run which corpus (every binding runs both once its conversation type exists).
 CORPUS_LANGUAGES = {
-    "execute": ("c", "c++", "go", "c#", "python", "node"),
-    "conversation": ("c", "c++", "go", "c#", "python", "node"),
+    "execute": ("c", "c++", "go", "c#", "python", "node", "java"),
+    "conversation": ("c", "c++", "go", "c#", "python", "node", "java"),
 }
 
 # Which languages' corpus programs also take `--steps`: the calls run through the two-step loop
 # (prepare, the host's own run of the calls, finish: the async APIs) instead of execute, and must
-# print the same bytes. (Node has no other way: its execute is always the two steps.)
+# print the same bytes. (Node has no other way: its execute is always the two steps. Java's
+# `--steps` is executeAsync with async host functions.)
 STEPS_LANGUAGES = {
-    "execute": ("c", "c++", "go", "c#", "python"),
-    "conversation": ("c", "go", "c#", "python"),
+    "execute": ("c", "c++", "go", "c#", "python", "java"),
+    "conversation": ("c", "go", "c#", "python", "java"),
 }
 
 

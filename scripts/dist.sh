@@ -10,6 +10,9 @@
 #       library inside, repaired and checked by auditwheel (tagged for the oldest glibc it runs on).
 #   toolregistry-VERSION.tgz   the Node binding (`npm pack` of bindings/node compiled with tsc)
 #       with the same stripped library in lib/; koffi, its one dependency, comes from npm.
+#   toolregistry-VERSION.jar and .pom   the Java binding (Maven dev.toolregistry:toolregistry, the
+#       core module of bindings/java) with the same stripped library at linux-x86-64/, where JNA
+#       looks for it; JNA 5.19.1, its one dependency, comes from Maven Central.
 #
 # Reuses target/release when it is built (cargo runs once, through CMake; the wheel takes the
 # library CMake made instead of running cargo again). Needs cargo, CMake, a C/C++ compiler,
@@ -86,6 +89,41 @@ mkdir -p "$pkg/lib"
 cp -R bindings/node/package.json bindings/node/README.md bindings/node/dist LICENSE "$pkg/"
 cp "$build/toolregistry-lib/libtoolregistry.so.$version" "$pkg/lib/libtoolregistry.so"
 (cd "$pkg" && npm pack --quiet --pack-destination "$OLDPWD/dist" >/dev/null)
+
+# The Java jar: the core module built apart (build/dist/java; its tests run in 80-java.sh) with
+# the same stripped library as a resource, and a pom without the parent's, for a local repository.
+need_java_maven
+java_version=$(sed -n 's:^  <version>\(.*\)</version>:\1:p' bindings/java/pom.xml | head -n 1)
+jna_version=$(sed -n 's:.*<jna.version>\(.*\)</jna.version>.*:\1:p' bindings/java/pom.xml)
+if [ "$java_version" != "$version" ]; then
+  echo "dist: bindings/java/pom.xml has version $java_version, Cargo.toml $version" >&2
+  exit 1
+fi
+java_build="$PWD/$build/java"
+rm -rf "$java_build"
+mkdir -p "$java_build/native/linux-x86-64"
+cp "$build/toolregistry-lib/libtoolregistry.so.$version" "$java_build/native/linux-x86-64/libtoolregistry.so"
+(cd bindings/java && mvn_offline_first -q -B package -pl toolregistry -DskipTests \
+  -Dtoolregistry.build.dir="$java_build/target" -Dtoolregistry.native.dir="$java_build/native")
+cp "$java_build/target/toolregistry-$version.jar" dist/
+cat > "dist/toolregistry-$version.pom" <<EOF
+<?xml version="1.0" encoding="UTF-8"?>
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>dev.toolregistry</groupId>
+  <artifactId>toolregistry</artifactId>
+  <version>$version</version>
+  <name>toolregistry</name>
+  <description>Tool registry and tool discovery for LLM agents (JNA binding of libtoolregistry, linux-x86-64 inside).</description>
+  <dependencies>
+    <dependency>
+      <groupId>net.java.dev.jna</groupId>
+      <artifactId>jna</artifactId>
+      <version>$jna_version</version>
+    </dependency>
+  </dependencies>
+</project>
+EOF
 
 echo
 ls -l dist

@@ -4,6 +4,9 @@
 #   - the wheel goes into a fresh virtualenv, with a PATH that has no cargo, and answers a discover;
 #   - the npm tarball is installed into an empty folder with the same PATH (koffi from npm) and a
 #     Node script there answers a discover from the package's own library;
+#   - the jar is installed into a local Maven repository and an empty Maven project answers a
+#     discover from the library inside it; the README's Java quickstart is compiled with javac
+#     against the jar and JNA alone, and run (same PATH, no library path);
 #   - the tarball is unpacked somewhere else, an outside C program is built against it with
 #     pkg-config and run, and a CMake project finds it with find_package;
 #   - the shipped library (in both) is stripped and its .gnu_debuglink names the tarball's debug
@@ -144,4 +147,93 @@ case "$node_lib" in
   *) echo "dist: the npm package loaded a library outside its folder: $node_lib" >&2; exit 1 ;;
 esac
 debuglink_ok "$node_lib" "$prefix/lib/libtoolregistry.so.$version.debug"
-echo "dist: 4 checks passed (tarball, wheel, npm tarball, debug link)"
+
+# ---- the Java jar ---------------------------------------------------------------------------
+jar="$PWD/dist/toolregistry-$version.jar"
+[ -f "$jar" ] && [ -f "${jar%.jar}.pom" ] || { echo "dist: expected the jar $jar and its pom" >&2; exit 1; }
+python3 -c 'import sys, zipfile; sys.exit("linux-x86-64/libtoolregistry.so" not in zipfile.ZipFile(sys.argv[1]).namelist())' "$jar" ||
+  { echo "dist: the jar does not carry linux-x86-64/libtoolregistry.so" >&2; exit 1; }
+# A local repository of its own (in the package cache: its plugins are kept between runs; the
+# toolregistry artifact is installed anew each time), used by an empty Maven project.
+m2="${HOME:-/root}/.m2/toolregistry-dist-check"
+rm -rf "$m2/dev/toolregistry"
+java_app="$work/maven-app"
+mkdir -p "$java_app/src/main/java"
+cat > "$java_app/pom.xml" <<EOF
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>example</groupId>
+  <artifactId>maven-app</artifactId>
+  <version>1</version>
+  <properties>
+    <maven.compiler.release>17</maven.compiler.release>
+    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
+  </properties>
+  <dependencies>
+    <dependency>
+      <groupId>dev.toolregistry</groupId>
+      <artifactId>toolregistry</artifactId>
+      <version>$version</version>
+    </dependency>
+  </dependencies>
+  <build>
+    <plugins>
+      <plugin><artifactId>maven-compiler-plugin</artifactId><version>3.14.0</version></plugin>
+      <plugin><artifactId>maven-resources-plugin</artifactId><version>3.3.1</version></plugin>
+      <plugin><artifactId>maven-dependency-plugin</artifactId><version>3.8.1</version></plugin>
+    </plugins>
+  </build>
+</project>
+EOF
+cat > "$java_app/src/main/java/App.java" <<'EOF'
+import dev.toolregistry.Hit;
+import dev.toolregistry.Registry;
+import java.util.List;
+
+public class App {
+    public static void main(String[] args) {
+        try (Registry registry = new Registry()) {
+            registry.register("[{\"name\": \"send_email\", \"description\": \"Send an email.\", \"metadata\": {\"defer\": true}},"
+                    + " {\"name\": \"read_file\", \"description\": \"Read a file from disk.\"}]");
+            List<Hit> hits = registry.discoverer().discover("email someone", 3);
+            if (hits.isEmpty() || !hits.get(0).name().equals("send_email")) {
+                throw new IllegalStateException("unexpected answer " + hits);
+            }
+            System.out.println(Registry.libraryPath());
+        }
+    }
+}
+EOF
+java_env=(env -u TOOLREGISTRY_LIB -u LD_LIBRARY_PATH PATH="$clean_path")
+quick=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC)   # short runs: C1 alone, the serial collector
+# One Maven run: the jar into the repository, then the project built against it.
+(cd "$java_app" && export PATH="$clean_path" && unset TOOLREGISTRY_LIB LD_LIBRARY_PATH &&
+  mvn_offline_first -q -B -Dmaven.repo.local="$m2" org.apache.maven.plugins:maven-install-plugin:3.1.4:install-file \
+    -Dfile="$jar" -DpomFile="${jar%.jar}.pom" compile \
+    org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath -Dmdep.outputFile=classpath.txt)
+grep -q "$m2/dev/toolregistry/toolregistry/$version/toolregistry-$version.jar" "$java_app/classpath.txt" ||
+  { echo "dist: the Maven project did not resolve the jar from the local repository" >&2; exit 1; }
+java_lib=$(cd "$java_app" && "${java_env[@]}" java "${quick[@]}" -Djna.tmpdir="$java_app/jna" -cp "target/classes:$(cat classpath.txt)" App)
+echo "maven ok: discover answered from $java_lib"
+case "$java_lib" in
+  "$java_app/jna/"*) ;;
+  *) echo "dist: the jar's package loaded a library from outside the jar: $java_lib" >&2; exit 1 ;;
+esac
+# The README's quickstart, exactly as README.md shows it: javac and java with the jar and JNA alone.
+jna_jar=$(tr ':' '\n' <"$java_app/classpath.txt" | grep '/jna-[0-9.]*\.jar$')
+python3 - README.md "$work/java-readme" <<'PY'
+import os, re, sys
+section = open(sys.argv[1], encoding="utf-8").read().split("## Quickstart: Java", 1)[1]
+os.makedirs(sys.argv[2], exist_ok=True)
+open(os.path.join(sys.argv[2], "Quickstart.java"), "w", encoding="utf-8").write(re.search(r"```java\n(.*?)```", section, re.S).group(1))
+PY
+"${java_env[@]}" javac "${quick[@]/#/-J}" -d "$work/java-readme" -cp "$jar:$jna_jar" "$work/java-readme/Quickstart.java"
+quickstart=$("${java_env[@]}" java "${quick[@]}" -Djna.tmpdir="$work/java-readme/jna" -cp "$work/java-readme:$jar:$jna_jar" Quickstart)
+echo "$quickstart"
+grep -q '^hit convert_currency ' <<<"$quickstart" &&
+  grep -q '^execute: \[{"role":"tool","tool_call_id":"call_1","content":"100 USD = 92.0 EUR"}\]$' <<<"$quickstart" &&
+  grep -q '^executeAsync: \[{"role":"tool","tool_call_id":"call_1","content":"100 USD = 92.0 EUR"}\]$' <<<"$quickstart" &&
+  grep -q '^status NOT_FOUND 5$' <<<"$quickstart" ||
+  { echo "dist: the README's Java quickstart did not answer as expected" >&2; exit 1; }
+echo "java ok: the jar from a local repository in a Maven project, and the README quickstart with javac"
+echo "dist: 5 checks passed (tarball, wheel, npm tarball, debug link, Java jar)"

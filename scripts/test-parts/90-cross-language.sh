@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The same queries through Rust, C, C++, Go, C#, Python and Node: same names, order and scores (issue 4).
-# Runs after the Go, C#, Python and Node parts, which installed and built what this needs.
+# The same queries through Rust, C, C++, Go, C#, Python, Node and Java: same names, order and scores (issue 4).
+# Runs after the Go, C#, Python, Node and Java parts, which installed and built what this needs.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/lib/setup.sh
@@ -49,6 +49,10 @@ if [ ! -x "$target/python-venv/bin/python" ]; then
 fi
 if [ ! -f bindings/node/dist/index.js ] || [ ! -d bindings/node/node_modules/koffi ]; then
   echo "the Node part (35-node.sh) must run first: bindings/node/dist or its node_modules is missing" >&2
+  exit 1
+fi
+if [ ! -d bindings/java/toolregistry/target/test-classes ] || ! ls bindings/java/toolregistry/target/lib/jna-*.jar >/dev/null 2>&1; then
+  echo "the Java part (80-java.sh) must run first: bindings/java/toolregistry/target is missing" >&2
   exit 1
 fi
 python3 scripts/cross_language.py data/bfcl/catalog.json

@@ -1,0 +1,70 @@
+package dev.toolregistry;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * One tool a discover found, best first.
+ *
+ * @param name the registered name (with its namespace prefix)
+ * @param description the tool's description (its first sentence when a token budget cut the hit)
+ * @param score the ranking score (1.0 for an exact name or a {@code select:} hit)
+ * @param namespace the tool's namespace, or null
+ * @param deferred whether the tool is deferred
+ * @param schemaJson the tool's schema in the requested format, as JSON text; null when the answer
+ *     carries none (a loaded tool found by a query, or a hit cut to its summary)
+ * @param warning why a strict-mode schema could not be strict, or null
+ */
+public record Hit(String name, String description, double score, String namespace, boolean deferred,
+        String schemaJson, String warning) {
+
+    /**
+     * The hits of a discover answer, read in one pass without building maps. Fields this binding
+     * does not know are skipped, so a library that adds one to its hits breaks nothing.
+     */
+    static List<Hit> parseList(String json) {
+        try {
+            Json.Reader r = new Json.Reader(json, Set.of());
+            List<Hit> hits = new ArrayList<>();
+            r.expect('[');
+            if (!r.consume(']')) {
+                do {
+                    hits.add(parseOne(r));
+                } while (r.consume(','));
+                r.expect(']');
+            }
+            return Collections.unmodifiableList(hits);
+        } catch (Json.ParseException e) {
+            throw new ToolRegistryException(Status.INTERNAL, "the library's discover answer could not be read: " + e.getMessage());
+        }
+    }
+
+    private static Hit parseOne(Json.Reader r) {
+        String name = null;
+        String description = null;
+        double score = 0;
+        String namespace = null;
+        boolean deferred = false;
+        String schema = null;
+        String warning = null;
+        r.expect('{');
+        if (!r.consume('}')) {
+            do {
+                switch (r.key()) {
+                    case "name": name = r.stringOrNull(); break;
+                    case "description": description = r.stringOrNull(); break;
+                    case "score": score = r.doubleValue(); break;
+                    case "namespace": namespace = r.stringOrNull(); break;
+                    case "deferred": deferred = r.bool(); break;
+                    case "schema": schema = r.raw(); break;
+                    case "warning": warning = r.stringOrNull(); break;
+                    default: r.skipValue();
+                }
+            } while (r.consume(','));
+            r.expect('}');
+        }
+        return new Hit(name, description, score, namespace, deferred, schema, warning);
+    }
+}
