@@ -445,6 +445,7 @@ fn run(cli: Cli, out: &mut String) -> Result<(), String> {
             model_dir,
             embed_cache,
         } => {
+            let config_given = config.is_some();
             let config = || config.clone().ok_or("--config FILE is required");
             match action {
                 Some(McpAction::Import {
@@ -454,7 +455,7 @@ fn run(cli: Cli, out: &mut String) -> Result<(), String> {
                     client,
                     command,
                 }) => {
-                    if config.is_some() {
+                    if config_given {
                         return Err("mcp import: the clients' configs are its arguments; \
                                     --config names the gateway's (use --write FILE)"
                             .into());

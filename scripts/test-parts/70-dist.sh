@@ -183,9 +183,12 @@ for lib in $needed; do
   esac
 done
 readelf -S --wide "$program" | grep -q '\.debug_info' && fail "bin/toolregistry carries debug info"
-grep -q -a "tokio-runtime-worker" "$program" || fail "bin/toolregistry has no tokio runtime: not the mcp build?"
-grep -q -a "tokio-runtime-worker" "$prefix/lib/libtoolregistry.so.$version" &&
-  fail "the shipped library carries tokio (it must stay the library without the mcp feature)"
+# Code compiled from a crate keeps its source paths (panic locations): rmcp's in the program, none in
+# the library.
+stack='(rmcp|tokio)-[0-9]+\.[0-9]+\.[0-9]+/src'
+grep -q -a -E "$stack" "$program" || fail "bin/toolregistry has no rmcp or tokio: not the mcp build?"
+grep -q -a -E "$stack" "$prefix/lib/libtoolregistry.so.$version" &&
+  fail "the shipped library carries rmcp or tokio (it must stay the library without the mcp feature)"
 echo "tarball ok: bin/toolregistry mcp --help; $(stat -c %s "$program") bytes stripped; needs: $needed"
 
 # A Claude Desktop config as its documentation shows one: a server from PyPI with a literal

@@ -223,8 +223,8 @@ def _write_wheel(wheel_directory: str, editable: bool) -> str:
                     raise RuntimeError(f"toolregistry_rs: TOOLREGISTRY_SHIPPED_BIN={program} is not a file")
                 # A wheel's scripts are installed into the environment's bin/ (Scripts\ on
                 # Windows) with their executable bit; a native program is copied as it is.
-                name = "toolregistry.exe" if sys.platform == "win32" else "toolregistry"
-                wheel.add(f"{DIST_NAME}-{version}.data/scripts/{name}", Path(program).read_bytes(), executable=True)
+                script = "toolregistry.exe" if sys.platform == "win32" else "toolregistry"
+                wheel.add(f"{DIST_NAME}-{version}.data/scripts/{script}", Path(program).read_bytes(), executable=True)
     wheel.close(version, tag)
     return name
 

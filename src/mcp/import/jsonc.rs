@@ -94,7 +94,15 @@ pub fn parse(text: &str) -> Result<Value, String> {
             serde_json::error::Category::Eof => "not valid JSON (it ends too early)",
             _ => "not valid JSON",
         };
-        format!("{what}: line {}, column {}: {e}", e.line(), e.column())
+        let message = e.to_string();
+        let message = message
+            .rsplit_once(" at line ")
+            .map_or(message.as_str(), |(m, _)| m);
+        format!(
+            "{what}: line {}, column {}: {message}",
+            e.line(),
+            e.column()
+        )
     })?;
     if !value.is_object() {
         return Err("expected a JSON object at the top".into());
