@@ -17,9 +17,11 @@ Exits 1 when a correctness check fails; prints the figures as JSON on the last l
 Usage: python bench/mcp_http.py PROXY_BINARY [DIRECT_CALLS]   (the python of a venv with `mcp`)
 """
 
+import atexit
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import statistics
@@ -34,6 +36,10 @@ import anyio
 import httpx2
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
+
+# The proxy's trust pins go here, never to the user's data folder.
+STATE = os.path.join(tempfile.mkdtemp(prefix="tr-mcp-state-"), "mcp-state.json")
+atexit.register(shutil.rmtree, os.path.dirname(STATE), True)
 
 PROXY = sys.argv[1]
 DIRECT_CALLS = int(sys.argv[2]) if len(sys.argv) > 2 else 500
@@ -245,7 +251,7 @@ async def main() -> None:
         log = Path(tmp) / "proxy.log"
         env = {**os.environ, "BENCH_REMOTE_TOKEN": REMOTE_TOKEN}
         with open(log, "w") as err:
-            proxy = subprocess.Popen([PROXY, "mcp", "--config", str(cfg), "--http", "127.0.0.1:0",
+            proxy = subprocess.Popen([PROXY, "mcp", "--config", str(cfg), "--state", STATE, "--http", "127.0.0.1:0",
                                       "--token-file", str(token), "--max-sessions", "64"],
                                      stdout=subprocess.DEVNULL, stderr=err, env=env)
         url = None

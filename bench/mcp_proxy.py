@@ -8,8 +8,10 @@ with 10 such servers to the client holding the full tool list.
 Usage: python bench/mcp_proxy.py PROXY_BINARY [CALLS]   (the python of a venv with `mcp`)
 """
 
+import atexit
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -19,6 +21,10 @@ from pathlib import Path
 import anyio
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
+
+# The proxy's trust pins go here, never to the user's data folder.
+STATE = os.path.join(tempfile.mkdtemp(prefix="tr-mcp-state-"), "mcp-state.json")
+atexit.register(shutil.rmtree, os.path.dirname(STATE), True)
 
 PROXY = sys.argv[1]
 CALLS = int(sys.argv[2]) if len(sys.argv) > 2 else 2000
@@ -42,7 +48,7 @@ async def latencies(params: StdioServerParameters, tool: str) -> list[float]:
 
 async def startup(config: str, servers: int) -> float:
     t0 = time.perf_counter()
-    params = StdioServerParameters(command=PROXY, args=["mcp", "--config", config])
+    params = StdioServerParameters(command=PROXY, args=["mcp", "--config", config, "--state", STATE])
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()
@@ -65,7 +71,7 @@ async def main() -> None:
         Path(one).write_text(json.dumps({"mcpServers": {"s": entry}}))
         Path(ten).write_text(json.dumps({"mcpServers": {f"s{i}": entry for i in range(10)}}))
         direct = await latencies(StdioServerParameters(command=sys.executable, args=[SERVER, "echo"]), "echo")
-        proxied = await latencies(StdioServerParameters(command=PROXY, args=["mcp", "--config", one]), "s-echo")
+        proxied = await latencies(StdioServerParameters(command=PROXY, args=["mcp", "--config", one, "--state", STATE]), "s-echo")
         starts = [await startup(ten, 10) for _ in range(5)]
         singles = [await startup(one, 1) for _ in range(5)]
     ms = lambda s: f"{s * 1000:.3f} ms"

@@ -30,7 +30,25 @@ print_timings() {
   printf '%s\n' "${timings[@]}"
   printf '%5d s  total\n' $((SECONDS - suite_start))
 }
-trap 'print_timings' EXIT
+
+# The user's folders, as the parts see them: stand-ins seeded like a machine where the gateway was
+# used by hand (pins that conflict with the suite's servers) and the CLI ran with a model (a stale
+# vector cache). Every part, and every program the Rust tests start, must use folders of its own
+# (scripts/lib/setup.sh, tests/it/cli.rs, the MCP tests' --state): a part that read these pins
+# would see its servers "changed" and fail, and one that wrote here is caught at the end, where
+# both folders must be byte for byte as seeded. The package managers' caches stay where the user
+# keeps them (computed before the stand-ins replace XDG_CACHE_HOME).
+if [ -z "${GOCACHE:-}" ] && command -v go >/dev/null 2>&1; then
+  GOCACHE="$(go env GOCACHE 2>/dev/null || true)"
+fi
+user_cache_home="${XDG_CACHE_HOME:-${HOME:-/root}/.cache}"
+export GOCACHE="${GOCACHE:-$user_cache_home/go-build}" PIP_CACHE_DIR="${PIP_CACHE_DIR:-$user_cache_home/pip}" \
+  UV_CACHE_DIR="${UV_CACHE_DIR:-$user_cache_home/uv}"
+stand_in="$(mktemp -d "${TMPDIR:-/tmp}/toolregistry-user.XXXXXX")"
+export XDG_DATA_HOME="$stand_in/data" XDG_CACHE_HOME="$stand_in/cache"
+python3 scripts/lib/user_folders.py seed "$stand_in"
+seeded="$(python3 scripts/lib/user_folders.py digest "$stand_in")"
+trap 'print_timings; rm -rf "$stand_in"' EXIT
 
 # One optimised build for everything: the crate's tests run on the release profile, so the library,
 # its dependencies and the test binaries compiled here are the ones every part below links or runs
@@ -58,5 +76,13 @@ for part in "${parts[@]}"; do
   section "$(basename "$part" .sh)"
   timed "$(basename "$part" .sh)" bash "$part"
 done
+
+section "the user's folders are as seeded"
+if [ "$(python3 scripts/lib/user_folders.py digest "$stand_in")" != "$seeded" ]; then
+  echo "a part wrote into the user's data or cache folder ($stand_in):" >&2
+  diff <(printf '%s\n' "$seeded") <(python3 scripts/lib/user_folders.py digest "$stand_in") >&2 || true
+  exit 1
+fi
+echo "unchanged: $XDG_DATA_HOME (conflicting pins) and $XDG_CACHE_HOME (a stale vector cache)"
 
 section "all tests passed"

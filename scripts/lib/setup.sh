@@ -1,5 +1,28 @@
 # Sourced by the test parts: installs what a fresh machine lacks, from Debian packages and the Go
-# module proxy (the registries CI can reach), as root or through sudo.
+# module proxy (the registries CI can reach), as root or through sudo, and gives the part folders
+# of its own for what the user's data and cache folders would hold.
+
+# The suite's own user folders. The library's CLI keeps vector caches under $XDG_CACHE_HOME and
+# `toolregistry mcp` its trust pins under $XDG_DATA_HOME: a test that used the user's would read
+# pins from their own use of the gateway (a "changed" tool quarantined, a test failed) and leave
+# the suite's servers and caches behind. Every part that sources this file gets folders of its own,
+# removed when it exits. Package managers' download caches (Go's build cache, pip, uv) stay where
+# the user keeps them: they are the user's caches, not this project's state, and a fresh folder
+# would make every part download and compile again. TOOLREGISTRY_MODEL_DIR would turn the default
+# ranking into hybrid and TOOLREGISTRY_LIB load another library: parts that want them set them.
+user_cache_home="${XDG_CACHE_HOME:-${HOME:-/root}/.cache}"
+if [ -z "${GOCACHE:-}" ] && command -v go >/dev/null 2>&1; then
+  GOCACHE="$(go env GOCACHE 2>/dev/null || true)"
+fi
+export GOCACHE="${GOCACHE:-$user_cache_home/go-build}" PIP_CACHE_DIR="${PIP_CACHE_DIR:-$user_cache_home/pip}" \
+  UV_CACHE_DIR="${UV_CACHE_DIR:-$user_cache_home/uv}"
+unset user_cache_home
+TEST_USER_HOME="$(mktemp -d "${TMPDIR:-/tmp}/toolregistry-test.XXXXXX")"
+export XDG_DATA_HOME="$TEST_USER_HOME/data" XDG_CACHE_HOME="$TEST_USER_HOME/cache" \
+  XDG_STATE_HOME="$TEST_USER_HOME/state"
+mkdir -p "$XDG_DATA_HOME" "$XDG_CACHE_HOME" "$XDG_STATE_HOME"
+unset TOOLREGISTRY_MODEL_DIR TOOLREGISTRY_LIB
+trap 'rm -rf "$TEST_USER_HOME"' EXIT
 
 # apt_install PACKAGE...: installs the packages, quietly, without recommends.
 apt_install() {

@@ -106,9 +106,8 @@ fn cli_eval_and_explain() {
          {\"id\": \"q2\", \"query\": \"mail someone\", \"relevant\": [\"send_mail\"]}\n",
     )
     .unwrap();
-    let bin = env!("CARGO_BIN_EXE_toolregistry");
     let rankings = dir.join("rankings.jsonl");
-    let out = std::process::Command::new(bin)
+    let out = crate::cli::toolregistry()
         .args(["eval", "--profile", "enhanced", "--json", "--catalog"])
         .arg(&dir)
         .arg("--rankings")
@@ -132,7 +131,7 @@ fn cli_eval_and_explain() {
     assert_eq!(lines[0]["id"], "q1");
     assert_eq!(lines[0]["ranked"][0], "getWeather");
 
-    let out = std::process::Command::new(bin)
+    let out = crate::cli::toolregistry()
         .args([
             "explain",
             "weather",
@@ -161,7 +160,7 @@ fn cli_eval_and_explain() {
         } else {
             dir.join("catalog.json")
         };
-        let out = std::process::Command::new(bin)
+        let out = crate::cli::toolregistry()
             .args(&args)
             .arg(target)
             .output()
@@ -192,9 +191,8 @@ fn cli_eval_counts_failing_queries_as_misses() {
     ];
     let lines: Vec<String> = queries.iter().map(|q| q.to_string()).collect();
     std::fs::write(dir.join("queries.jsonl"), lines.join("\n")).unwrap();
-    let bin = env!("CARGO_BIN_EXE_toolregistry");
     for profile in ["reference", "enhanced"] {
-        let out = std::process::Command::new(bin)
+        let out = crate::cli::toolregistry()
             .args(["eval", "--profile", profile, "--json", "--catalog"])
             .arg(&dir)
             .output()
@@ -215,7 +213,7 @@ fn cli_eval_counts_failing_queries_as_misses() {
         );
         assert!((m["zero_result_share"].as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-12);
 
-        let out = std::process::Command::new(bin)
+        let out = crate::cli::toolregistry()
             .args(["eval", "--profile", profile, "--catalog"])
             .arg(&dir)
             .output()

@@ -290,7 +290,7 @@ fn cli_namespace_and_tag_flags() {
     let catalog = dir.join("catalog.json");
     std::fs::write(&catalog, TOOLS).unwrap();
     let run = |args: &[&str]| -> serde_json::Value {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_toolregistry"))
+        let out = crate::cli::toolregistry()
             .args(args)
             .arg("--catalog")
             .arg(&catalog)

@@ -9,6 +9,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod cli;
 mod conformance;
 mod conversation;
 mod conversation_options;
@@ -26,6 +27,7 @@ mod model;
 mod monsters;
 mod profile;
 mod ranking;
+mod readme;
 mod registry;
 mod schema_clean;
 mod scripts;

@@ -14,6 +14,7 @@ the remote server killed and restarted mid-run; a 401 server's calls fail naming
 Usage: test_http.py PROXY_BINARY
 """
 
+import atexit
 import json
 import os
 import re
@@ -31,6 +32,10 @@ import httpx2
 import mcp_types as types
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
+
+# The proxy's trust pins go here, never to the user's data folder.
+STATE = os.path.join(tempfile.mkdtemp(prefix="tr-mcp-state-"), "mcp-state.json")
+atexit.register(shutil.rmtree, os.path.dirname(STATE), True)
 
 PROXY = sys.argv[1]
 HERE = Path(__file__).resolve().parent
@@ -101,7 +106,7 @@ class Proxy:
     def __init__(self, cfg: str, tmp: str, *extra: str, env: dict | None = None):
         self.log = Path(tmp) / f"proxy-{time.monotonic_ns()}.log"
         self.err = open(self.log, "w")
-        self.p = subprocess.Popen([PROXY, "mcp", "--config", cfg, "--http", "127.0.0.1:0", *extra],
+        self.p = subprocess.Popen([PROXY, "mcp", "--config", cfg, "--state", STATE, "--http", "127.0.0.1:0", *extra],
                                   stdout=subprocess.DEVNULL, stderr=self.err, env=env)
         self.url = None
         end = time.monotonic() + 90
@@ -177,7 +182,7 @@ async def raw_post(url: str, headers: dict, body: dict = INIT) -> httpx2.Respons
 
 
 def run_check(cfg: str, env: dict) -> None:
-    out = subprocess.run([PROXY, "mcp", "--check", "--config", cfg], capture_output=True, text=True,
+    out = subprocess.run([PROXY, "mcp", "--check", "--config", cfg, "--state", STATE], capture_output=True, text=True,
                          timeout=120, env=env)
     print(out.stdout, end="")
     lines = {l.split()[0]: l for l in out.stdout.splitlines() if l.strip()}
@@ -188,7 +193,7 @@ def run_check(cfg: str, env: dict) -> None:
           "--check: a server answering 401 is reported unauthorized: " + lines.get("locked", "")[:140])
     check(REMOTE_TOKEN not in out.stdout + out.stderr, "--check never prints a header's value")
     missing = {k: v for k, v in env.items() if k != "REMOTE_TOKEN"}
-    out = subprocess.run([PROXY, "mcp", "--check", "--config", cfg], capture_output=True, text=True, env=missing)
+    out = subprocess.run([PROXY, "mcp", "--check", "--config", cfg, "--state", STATE], capture_output=True, text=True, env=missing)
     check(out.returncode == 1 and "${REMOTE_TOKEN} is not set" in out.stderr,
           "an unset ${VAR} in a header is a config error naming it: " + out.stderr.strip()[:120])
 
@@ -321,7 +326,7 @@ async def main() -> None:
         try:
             run_check(str(cfg), env)
             REVOKED.unlink()
-            out = subprocess.run([PROXY, "mcp", "--config", str(cfg), "--http", "0.0.0.0:0"],
+            out = subprocess.run([PROXY, "mcp", "--config", str(cfg), "--state", STATE, "--http", "0.0.0.0:0"],
                                  capture_output=True, text=True, timeout=60, env=env)
             check(out.returncode != 0 and "needs a bearer token" in out.stderr,
                   "listening beyond loopback without --token-file is refused: " + out.stderr.strip()[:100])

@@ -7,8 +7,10 @@ a 2,000-tool server, two servers whose names would collide, and one that cannot 
 Usage: test_proxy.py PROXY_BINARY
 """
 
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -27,6 +29,10 @@ BIN = Path(PY).parent
 SECRET = "tok-SECRET-4711-do-not-print"
 LEAK = "proxy-env-must-not-leak"
 FAILURES: list[str] = []
+# The proxy's trust pins go here, never to the user's data folder (whose pins from their own use of
+# the gateway would quarantine the suite's servers, and which the suite's servers would join).
+STATE = os.path.join(tempfile.mkdtemp(prefix="tr-mcp-state-"), "mcp-state.json")
+atexit.register(shutil.rmtree, os.path.dirname(STATE), True)
 
 
 def check(ok: bool, what: str) -> None:
@@ -70,7 +76,7 @@ async def wait_for(event: anyio.Event, seconds: float) -> bool:
 
 
 def run_check(path: str) -> None:
-    out = subprocess.run([PROXY, "mcp", "--check", "--config", path], capture_output=True, text=True, timeout=60)
+    out = subprocess.run([PROXY, "mcp", "--check", "--config", path, "--state", STATE], capture_output=True, text=True, timeout=60)
     lines = {l.split()[0]: l for l in out.stdout.splitlines() if l.strip()}
     print(out.stdout, end="")
     check(out.returncode == 1, "--check exits 1 when a server cannot start")
@@ -100,11 +106,11 @@ def run_check(path: str) -> None:
         ("not json", "not JSON"),
     ]:
         bad.write_text(text)
-        out = subprocess.run([PROXY, "mcp", "--check", "--config", str(bad)], capture_output=True, text=True)
+        out = subprocess.run([PROXY, "mcp", "--check", "--config", str(bad), "--state", STATE], capture_output=True, text=True)
         check(out.returncode == 1 and needle in out.stderr and SECRET not in out.stderr,
               f"config {text[:50]!r} is refused: {out.stderr.strip()[:120]}")
     no_model = {k: v for k, v in os.environ.items() if k != "TOOLREGISTRY_MODEL_DIR"}
-    out = subprocess.run([PROXY, "mcp", "--check", "--config", str(path), "--embed-cache", str(bad)],
+    out = subprocess.run([PROXY, "mcp", "--check", "--config", str(path), "--state", STATE, "--embed-cache", str(bad)],
                          capture_output=True, text=True, env=no_model)
     check(out.returncode == 1 and "model_dir: required" in out.stderr,
           f"--embed-cache without a model is refused: {out.stderr.strip()[:120]}")
@@ -123,7 +129,7 @@ async def session_tests(path: str, errlog) -> None:
         return state["changed"]
 
     params = StdioServerParameters(
-        command=PROXY, args=["mcp", "--config", path], env={"LEAK_CHECK": LEAK}
+        command=PROXY, args=["mcp", "--config", path, "--state", STATE], env={"LEAK_CHECK": LEAK}
     )
     async with stdio_client(params, errlog=errlog) as (read, write):
         async with ClientSession(read, write, message_handler=on_message) as session:
@@ -232,7 +238,7 @@ async def model_tests(tmp: str, model: str, errlog) -> None:
     for run in (1, 2):
         params = StdioServerParameters(
             command=PROXY,
-            args=["mcp", "--config", path, "--model-dir", model, "--embed-cache", cache],
+            args=["mcp", "--config", path, "--state", STATE, "--model-dir", model, "--embed-cache", cache],
             env={"LEAK_CHECK": LEAK},
         )
         async with stdio_client(params, errlog=errlog) as (read, write):
