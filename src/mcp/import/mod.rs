@@ -110,8 +110,13 @@ pub fn run(options: &Options) -> Result<String, String> {
         .transpose()
         .map_err(|e| format!("--write: {e}"))?;
     // Read and understand everything before anything is written.
-    let mut sources = Vec::new();
+    let mut sources: Vec<Source> = Vec::new();
     for path in &options.configs {
+        // The same file named twice is read once (a second rewrite would see the old text).
+        let same = |p: &Path| std::fs::canonicalize(p).ok() == std::fs::canonicalize(path).ok();
+        if sources.iter().any(|s| same(s.path.as_path())) {
+            continue;
+        }
         let source = read_source(path, forced)?;
         if let Some(w) = &write {
             if std::path::absolute(path).ok().as_ref() == Some(w) {
