@@ -5,11 +5,14 @@
 #       lib/libtoolregistry.so.VERSION.debug; static), include/toolregistry.h, the C++17 headers,
 #       the CMake package (lib/cmake/toolregistry), lib/pkgconfig/toolregistry.pc, and under
 #       share/doc/toolregistry the licence, README.md and the embedded data's source notes.
-#       It is `cmake --install` of a Release build: relocatable, unpack it anywhere.
+#       It is `cmake --install` of a Release build: relocatable, unpack it anywhere. bin/toolregistry
+#       is the command-line program with the gateway (`toolregistry mcp`, cargo feature `mcp`).
 #   toolregistry_rs-VERSION-py3-none-manylinux_*.whl   the Python binding with the same stripped
-#       library inside, repaired and checked by auditwheel (tagged for the oldest glibc it runs on).
+#       library inside, repaired and checked by auditwheel (tagged for the oldest glibc it runs on),
+#       and bin/toolregistry as the wheel's script (pip puts it on PATH).
 #   toolregistry-VERSION.tgz   the Node binding (`npm pack` of bindings/node compiled with tsc)
-#       with the same stripped library in lib/; koffi, its one dependency, comes from npm.
+#       with the same stripped library in lib/; koffi, its one dependency, comes from npm. Its
+#       "bin" runs lib/toolregistry, the same program (`npx toolregistry mcp ...`).
 #   toolregistry-VERSION.jar and .pom   the Java binding (Maven dev.toolregistry:toolregistry, the
 #       core module of bindings/java) with the same stripped library at linux-x86-64/, where JNA
 #       looks for it; JNA 5.19.1, its one dependency, comes from Maven Central.
@@ -57,6 +60,19 @@ doc="$stage/share/doc/toolregistry"
 mkdir -p "$doc"
 cp LICENSE README.md "$doc/"
 cp data/english-background/SOURCE.md "$doc/english-background-SOURCE.md"
+
+# ---- the program with the gateway (issue 44) -------------------------------------------------
+# Built after the library is staged: cargo keeps one build of this crate per profile whatever
+# its features, so this replaces target/release's library with one compiled with `mcp` (the
+# library shipped is the one staged above, without rmcp or tokio). scripts/test.sh runs this
+# part after every other that links target/release's library, and the MCP parts after it reuse
+# this build. Stripped of everything but what it runs with; it needs glibc and libgcc_s only.
+cargo build --release --locked --features mcp --bin toolregistry
+mkdir -p "$stage/bin"
+objcopy --strip-all "$target/release/toolregistry" "$stage/bin/toolregistry"
+chmod 0755 "$stage/bin/toolregistry"
+# ---- end of the program with the gateway ------------------------------------------------------
+
 tar -C "$build/stage" -czf "dist/$name.tar.gz" --owner=0 --group=0 --numeric-owner "$name"
 
 # The wheel, with the library just stripped for the tarball (same bytes, same debug file).
@@ -67,6 +83,7 @@ if [ ! -x "$venv/bin/auditwheel" ]; then
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check auditwheel
 fi
 TOOLREGISTRY_SHIPPED_LIB="$PWD/$build/toolregistry-lib/libtoolregistry.so.$version" \
+  TOOLREGISTRY_SHIPPED_BIN="$PWD/$stage/bin/toolregistry" \
   "$venv/bin/python" -m pip wheel --quiet --disable-pip-version-check --no-deps \
   -w "$build/wheel" bindings/python
 # auditwheel checks every symbol version and library the .so needs against the manylinux
@@ -88,6 +105,8 @@ pkg="$build/npm/toolregistry"
 mkdir -p "$pkg/lib"
 cp -R bindings/node/package.json bindings/node/README.md bindings/node/dist LICENSE "$pkg/"
 cp "$build/toolregistry-lib/libtoolregistry.so.$version" "$pkg/lib/libtoolregistry.so"
+cp -R bindings/node/bin "$pkg/"
+cp "$stage/bin/toolregistry" "$pkg/lib/toolregistry"   # the program with the gateway (issue 44)
 (cd "$pkg" && npm pack --quiet --pack-destination "$OLDPWD/dist" >/dev/null)
 
 # The Java jar: the core module built apart (build/dist/java; its tests run in 80-java.sh) with

@@ -59,9 +59,11 @@ timed "cargo test" cargo test --release --locked
 
 # Parts that compile the crate with another feature set run after all the others. Cargo keeps one
 # build of this crate per profile, whatever its features, and the library's outputs carry no hash
-# in their names: after `--features mcp`, the next plain `cargo build --lib` (70-dist's CMake build)
-# compiles the crate again. Run last, the MCP parts' build replaces nothing a later part needs.
-feature_parts=(60-mcp 61-mcp-http 62-mcp-trust)
+# in their names: after `--features mcp`, the next plain `cargo build --lib` compiles the crate
+# again. 70-dist first: it stages the plain library (built by `cargo test` above, nothing to
+# compile), then builds the program with `mcp` that the release artifacts ship; the MCP parts
+# after it reuse that build, and no part after them needs the plain library.
+feature_parts=(70-dist 60-mcp 61-mcp-http 62-mcp-trust)
 parts=()
 for part in scripts/test-parts/*.sh; do
   [ -e "$part" ] || continue

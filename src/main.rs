@@ -11,6 +11,8 @@ mod mcp;
 #[allow(dead_code)]
 mod mcp {
     pub mod config;
+    pub mod files;
+    pub mod import;
     pub mod trust;
 }
 
@@ -187,10 +189,36 @@ enum Command {
     },
 }
 
-/// `toolregistry mcp` subcommands: trust in the downstream servers' tool definitions.
+/// `toolregistry mcp` subcommands: trust in the downstream servers' tool definitions, and
+/// moving a client's servers behind the gateway.
 #[cfg(feature = "mcp")]
 #[derive(Subcommand)]
 enum McpAction {
+    /// Read MCP clients' configs (Claude Desktop, Cursor, VS Code, Claude Code) and print the
+    /// gateway's config of their servers (literal env and header values withheld), or write it.
+    Import {
+        /// The clients' config files (claude_desktop_config.json, .cursor/mcp.json,
+        /// .vscode/mcp.json or settings.json, .mcp.json).
+        #[arg(required = true, value_name = "CONFIG")]
+        configs: Vec<std::path::PathBuf>,
+        /// Write the gateway's config to FILE (mode 0600; merged into FILE when it exists) and
+        /// print the client entry that runs the gateway with it.
+        #[arg(long, value_name = "FILE")]
+        write: Option<std::path::PathBuf>,
+        /// Also replace the servers in each client's config by that entry (servers the gateway
+        /// cannot serve stay); keeps a backup (CONFIG.bak), writes atomically, and a second run
+        /// changes nothing.
+        #[arg(long, requires = "write")]
+        rewrite: bool,
+        /// The client, when a config's file name does not tell: claude-desktop, cursor, vscode
+        /// or claude-code.
+        #[arg(long, value_name = "NAME")]
+        client: Option<String>,
+        /// How the client's entry runs the gateway, e.g. "npx -y toolregistry" (split at
+        /// spaces; default: this program's path).
+        #[arg(long, value_name = "COMMAND")]
+        command: Option<String>,
+    },
     /// Print each quarantined tool: why, the scanner's findings, a diff old against new.
     Review,
     /// Accept the current definitions of SERVER's quarantined tools (or of SERVER/TOOL).
@@ -417,8 +445,29 @@ fn run(cli: Cli, out: &mut String) -> Result<(), String> {
             model_dir,
             embed_cache,
         } => {
+            let config_given = config.is_some();
             let config = || config.clone().ok_or("--config FILE is required");
             match action {
+                Some(McpAction::Import {
+                    configs,
+                    write,
+                    rewrite,
+                    client,
+                    command,
+                }) => {
+                    if config_given {
+                        return Err("mcp import: the clients' configs are its arguments; \
+                                    --config names the gateway's (use --write FILE)"
+                            .into());
+                    }
+                    out.push_str(&mcp::import::run(&mcp::import::Options {
+                        configs,
+                        write,
+                        rewrite,
+                        client,
+                        command,
+                    })?)
+                }
                 Some(McpAction::Scan { files }) => out.push_str(&mcp::scan_catalogs(&files)?),
                 Some(McpAction::Review) => {
                     out.push_str(&mcp::review(&config()?, state.as_deref())?)

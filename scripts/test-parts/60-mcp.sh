@@ -4,8 +4,10 @@
 # official MCP Python SDK as the client over stdio against a published server
 # (mcp-server-time), the scripted servers of tests/mcp/downstream.py (crash, hang, malformed
 # output, list_changed, 2,000 tools) and one that cannot start, and with the local encoder a search
-# by meaning and the vector cache (--model-dir, --embed-cache). The virtualenv stays in
-# $target/mcp-venv, so a second run installs nothing.
+# by meaning and the vector cache (--model-dir, --embed-cache); and `mcp import` end to end on the
+# clients' fixtures of tests/mcp/import. The virtualenv stays in $target/mcp-venv, so a second run
+# installs nothing. In scripts/test.sh, 70-dist.sh ran before this part and built the program
+# (the release build with `mcp`): the cargo build here then has nothing to do.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/lib/setup.sh
@@ -21,6 +23,7 @@ fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "mcp==2.3.0" "mcp-server-time==2026.10.19"
 
 cargo build --release --locked --features mcp --bin toolregistry
+"$venv/bin/python" tests/mcp/test_import.py "$target/release/toolregistry"
 # The model (46-model.sh fetched it already; this finds it there) for a search by meaning.
 model="$(PYTHON="$python" scripts/fetch-model.sh "$target/models")"
 TOOLREGISTRY_TEST_MODEL_DIR="$model" "$venv/bin/python" tests/mcp/test_proxy.py "$target/release/toolregistry"

@@ -10,7 +10,15 @@
 #   - the tarball is unpacked somewhere else, an outside C program is built against it with
 #     pkg-config and run, and a CMake project finds it with find_package;
 #   - the shipped library (in both) is stripped and its .gnu_debuglink names the tarball's debug
-#     file with that file's CRC, so gdb and valgrind would find it.
+#     file with that file's CRC, so gdb and valgrind would find it;
+#   - the program with the gateway (issue 44), in each of the three: the tarball's bin/toolregistry,
+#     the wheel's script on the venv's PATH (pip, and uvx from the wheel) and the npm package's
+#     bin through npx: `mcp --help`, `mcp import` of a Claude Desktop config (its literal secret
+#     never printed), `mcp --check` and an MCP client (the official Python SDK) that starts the
+#     gateway from the rewritten client entry and finds and calls mcp-server-time's tool through
+#     search. Every run of the gateway here has its state, data and cache folders in $work.
+# scripts/test.sh runs this part after every other part that links target/release's library and
+# before the MCP parts: its build of the program with the `mcp` feature is theirs too.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/lib/setup.sh
@@ -237,3 +245,138 @@ grep -q '^hit convert_currency ' <<<"$quickstart" &&
   { echo "dist: the README's Java quickstart did not answer as expected" >&2; exit 1; }
 echo "java ok: the jar from a local repository in a Maven project, and the README quickstart with javac"
 echo "dist: 5 checks passed (tarball, wheel, npm tarball, debug link, Java jar)"
+
+# ---- the program with the gateway (issue 44) -------------------------------------------------
+# The MCP client (the official Python SDK), mcp-server-time and uv: the virtualenv 60-mcp.sh uses
+# (made here when this part runs first; then 60-mcp installs nothing).
+mcpvenv="$target/mcp-venv"
+[ -x "$mcpvenv/bin/python" ] || "$python" -m venv "$mcpvenv"
+"$mcpvenv/bin/python" -m pip install --quiet --disable-pip-version-check "mcp==2.3.0" \
+  "mcp-server-time==2026.10.19" "uv==0.13.8"
+gw="$work/gateway"
+mkdir -p "$gw/xdg/data" "$gw/xdg/cache" "$gw/xdg/config"
+# What every command below runs with: no cargo, no Rust, the user's folders replaced by temporary ones.
+clean() {
+  env -u CARGO -u RUSTUP_HOME -u TOOLREGISTRY_LIB -u LD_LIBRARY_PATH -u TOOLREGISTRY_MODEL_DIR \
+    PATH="$clean_path" XDG_DATA_HOME="$gw/xdg/data" XDG_CACHE_HOME="$gw/xdg/cache" \
+    XDG_CONFIG_HOME="$gw/xdg/config" "$@"
+}
+fail() { echo "dist (gateway): $*" >&2; exit 1; }
+
+# The tarball's program: the gateway is in it; the library beside it has none of rmcp or tokio.
+program="$prefix/bin/toolregistry"
+[ -x "$program" ] || fail "the tarball lacks bin/toolregistry"
+clean "$program" mcp --help | grep -q "import" || fail "the tarball's bin/toolregistry mcp --help"
+needed=$(readelf -d "$program" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | sort | tr '\n' ' ')
+for lib in $needed; do
+  case "$lib" in
+    libc.so.*|libm.so.*|libgcc_s.so.*|libpthread.so.*|libdl.so.*|librt.so.*|ld-linux*) ;;
+    *) fail "bin/toolregistry needs $lib (expected glibc and libgcc_s only)" ;;
+  esac
+done
+readelf -S --wide "$program" | grep -q '\.debug_info' && fail "bin/toolregistry carries debug info"
+# Code compiled from a crate keeps its source paths (panic locations): rmcp's in the program, none in
+# the library.
+stack='(rmcp|tokio)-[0-9]+\.[0-9]+\.[0-9]+/src'
+grep -q -a -E "$stack" "$program" || fail "bin/toolregistry has no rmcp or tokio: not the mcp build?"
+grep -q -a -E "$stack" "$prefix/lib/libtoolregistry.so.$version" &&
+  fail "the shipped library carries rmcp or tokio (it must stay the library without the mcp feature)"
+echo "tarball ok: bin/toolregistry mcp --help; $(stat -c %s "$program") bytes stripped; needs: $needed"
+
+# A Claude Desktop config as its documentation shows one: a server from PyPI with a literal
+# secret in its env.
+secret="sk-dist-literal-$$-do-not-print"
+cat > "$gw/claude_desktop_config.json" <<JSON
+{
+  "mcpServers": {
+    "time": {
+      "command": "$mcpvenv/bin/mcp-server-time",
+      "args": ["--local-timezone", "UTC"],
+      "env": {"TIME_SERVICE_TOKEN": "$secret"}
+    }
+  }
+}
+JSON
+
+# imported_run NAME PROGRAM...: import the config with PROGRAM, --check the result, rewrite the
+# client's config, then an MCP client starts the gateway from the rewritten entry.
+imported_run() {
+  local name="$1"; shift
+  local dir="$gw/$name"
+  mkdir -p "$dir"
+  cp "$gw/claude_desktop_config.json" "$dir/claude_desktop_config.json"
+  local shown
+  shown=$(clean "$@" mcp import "$dir/claude_desktop_config.json" 2>&1) || fail "$name: mcp import: $shown"
+  grep -q '"time"' <<<"$shown" || fail "$name: mcp import printed no time server: $shown"
+  grep -q -- "$secret" <<<"$shown" && fail "$name: mcp import printed the literal secret"
+  local written
+  written=$(clean "$@" mcp import "$dir/claude_desktop_config.json" --write "$dir/servers.json" \
+    --rewrite ${command_arg:+--command "$command_arg"} 2>&1) || fail "$name: mcp import --rewrite: $written"
+  grep -q -- "$secret" <<<"$written" && fail "$name: mcp import --write printed the literal secret"
+  [ "$(stat -c %a "$dir/servers.json")" = 600 ] || fail "$name: servers.json is not mode 0600"
+  grep -q -- "$secret" "$dir/servers.json" || fail "$name: servers.json lacks the server's env"
+  [ -f "$dir/claude_desktop_config.json.bak" ] || fail "$name: no backup of the client's config"
+  local check
+  check=$(clean "$@" mcp --check --config "$dir/servers.json" --state "$dir/state.json" 2>&1) ||
+    fail "$name: mcp --check: $check"
+  grep -q "running  2 tools" <<<"$check" || fail "$name: mcp --check: $check"
+  clean "$mcpvenv/bin/python" tests/mcp/dist_client.py "$dir/claude_desktop_config.json" toolregistry \
+    "current time in a time zone" time-get_current_time '{"timezone": "UTC"}' '"timezone"' ||
+    fail "$name: the MCP client through the rewritten entry"
+  echo "$name ok: mcp --help, import (secret withheld), --check, rewrite, search and call through the entry"
+}
+
+# pip: the wheel's script on the fresh venv's PATH (the venv the wheel was installed into above).
+[ -x "$work/venv/bin/toolregistry" ] || fail "pip did not install the toolregistry script"
+clean toolregistry mcp --help | grep -q "import" || fail "wheel: toolregistry mcp --help"
+cmp -s "$work/venv/bin/toolregistry" "$program" || fail "the wheel's program differs from the tarball's"
+imported_run wheel toolregistry
+
+# uvx from the wheel: a uv cache in $work, the machine's Python, nothing from the network.
+uvx_run() {
+  clean UV_CACHE_DIR="$gw/uv-cache" UV_TOOL_DIR="$gw/uv-tools" UV_PYTHON_DOWNLOADS=never \
+    UV_NO_CONFIG=1 "$mcpvenv/bin/uvx" --offline --from "$PWD/${wheels[0]}" toolregistry "$@"
+}
+uvx_run mcp --help | grep -q "import" || fail "uvx --from the wheel: toolregistry mcp --help"
+uvx_run mcp --check --config "$gw/wheel/servers.json" --state "$gw/uvx-state.json" |
+  grep -q "running  2 tools" || fail "uvx --from the wheel: mcp --check"
+echo "uvx ok: --from the wheel, mcp --help and --check"
+
+# npm: the package's bin in the empty folder of the npm check above, through npx.
+(cd "$app" && clean npx --no-install toolregistry mcp --help) | grep -q "import" ||
+  fail "npx toolregistry mcp --help"
+command_arg="$app/node_modules/.bin/toolregistry" imported_run npm "$app/node_modules/.bin/toolregistry"
+# The launcher passes the exit code and the signals on.
+code=0; (cd "$app" && clean npx --no-install toolregistry mcp --check --config "$gw/missing.json" 2>/dev/null) || code=$?
+[ "$code" = 1 ] || fail "npx toolregistry: exit code $code for a missing config, expected 1"
+clean "$mcpvenv/bin/python" - "$app/node_modules/.bin/toolregistry" "$gw/npm/servers.json" "$gw/npm-state.json" <<'PY' ||
+import os, signal, subprocess, sys, time
+launcher, config, state = sys.argv[1:]
+p = subprocess.Popen([launcher, "mcp", "--config", config, "--state", state],
+                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+def children(pid):
+    out = []
+    for d in os.listdir("/proc"):
+        try:
+            if d.isdigit() and open(f"/proc/{d}/stat").read().rsplit(")", 1)[1].split()[1] == str(pid):
+                out.append(int(d))
+        except OSError:
+            pass
+    return out
+deadline = time.time() + 20
+while not children(p.pid) and time.time() < deadline:
+    time.sleep(0.1)
+native = children(p.pid)
+assert native, "the launcher started no program"
+time.sleep(1)
+p.send_signal(signal.SIGTERM)
+code = p.wait(timeout=20)
+time.sleep(0.5)
+alive = [c for c in native if os.path.exists(f"/proc/{c}") and open(f"/proc/{c}/stat").read().rsplit(")", 1)[1].split()[0] != "Z"]
+assert not alive, f"the program outlived the launcher's SIGTERM: {alive}"
+assert code in (-signal.SIGTERM, 143, 0), f"the launcher exited {code} after SIGTERM"
+print(f"npm launcher ok: SIGTERM forwarded, exit {code}")
+PY
+  fail "the npm launcher does not forward SIGTERM"
+echo "dist (gateway): tarball, wheel (pip, uvx) and npm (npx) run the gateway"
+# ---- end of the program with the gateway --------------------------------------------------------

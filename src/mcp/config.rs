@@ -1,7 +1,9 @@
 //! The proxy's configuration: the `{"mcpServers": {...}}` file MCP hosts already use, plus
 //! `defer`, `allow`, `deny`, `timeout_ms` and `trust` per server. A server is a program (`"command"`, on
-//! stdio) or a URL (`"url"`, streamable HTTP, with `"headers"` whose values may name the proxy's
-//! environment variables as `${VAR}`).
+//! stdio) or a URL (`"url"`, streamable HTTP, with `"headers"`). As in Claude Code's `.mcp.json`,
+//! `command`, `args`, `env`, `url` and `headers` may name the proxy's environment variables as
+//! `${VAR}` or `${VAR:-default}` (`$${` is a literal `${`), so a config carries references to
+//! secrets rather than the secrets.
 
 use super::trust::Policy;
 use serde_json::{Map, Value};
@@ -125,8 +127,8 @@ impl ServerConfig {
 
 /// Parses the config file's text. Servers come out in name order (the order of the tool list).
 /// Keys this proxy does not use (hosts add their own, such as `"disabled"`) are ignored with a
-/// note on stderr; a server of another transport (`"type": "sse"`) is an error. `${VAR}` in a
-/// header value is read from the proxy's environment.
+/// note on stderr; a server of another transport (`"type": "sse"`) is an error. `${VAR}` in
+/// `command`, `args`, `env`, `url` and `headers` is read from the proxy's environment.
 pub fn parse(text: &str) -> Result<Vec<ServerConfig>, String> {
     parse_with(text, &|name| std::env::var(name).ok())
 }
@@ -217,13 +219,19 @@ fn server(
         let at = format!("{path}.{key}");
         match key.as_str() {
             "command" => {
-                config.command = v
+                let command = v
                     .as_str()
                     .filter(|s| !s.is_empty())
-                    .ok_or_else(|| format!("{at}: expected a non-empty string"))?
-                    .to_string();
+                    .ok_or_else(|| format!("{at}: expected a non-empty string"))?;
+                config.command = expand(command, env).map_err(|e| format!("{at}: {e}"))?;
             }
-            "args" => config.args = strings(v, &at)?,
+            "args" => {
+                config.args = strings(v, &at)?
+                    .iter()
+                    .enumerate()
+                    .map(|(i, a)| expand(a, env).map_err(|e| format!("{at}[{i}]: {e}")))
+                    .collect::<Result<_, _>>()?;
+            }
             "allow" => config.allow = Some(strings(v, &at)?),
             "deny" => config.deny = strings(v, &at)?,
             "defer" => {
@@ -239,10 +247,10 @@ fn server(
                 config.timeout = Duration::from_millis(ms);
             }
             "env" => {
-                let env = v
+                let table = v
                     .as_object()
                     .ok_or_else(|| format!("{at}: expected an object of strings"))?;
-                for (k, val) in env {
+                for (k, val) in table {
                     // The value is a secret: the message names the key only.
                     let val = val
                         .as_str()
@@ -250,7 +258,11 @@ fn server(
                     if k.is_empty() || k.contains('=') || k.contains('\0') || val.contains('\0') {
                         return Err(format!("{at}.{k}: not a valid environment variable"));
                     }
-                    config.env.insert(k.clone(), val.to_string());
+                    let val = expand(val, env).map_err(|e| format!("{at}.{k}: {e}"))?;
+                    if val.contains('\0') {
+                        return Err(format!("{at}.{k}: not a valid environment variable"));
+                    }
+                    config.env.insert(k.clone(), val);
                 }
             }
             "trust" => config.trust = Policy::parse(v, &at)?,
@@ -258,6 +270,7 @@ fn server(
                 let url = v
                     .as_str()
                     .ok_or_else(|| format!("{at}: expected a string"))?;
+                let url = &expand(url, env).map_err(|e| format!("{at}: {e}"))?;
                 let scheme_ok = ["http://", "https://"].iter().any(|s| {
                     url.len() > s.len()
                         && url
@@ -325,9 +338,12 @@ fn valid_header_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
 }
 
-/// `value` with every `${VAR}` replaced by the variable's value; `$${` is a literal `${`. An
-/// unset variable is an error naming it, so that a header is never sent half-filled.
-fn expand(value: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
+/// `value` with every `${VAR}` replaced by the variable's value and every `${VAR:-default}` by
+/// the value, or `default` when the variable is unset or empty (Claude Code's two forms, read the
+/// way a POSIX shell reads them); `$${` is a literal `${`. An unset variable without a default is
+/// an error naming it, so that a header or a server's environment is never half-filled. Messages
+/// name variables, never values.
+pub(crate) fn expand(value: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
     let mut out = String::with_capacity(value.len());
     let mut rest = value;
     while let Some(at) = rest.find("${") {
@@ -340,19 +356,36 @@ fn expand(value: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<String, S
         out.push_str(&rest[..at]);
         let after = &rest[at + 2..];
         let end = after.find('}').ok_or("\"${\" without its closing \"}\"")?;
-        let name = &after[..end];
-        if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        let inner = &after[..end];
+        let (name, default) = match inner.split_once(":-") {
+            Some((name, default)) => (name, Some(default)),
+            None => (inner, None),
+        };
+        if !is_variable_name(name) {
             return Err(format!(
                 "${{{}}} is not a variable name",
                 toolregistry::limits::cut(name, 40)
             ));
         }
-        let v = env(name).ok_or_else(|| format!("${{{name}}} is not set in the environment"))?;
-        out.push_str(&v);
+        match (
+            env(name).filter(|v| !v.is_empty() || default.is_none()),
+            default,
+        ) {
+            (Some(v), _) => out.push_str(&v),
+            (None, Some(default)) => out.push_str(default),
+            (None, None) => return Err(format!("${{{name}}} is not set in the environment")),
+        }
         rest = &after[end + 1..];
     }
     out.push_str(rest);
     Ok(out)
+}
+
+/// A POSIX environment variable name: letters, digits and `_`, not starting with a digit.
+pub(crate) fn is_variable_name(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
 fn strings(v: &Value, at: &str) -> Result<Vec<String>, String> {
@@ -370,7 +403,11 @@ mod tests {
     use super::*;
 
     fn env(name: &str) -> Option<String> {
-        (name == "TOKEN").then(|| "s3cr3t-value".to_string())
+        match name {
+            "TOKEN" => Some("s3cr3t-value".to_string()),
+            "EMPTY" => Some(String::new()),
+            _ => None,
+        }
     }
 
     fn one(text: &str) -> Result<ServerConfig, String> {
@@ -402,6 +439,40 @@ mod tests {
                 .remote
                 .is_some()
         );
+    }
+
+    #[test]
+    fn variables_everywhere_claude_code_style() {
+        let c = one(
+            r#"{"mcpServers": {"s": {"command": "${TOKEN:-x}/bin", "args": ["--k=${TOKEN}", "${UNSET:-d}", "$${TOKEN}"],
+                "env": {"A": "${TOKEN}", "B": "${EMPTY:-fallback}", "C": "lit"}}}}"#,
+        )
+        .unwrap();
+        assert_eq!(c.command, "s3cr3t-value/bin");
+        assert_eq!(c.args, ["--k=s3cr3t-value", "d", "${TOKEN}"]);
+        assert_eq!(c.env["A"], "s3cr3t-value");
+        assert_eq!(c.env["B"], "fallback");
+        assert_eq!(c.redact("leaked s3cr3t-value"), "leaked [redacted]");
+        let r =
+            one(r#"{"mcpServers": {"r": {"url": "${UNSET:-https://x.example}/mcp"}}}"#).unwrap();
+        assert_eq!(r.remote.unwrap().url, "https://x.example/mcp");
+        for (text, needle) in [
+            (
+                r#"{"mcpServers": {"s": {"command": "x", "env": {"A": "${NOPE}"}}}}"#,
+                "s.env.A: ${NOPE} is not set",
+            ),
+            (
+                r#"{"mcpServers": {"s": {"command": "x", "args": ["a", "${NOPE}"]}}}"#,
+                "s.args[1]: ${NOPE}",
+            ),
+            (
+                r#"{"mcpServers": {"s": {"command": "${1X}"}}}"#,
+                "not a variable name",
+            ),
+        ] {
+            let err = one(text).unwrap_err();
+            assert!(err.contains(needle), "{text}: {err}");
+        }
     }
 
     #[test]

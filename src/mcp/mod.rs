@@ -7,12 +7,15 @@
 //! and the client's tool list is a [`toolregistry::Conversation`]'s. The MCP side is the official
 //! Rust SDK (`rmcp`). One file per concept: [`config`], [`downstream`] (a server and its
 //! supervisor), [`transport`] (downstream servers over HTTP), [`catalog`] (registry, routes and
-//! each client's view), [`upstream`] (what a client sees), [`http_server`] (clients over HTTP).
+//! each client's view), [`upstream`] (what a client sees), [`http_server`] (clients over HTTP),
+//! [`import`] (clients' configs moved behind the gateway).
 
 mod catalog;
 mod config;
 mod downstream;
+mod files;
 mod http_server;
+pub mod import;
 mod passthrough;
 mod reload;
 mod transport;

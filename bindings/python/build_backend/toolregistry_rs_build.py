@@ -17,7 +17,11 @@ Environment: ``CARGO`` (the cargo to run), ``CARGO_TARGET_DIR`` (honoured like c
 ``TOOLREGISTRY_CARGO_DIR`` (the crate to build, when it is not ``../..`` of this package),
 ``TOOLREGISTRY_SHIPPED_LIB`` (a library already stripped for shipping, put in the wheel as it is,
 without running cargo: scripts/dist.sh passes the one of the release tarball, so both artifacts
-carry the same bytes and one debug file serves both).
+carry the same bytes and one debug file serves both), ``TOOLREGISTRY_SHIPPED_BIN`` (the
+``toolregistry`` program built with the ``mcp`` feature: the wheel carries it as a script, in
+``toolregistry_rs-X.Y.Z.data/scripts/``, as ruff and uv ship theirs, and pip puts it on PATH;
+scripts/dist.sh passes the tarball's ``bin/toolregistry``. Without it the wheel carries the library
+only: building the program here would compile the crate a second time with the feature).
 
 The library in the wheel is stripped of debug info (cargo's release profile keeps line tables), with
 a ``.gnu_debuglink`` to ``libtoolregistry.so.X.Y.Z.debug``, the name of the debug file beside the
@@ -213,6 +217,14 @@ def _write_wheel(wheel_directory: str, editable: bool) -> str:
             for path in _python_files():
                 wheel.add(f"toolregistry_rs/{path.relative_to(SOURCE).as_posix()}", path.read_bytes())
             wheel.add(f"toolregistry_rs/{_library_name()}", shipped.read_bytes(), executable=True)
+            program = os.environ.get("TOOLREGISTRY_SHIPPED_BIN")
+            if program:
+                if not Path(program).is_file():
+                    raise RuntimeError(f"toolregistry_rs: TOOLREGISTRY_SHIPPED_BIN={program} is not a file")
+                # A wheel's scripts are installed into the environment's bin/ (Scripts\ on
+                # Windows) with their executable bit; a native program is copied as it is.
+                script = "toolregistry.exe" if sys.platform == "win32" else "toolregistry"
+                wheel.add(f"{DIST_NAME}-{version}.data/scripts/{script}", Path(program).read_bytes(), executable=True)
     wheel.close(version, tag)
     return name
 

@@ -9,7 +9,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::scan::Finding;
@@ -182,35 +181,12 @@ pub fn load(path: &Path) -> Result<StateFile, String> {
     Ok(state)
 }
 
-/// Writes the state file atomically: a temporary file beside it, synced, then renamed over it.
+/// Writes the state file atomically (see `files::write_atomic`), readable by its owner only.
 pub fn save(path: &Path, state: &StateFile) -> Result<(), String> {
-    let err = |e: std::io::Error| format!("state file {}: {e}", path.display());
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(err)?;
-    let text = serde_json::to_string_pretty(state).map_err(|e| e.to_string())?;
-    let name = path
-        .file_name()
-        .map_or("state".into(), |n| n.to_string_lossy());
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let written = (|| {
-        let mut file = std::fs::File::create(&tmp)?;
-        file.write_all(text.as_bytes())?;
-        file.write_all(b"\n")?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, path)?;
-        // The rename itself is durable once the folder is synced (where folders can be opened).
-        if let Ok(d) = std::fs::File::open(dir) {
-            let _ = d.sync_all();
-        }
-        Ok(())
-    })();
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written.map_err(err)
+    let mut text = serde_json::to_string_pretty(state).map_err(|e| e.to_string())?;
+    text.push('\n');
+    crate::mcp::files::write_atomic(path, text.as_bytes(), None)
+        .map_err(|e| format!("state file {}: {e}", path.display()))
 }
 
 /// Checks that the state file can be read and written where it is, before the proxy relies on
