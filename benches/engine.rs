@@ -313,6 +313,58 @@ fn throughput(creg: &CRegistry, args: &[CString], threads: usize, passes: usize)
     (threads * passes * args.len()) as f64 / t.elapsed().as_secs_f64()
 }
 
+/// Two-need queries: consecutive workload queries of at least three words, joined by "and then".
+fn two_need_queries(queries: &[String]) -> Vec<String> {
+    let long: Vec<&String> = queries
+        .iter()
+        .filter(|q| q.split_whitespace().count() >= 3)
+        .collect();
+    long.chunks_exact(2)
+        .map(|p| format!("{} and then {}", p[0], p[1]))
+        .collect()
+}
+
+/// Enhanced discover latency of one-need and two-need queries (issue 42's cost bound: a two-need
+/// query at most 1.5x a one-need one's cost before intents, a one-need query unchanged). The
+/// same table from two builds, run alternately, compares them.
+fn report_needs(cases: &[Case]) {
+    let request = DiscoverRequest::default();
+    println!("\n## Needs report (enhanced discover, µs, top_k 10, after a warm-up pass)\n");
+    println!("| N | one need p50 | p95 | two needs p50 | p95 | two-need queries |");
+    println!("|---|---|---|---|---|---|");
+    for case in cases {
+        let registry = Registry::new();
+        registry.register_json(&case.catalog).expect("register");
+        let d = registry.discoverer(DiscoveryOptions::enhanced());
+        let passes = (20_000 / case.queries.len()).clamp(1, 20);
+        let one = latencies(case.queries.len(), passes, |i| {
+            black_box(d.discover(&case.queries[i], &request).expect("discover"));
+        });
+        let two_queries = two_need_queries(&case.queries);
+        let two = latencies(two_queries.len(), passes, |i| {
+            black_box(d.discover(&two_queries[i], &request).expect("discover"));
+        });
+        // How many two-need answers name a need (0 from a build without intents).
+        let split = two_queries
+            .iter()
+            .filter(|q| {
+                d.discover_json(q, &request)
+                    .expect("discover")
+                    .contains("\"intent\":")
+            })
+            .count();
+        println!(
+            "| {} | {:.1} | {:.1} | {:.1} | {:.1} | {} ({split} answered per need) |",
+            case.label,
+            percentile(&one, 50.0),
+            percentile(&one, 95.0),
+            percentile(&two, 50.0),
+            percentile(&two, 95.0),
+            two_queries.len()
+        );
+    }
+}
+
 fn report(cases: &[Case]) {
     let request = DiscoverRequest::default();
     println!("\n## Percentile report (µs unless noted; discover top_k 10, after a warm-up pass)\n");
@@ -395,5 +447,6 @@ fn main() {
     }
     if !listing {
         report(&cases);
+        report_needs(&cases);
     }
 }
