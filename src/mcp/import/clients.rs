@@ -91,11 +91,10 @@ impl Client {
             None
         };
         let expected = || {
-            format!(
-                "no \"mcpServers\" object (Claude Desktop, Cursor, Claude Code) nor \"servers\" \
-                 (VS Code's mcp.json) nor \"mcp\": {{\"servers\"}} (VS Code's settings.json): \
-                 not an MCP client's config"
-            )
+            "no \"mcpServers\" object (Claude Desktop, Cursor, Claude Code) nor \"servers\" \
+             (VS Code's mcp.json) nor \"mcp\": {\"servers\"} (VS Code's settings.json): \
+             not an MCP client's config"
+                .to_string()
         };
         match forced {
             Some(Client::VsCode) => return Ok((Client::VsCode, vscode_path.ok_or_else(expected)?)),
