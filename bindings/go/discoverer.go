@@ -80,7 +80,7 @@ func decodeResultsOf(out []byte, err error) ([]Result, error) {
 }
 
 // DiscoverJSON is DiscoverWith's answer as the library's JSON text, undecoded:
-// [{"name", "description", "score", "namespace", "deferred", "schema"?, "warning"?}]. Its size
+// [{"name", "description", "score", "namespace", "deferred", "intent"?, "schema"?, "warning"?}]. Its size
 // is what DiscoverRequest.MaxTokens counts (bytes / 4, rounded up).
 func (d *Discoverer) DiscoverJSON(query string, req DiscoverRequest) ([]byte, error) {
 	q, err := cText("query", query)

@@ -203,6 +203,11 @@ type DiscoveryOptions struct {
 	K1    *float64 `json:"k1,omitempty"`
 	B     *float64 `json:"b,omitempty"`
 	Delta *float64 `json:"delta,omitempty"`
+	// Intents, when false, ranks every query as one need. By default (nil or true) a query that
+	// holds several needs ("convert 100 dollars to euros and then tell me the weather in Paris")
+	// is searched whole and per need, so one need's near-duplicates do not take every place, and
+	// each hit says its need in Result.Intent. ProfileReference never splits.
+	Intents *bool `json:"intents,omitempty"`
 }
 
 // DiscoverRequest is one discover call's options; see Discoverer.DiscoverWith. The filters
@@ -252,6 +257,9 @@ type Result struct {
 	// Namespace is "" for a tool without one.
 	Namespace string `json:"namespace"`
 	Deferred  bool   `json:"deferred"`
+	// Intent is the need of the query this tool answers, in the query's own words, when the
+	// query holds several (see DiscoveryOptions.Intents); "" for a query that is one need.
+	Intent string `json:"intent,omitempty"`
 	// Schema is the tool's schema in the requested format, present for an exact-name match and
 	// for deferred tools (the model needs it to call them); nil otherwise, and nil for a hit
 	// DiscoverRequest.MaxTokens cut to name + summary.
@@ -267,6 +275,9 @@ type Explanation struct {
 	Profile Profile `json:"profile"`
 	// Hybrid is each side of the fusion when ranked with ProfileHybrid, else nil.
 	Hybrid *HybridExplanation `json:"hybrid"`
+	// Intents are the query's needs when it holds several (then Tool's score and rank are the
+	// merged ones), in query order; empty for a query that is one need.
+	Intents []IntentExplanation `json:"intents"`
 	// ExactMatch is the tool the query names exactly (then it is the whole answer), or "".
 	ExactMatch string `json:"exact_match"`
 	// Tokens are the analyzed query tokens with the filter's verdicts.
@@ -320,8 +331,23 @@ type ToolExplanation struct {
 	Score float64 `json:"score"`
 	// Rank is its 1-based place in the full ranking (it may exceed TopK), 0 when it did not score.
 	Rank int `json:"rank"`
+	// Intent is the need of the query the tool answers (as Result.Intent), "" when the query is
+	// one need or no need's ranking holds the tool.
+	Intent string `json:"intent"`
 	// Terms are the contributions of the scored tokens it contains, in query order.
 	Terms []TermContribution `json:"terms"`
+}
+
+// IntentExplanation is one need of a query that holds several, and how that need's own ranking
+// placed the explained tool.
+type IntentExplanation struct {
+	// Text is the need, as the query words it.
+	Text string `json:"text"`
+	// RelativeScore is the tool's score in the need's ranking over that ranking's best (1 for
+	// its best tool); 0 when the need's ranking does not hold the tool.
+	RelativeScore float64 `json:"relative_score"`
+	// Rank is the tool's 1-based place in the need's ranking, 0 when it is not there.
+	Rank int `json:"rank"`
 }
 
 // TermContribution is what one query token adds to the tool's score.
