@@ -48,6 +48,7 @@ namespace ToolRegistry
         [DataMember(Name = "result_count")] private int resultCount;
         [DataMember(Name = "tool")] private ToolExplanation tool;
         [DataMember(Name = "hybrid")] private HybridExplanation hybrid;
+        [DataMember(Name = "intents")] private IntentExplanation[] intents;
         private string json;
 
         /// <summary>The query as given.</summary>
@@ -79,6 +80,12 @@ namespace ToolRegistry
 
         /// <summary>Each side of the fusion when ranked with "hybrid", else null.</summary>
         public HybridExplanation Hybrid { get { return hybrid; } }
+
+        /// <summary>
+        /// The query's needs, in query order, when it holds several (then the tool's score and rank
+        /// are the merged ones); empty for a query that is one need.
+        /// </summary>
+        public IReadOnlyList<IntentExplanation> Intents { get { return intents ?? new IntentExplanation[0]; } }
 
         /// <summary>The named tool's part.</summary>
         public ToolExplanation Tool { get { return tool; } }
@@ -130,6 +137,7 @@ namespace ToolRegistry
         [DataMember(Name = "indexed")] private bool indexed;
         [DataMember(Name = "score")] private double? score;
         [DataMember(Name = "rank")] private int? rank;
+        [DataMember(Name = "intent")] private string intent;
         [DataMember(Name = "terms")] private TermContribution[] terms;
 
         /// <summary>The tool.</summary>
@@ -170,8 +178,32 @@ namespace ToolRegistry
         /// <summary>Its 1-based position in the full ranking (may exceed top_k), or null.</summary>
         public int? Rank { get { return rank; } }
 
+        /// <summary>
+        /// The need of the query it answers (as <see cref="DiscoverResult.Intent"/>), or null when the
+        /// query is one need or no need's ranking holds it.
+        /// </summary>
+        public string Intent { get { return intent; } }
+
         /// <summary>What each scored token it contains adds, in query order.</summary>
         public IReadOnlyList<TermContribution> Terms { get { return terms ?? new TermContribution[0]; } }
+    }
+
+    /// <summary>One need of a query that holds several, and how that need's own ranking placed the tool.</summary>
+    [DataContract]
+    public sealed class IntentExplanation
+    {
+        [DataMember(Name = "text")] private string text;
+        [DataMember(Name = "relative_score")] private double? relativeScore;
+        [DataMember(Name = "rank")] private int? rank;
+
+        /// <summary>The need, as the query words it.</summary>
+        public string Text { get { return text; } }
+
+        /// <summary>The tool's score in the need's ranking over that ranking's best (1 for its best tool), or null when the need's ranking does not hold it.</summary>
+        public double? RelativeScore { get { return relativeScore; } }
+
+        /// <summary>The tool's 1-based place in the need's ranking, or null when it is not there.</summary>
+        public int? Rank { get { return rank; } }
     }
 
     /// <summary>What one query token adds to a tool's score.</summary>

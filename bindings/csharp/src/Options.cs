@@ -57,6 +57,14 @@ namespace ToolRegistry
         /// <summary>BM25+ lower bound per matched term (default 0 in the enhanced profile, 1.0 in the reference).</summary>
         public double? Delta { get; set; }
 
+        /// <summary>
+        /// False ranks every query as one need. By default (null or true) a query that holds several
+        /// needs is searched whole and per need, so that one need's near-duplicates do not take every
+        /// place, and each hit names its need (<see cref="DiscoverResult.Intent"/>). The reference
+        /// profile never splits.
+        /// </summary>
+        public bool? Intents { get; set; }
+
         /// <summary>The options as the JSON object the C ABI takes.</summary>
         public string ToJson()
         {
@@ -68,6 +76,7 @@ namespace ToolRegistry
                 .Add("k1", K1)
                 .Add("b", B)
                 .Add("delta", Delta)
+                .Add("intents", Intents)
                 .ToString();
         }
     }

@@ -27,6 +27,9 @@ namespace ToolRegistry
         [DataMember(Name = "deferred")]
         private bool deferred;
 
+        [DataMember(Name = "intent")]
+        private string intent;
+
         [DataMember(Name = "warning")]
         private string warning;
 
@@ -49,6 +52,13 @@ namespace ToolRegistry
 
         /// <summary>Whether the tool is deferred (its schema is not sent up front).</summary>
         public bool Deferred { get { return deferred; } }
+
+        /// <summary>
+        /// The need of the query this tool answers, in the query's own words, when the query holds
+        /// several ("convert 100 dollars to euros and then tell me the weather in Paris"); null for a
+        /// query that is one need, and with <see cref="DiscoveryOptions.Intents"/> false.
+        /// </summary>
+        public string Intent { get { return intent; } }
 
         /// <summary>
         /// The tool's schema in the requested API format as raw JSON text, or null. Present for an exact

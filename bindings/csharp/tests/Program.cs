@@ -83,6 +83,7 @@ namespace ToolRegistry.Tests
             // finalizers, which would upset the exact counts of live functions here.
             StrictTests();
             BudgetTests();
+            IntentsTests();
             EmbedderTests();
             ConversationTests(Path.Combine(Path.GetDirectoryName(corpusDir.TrimEnd('/', '\\')), "conversation"));
             AsyncTests(corpusDir);
