@@ -32,10 +32,11 @@ class Discoverer(_Owner):
         k1: Optional[float] = None,
         b: Optional[float] = None,
         delta: Optional[float] = None,
+        intents: Optional[bool] = None,
     ) -> None:
         if not isinstance(registry, _RegistryBase):
             raise TypeError(f"registry must be a toolregistry_rs.Registry, not {type(registry).__name__}")
-        options = _discovery_options(profile, field_weights, min_score_ratio, max_df_ratio, k1, b, delta)
+        options = _discovery_options(profile, field_weights, min_score_ratio, max_df_ratio, k1, b, delta, intents)
         options_json = _json("options", options) if options else None
         out = _native.DiscovererPtr()
         err = c_void_p()
@@ -99,8 +100,10 @@ class Discoverer(_Owner):
 
         A query equal to an enabled tool's name (ignoring case, with ``-`` and ``/`` read as
         ``_``) returns that tool alone with score 1.0 and its schema; otherwise the BM25F
-        ranking. Deferred tools carry their schema (rendered in ``api_format``). ``strict=True``
-        renders those schemas in OpenAI strict mode (OpenAI formats only, else ``INVALID_ARGUMENT``);
+        ranking. A query that holds several needs (unless the discoverer has ``intents=False``)
+        gives each hit the ``intent`` it answers, in the query's words. Deferred tools carry their
+        schema (rendered in ``api_format``). ``strict=True`` renders those schemas in OpenAI
+        strict mode (OpenAI formats only, else ``INVALID_ARGUMENT``);
         a hit whose schema cannot be strict carries it non-strict, with a ``warning`` saying why.
         ``max_tokens`` caps the answer at that many tokens, counted as the UTF-8 bytes of its JSON
         (:meth:`discover_json`) / 4, rounded up: hits keep their schemas while they fit, then come

@@ -85,6 +85,7 @@ def _discovery_options(
     k1: Optional[float],
     b: Optional[float],
     delta: Optional[float],
+    intents: Optional[bool] = None,
 ) -> Dict[str, Any]:
     fields = {
         "profile": profile,
@@ -94,6 +95,7 @@ def _discovery_options(
         "k1": k1,
         "b": b,
         "delta": delta,
+        "intents": intents,
     }
     return {k: v for k, v in fields.items() if v is not None}
 

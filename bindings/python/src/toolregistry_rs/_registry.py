@@ -596,6 +596,7 @@ class Registry(_RegistryBase):
         k1: Optional[float] = None,
         b: Optional[float] = None,
         delta: Optional[float] = None,
+        intents: Optional[bool] = None,
     ) -> None:
         """Registers the built-in ``discover_tools`` with these ranking options (again: replaces them).
 
@@ -605,9 +606,12 @@ class Registry(_RegistryBase):
         the named fields (``name`` 3.0, ``description`` 2.0, ``search_hint`` 2.0, ``tags`` 1.5,
         ``params`` 1.0). ``min_score_ratio`` drops hits below this fraction of the best (0.3);
         ``max_df_ratio`` drops query words found in at least this fraction of tools (0.5);
-        ``k1``, ``b``, ``delta`` are the BM25+ parameters.
+        ``k1``, ``b``, ``delta`` are the BM25+ parameters. ``intents=False`` ranks every query as
+        one need; by default a query that holds several ("convert 100 dollars to euros and then
+        tell me the weather in Paris") is searched whole and per need, so that one need's
+        near-duplicates do not take every place, and each hit names its need (``intent``).
         """
-        options = _discovery_options(profile, field_weights, min_score_ratio, max_df_ratio, k1, b, delta)
+        options = _discovery_options(profile, field_weights, min_score_ratio, max_df_ratio, k1, b, delta, intents)
         self._do(_lib.tr_registry_enable_discovery, _json("options", options) if options else None)
 
     def call(self, name: str, arguments: Union[Mapping[str, Any], str, bytes, None] = None) -> Any:
@@ -631,6 +635,7 @@ class Registry(_RegistryBase):
         k1: Optional[float] = None,
         b: Optional[float] = None,
         delta: Optional[float] = None,
+        intents: Optional[bool] = None,
     ) -> "Discoverer":
         """A :class:`Discoverer` on this registry with its own ranking options (as for
         :meth:`enable_discovery`). It follows every change to the registry and stays usable
@@ -644,6 +649,7 @@ class Registry(_RegistryBase):
             k1=k1,
             b=b,
             delta=delta,
+            intents=intents,
         )
 
     def conversation(

@@ -68,8 +68,11 @@ class DiscoverResult(_DiscoverResultBase, total=False):
     """One discovery hit. ``schema`` is present for an exact-name match and for deferred tools;
     ``warning``, when strict mode was asked for and that schema cannot be strict, says why. A hit
     that ``max_tokens`` cut to name + summary has no ``schema`` and only the first sentence of the
-    description."""
+    description. ``intent`` is present when the query holds several needs ("convert 100 dollars
+    to euros and then tell me the weather in Paris"): the need this tool answers, as the query
+    words it (``intents=False`` on the discoverer ranks every query as one need)."""
 
+    intent: str
     schema: Dict[str, Any]
     warning: str
 
@@ -139,7 +142,23 @@ class ToolExplanation(TypedDict):
     indexed: bool
     score: float
     rank: int
+    #: The need of the query the tool answers (as a hit's ``intent``), None when the query is one
+    #: need or no need's ranking holds the tool.
+    intent: Optional[str]
     terms: List[TermContribution]
+
+
+class IntentExplanation(TypedDict):
+    """One need of a query that holds several, and how that need's own ranking placed the
+    explained tool."""
+
+    #: The need, as the query words it.
+    text: str
+    #: The tool's score in the need's ranking over that ranking's best (1 for its best tool);
+    #: None when the need's ranking does not hold the tool.
+    relative_score: Optional[float]
+    #: The tool's 1-based place in the need's ranking, None when it is not there.
+    rank: Optional[int]
 
 
 class Explanation(TypedDict):
@@ -149,6 +168,9 @@ class Explanation(TypedDict):
     profile: str
     #: Each side of the fusion when ranked with ``hybrid``, else None.
     hybrid: Optional[HybridExplanation]
+    #: The query's needs in query order when it holds several (then the tool's score and rank
+    #: are the merged ones); empty for a query that is one need.
+    intents: List[IntentExplanation]
     exact_match: Optional[str]
     tokens: List[QueryToken]
     scored_tokens: List[str]
