@@ -23,6 +23,7 @@ import {
   type DiscoveryOptions,
   type EmbeddingStatus,
   type ExecuteOptions,
+  type Explanation,
   type Metadata,
   type RegistryOptions,
   type SchemaOptions,
@@ -345,9 +346,10 @@ export class Discoverer {
 
   /**
    * Up to `topK` tools for `query`, best first: `[{name, description, score, namespace,
-   * deferred, schema?}]`. An exact tool name answers that tool alone (score 1); `select:a,b`
-   * answers those tools in that order. Filters (`namespaces`, `tags`, `deferred`) choose the
-   * tools before ranking. With a JS embedder, `discover` ranks by words; `discoverAsync` embeds.
+   * deferred, intent?, schema?}]`. An exact tool name answers that tool alone (score 1);
+   * `select:a,b` answers those tools in that order. Filters (`namespaces`, `tags`, `deferred`)
+   * choose the tools before ranking. A query that holds several needs gives each hit the
+   * `intent` it answers. With a JS embedder, `discover` ranks by words; `discoverAsync` embeds.
    */
   discover(query: string, options: DiscoverOptions = {}): DiscoverResult[] {
     return JSON.parse(this.discoverJson(query, options));
@@ -376,8 +378,12 @@ export class Discoverer {
     return this.discover(query, options);
   }
 
-  /** Why `query` ranks `toolName` where it does, or why it is not in the answer. */
-  explain(query: string, toolName: string, options: { topK?: number } = {}): Record<string, unknown> {
+  /**
+   * Why `query` ranks `toolName` where it does, or why it is not in the answer: the analyzed
+   * query, the tool's score per word and field, and, for a query that holds several needs, the
+   * needs (`intents`) and the one the tool answers (`tool.intent`).
+   */
+  explain(query: string, toolName: string, options: { topK?: number } = {}): Explanation {
     const o = JSON.stringify(defined({ top_k: options.topK }));
     return JSON.parse(out(c.explain, this.#handle.ptr, text("query", query), text("tool name", toolName), o));
   }

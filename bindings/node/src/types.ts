@@ -19,6 +19,13 @@ export interface DiscoveryOptions {
   k1?: number;
   b?: number;
   delta?: number;
+  /**
+   * `false` ranks every query as one need. By default a query that holds several ("convert 100
+   * dollars to euros and then tell me the weather in Paris") is searched whole and per need, so
+   * one need's near-duplicates do not take every place, and each hit names its need (`intent`).
+   * The reference profile never splits.
+   */
+  intents?: boolean;
   /** `enableDiscovery` only: also register `call_deferred` (default true). */
   callDeferred?: boolean;
 }
@@ -48,9 +55,89 @@ export interface DiscoverResult {
   score: number;
   namespace: string | null;
   deferred: boolean;
+  /** The need of the query this tool answers, in the query's words; only when it holds several. */
+  intent?: string;
   schema?: Record<string, unknown>;
   warning?: string;
 }
+
+// The explanation's shapes are type aliases, not interfaces, so that an Explanation stays
+// assignable to Record<string, unknown> (what `explain` was typed as before they existed).
+
+/** Why a query ranks a tool where it does (`Discoverer.explain`). */
+export type Explanation = {
+  query: string;
+  profile: Profile;
+  /** Each side of the fusion when ranked with `"hybrid"`, else null. */
+  hybrid: HybridExplanation | null;
+  /**
+   * The query's needs in query order when it holds several (then the tool's score and rank are
+   * the merged ones); empty for a query that is one need.
+   */
+  intents: IntentExplanation[];
+  /** The tool the query names exactly (then it is the whole answer), or null. */
+  exact_match: string | null;
+  tokens: QueryToken[];
+  scored_tokens: string[];
+  analyzed_token_count: number;
+  /** A sentence when the query was cut to the token limit, else null. */
+  truncated: string | null;
+  top_k: number;
+  best_score: number | null;
+  score_floor: number | null;
+  result_count: number;
+  tool: ToolExplanation;
+};
+
+/** One need of a query that holds several, and how that need's own ranking placed the tool. */
+export type IntentExplanation = {
+  /** The need, as the query words it. */
+  text: string;
+  /** The tool's score in the need's ranking over that ranking's best (1 for its best tool). */
+  relative_score: number | null;
+  /** The tool's 1-based place in the need's ranking; null when it is not there. */
+  rank: number | null;
+};
+
+/** An analyzed query word and whether the query filter kept it. */
+export type QueryToken = { token: string; df: number; df_ratio: number; kept: boolean; reason: string | null };
+
+/** The explained tool's side. */
+export type ToolExplanation = {
+  name: string;
+  /** `ranked`, `exact_match`, `other_exact_match`, `disabled`, `no_query_tokens`, `no_common_token`, `below_top_k` or `below_score_floor`. */
+  outcome: string;
+  reason: string;
+  indexed: boolean;
+  score: number | null;
+  rank: number | null;
+  /** The need of the query it answers (as a hit's `intent`), null when none. */
+  intent: string | null;
+  terms: {
+    token: string;
+    df: number;
+    idf: number;
+    catalog_idf: number;
+    weighted_tf: number;
+    tf_norm: number;
+    query_weight: number;
+    score: number;
+    fields: { field: string; tf: number; weight: number; score: number }[];
+  }[];
+};
+
+/** Each side of a `"hybrid"` ranking for the explained tool. */
+export type HybridExplanation = {
+  lexical_score: number | null;
+  lexical_rank: number | null;
+  cosine: number | null;
+  semantic_rank: number | null;
+  fused_score: number | null;
+  fused_rank: number | null;
+  phrase_score: number | null;
+  embedded: boolean;
+  note: string | null;
+};
 
 export interface SchemaOptions {
   /** Default true; false leaves deferred tools out. */
@@ -166,6 +253,7 @@ export function discoveryDoc(o: DiscoveryOptions | undefined): Record<string, un
     k1: o.k1,
     b: o.b,
     delta: o.delta,
+    intents: o.intents,
     call_deferred: o.callDeferred,
   });
 }

@@ -1,7 +1,8 @@
 // Compiled (not run) by 35-node.sh against the package's shipped .d.ts: the API a TypeScript
 // user writes must type-check, and misuse must not.
 import {
-  Registry, ToolError, ToolRegistryError, ClosedError, type DiscoverResult, type HostFunction, type StatusName,
+  Registry, ToolError, ToolRegistryError, ClosedError, type DiscoverResult, type Explanation, type HostFunction,
+  type StatusName,
 } from "toolregistry";
 import { aiTools } from "toolregistry/ai";
 import { mcpToolsList } from "toolregistry/mcp";
@@ -17,6 +18,12 @@ export async function typed(): Promise<void> {
   const d = registry.discoverer({ minScoreRatio: 0.1 });
   const hits: DiscoverResult[] = d.discover("x", { topK: 3, namespaces: ["gh"], deferred: true });
   const score: number = hits[0]!.score;
+  const need: string | undefined = hits[0]!.intent;
+  const single = registry.discoverer({ profile: "enhanced", intents: false });
+  const why: Explanation = single.explain("x", "a", { topK: 3 });
+  const needs: string[] = why.intents.map((i) => i.text);
+  const toolNeed: string | null = why.tool.intent;
+  const untyped: Record<string, unknown> = why;
   const messages: Record<string, unknown>[] = await registry.execute({ role: "assistant" }, { includeAssistant: true });
   const c = registry.conversation({ apiFormat: "anthropic", mode: "native" });
   const { tools, systemText, fingerprint } = c.tools();
@@ -38,8 +45,11 @@ export async function typed(): Promise<void> {
   d.discover("x", { topK: "3" });
   // @ts-expect-error no such api format
   registry.getSchemas({ apiFormat: "openai" });
+  // @ts-expect-error intents is a boolean
+  registry.discoverer({ intents: "no" });
   c[Symbol.dispose]();
   d.close();
   registry.close();
-  void [names, score, messages, tools, systemText, fingerprint, ok];
+  single.close();
+  void [names, score, need, needs, toolNeed, untyped, messages, tools, systemText, fingerprint, ok];
 }
