@@ -15,6 +15,7 @@ public final class DiscoveryOptions {
     private Double k1;
     private Double b;
     private Double delta;
+    private Boolean intents;
     private Boolean callDeferred;
 
     /** Options with every member at the library's default. */
@@ -70,6 +71,17 @@ public final class DiscoveryOptions {
         return this;
     }
 
+    /**
+     * {@code false} ranks every query as one need. By default a query that holds several ("convert
+     * 100 dollars to euros and then tell me the weather in Paris") is searched whole and per need,
+     * so that one need's near-duplicates do not take every place, and each hit names its need
+     * ({@link Hit#intent()}). The reference profile never splits.
+     */
+    public DiscoveryOptions intents(boolean intents) {
+        this.intents = intents;
+        return this;
+    }
+
     /** {@link Registry#enableDiscovery} only: also register {@code call_deferred} (default true). */
     public DiscoveryOptions callDeferred(boolean callDeferred) {
         this.callDeferred = callDeferred;
@@ -85,6 +97,7 @@ public final class DiscoveryOptions {
                 .put("k1", k1)
                 .put("b", b)
                 .put("delta", delta)
+                .put("intents", intents)
                 .put("call_deferred", callDeferred);
     }
 

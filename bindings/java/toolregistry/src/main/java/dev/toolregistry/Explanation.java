@@ -22,11 +22,14 @@ import java.util.Map;
  * @param resultCount how many hits the answer has
  * @param tool the tool's side
  * @param hybrid the fusion's side (hybrid profile), or null
+ * @param intents the query's needs in query order when it holds several (then the tool's score and
+ *     rank are the merged ones); empty for a query that is one need
  * @param json the library's whole answer
  */
 public record Explanation(String query, String profile, String exactMatch, List<QueryToken> tokens,
         List<String> scoredTokens, int analyzedTokenCount, String truncated, int topK, Double bestScore,
-        Double scoreFloor, int resultCount, ToolExplanation tool, HybridExplanation hybrid, String json) {
+        Double scoreFloor, int resultCount, ToolExplanation tool, HybridExplanation hybrid,
+        List<IntentExplanation> intents, String json) {
 
     /**
      * One analyzed word of the query.
@@ -49,10 +52,22 @@ public record Explanation(String query, String profile, String exactMatch, List<
      * @param indexed whether the tool is in the index
      * @param score its score, or null
      * @param rank its rank, or null
+     * @param intent the need of the query it answers (as {@link Hit#intent()}), or null when the
+     *     query is one need or no need's ranking holds it
      * @param terms its score per query word
      */
     public record ToolExplanation(String name, String outcome, String reason, boolean indexed, Double score,
-            Integer rank, List<TermScore> terms) {}
+            Integer rank, String intent, List<TermScore> terms) {}
+
+    /**
+     * One need of a query that holds several, and how that need's own ranking placed the tool.
+     *
+     * @param text the need, as the query words it
+     * @param relativeScore the tool's score in the need's ranking over that ranking's best (1 for
+     *     its best tool), or null when the need's ranking does not hold it
+     * @param rank the tool's 1-based place in the need's ranking, or null when it is not there
+     */
+    public record IntentExplanation(String text, Double relativeScore, Integer rank) {}
 
     /**
      * One query word's share of the score.
@@ -117,7 +132,12 @@ public record Explanation(String query, String profile, String exactMatch, List<
                         Json.num(term, "query_weight"), Json.num(term, "score"), Collections.unmodifiableList(fields)));
             }
             tool = new ToolExplanation(Json.str(t, "name"), Json.str(t, "outcome"), Json.str(t, "reason"),
-                    Json.bool(t, "indexed"), Json.optNum(t, "score"), Json.optInt(t, "rank"), Collections.unmodifiableList(terms));
+                    Json.bool(t, "indexed"), Json.optNum(t, "score"), Json.optInt(t, "rank"), Json.str(t, "intent"),
+                    Collections.unmodifiableList(terms));
+        }
+        List<IntentExplanation> intents = new ArrayList<>();
+        for (Map<String, Object> i : Json.objects(m.get("intents"))) {
+            intents.add(new IntentExplanation(Json.str(i, "text"), Json.optNum(i, "relative_score"), Json.optInt(i, "rank")));
         }
         Map<String, Object> h = Json.obj(m, "hybrid");
         HybridExplanation hybrid = h == null ? null : new HybridExplanation(Json.optNum(h, "lexical_score"),
@@ -128,6 +148,6 @@ public record Explanation(String query, String profile, String exactMatch, List<
                 Collections.unmodifiableList(tokens), Json.strings(m.get("scored_tokens")),
                 (int) Json.integer(m, "analyzed_token_count"), Json.str(m, "truncated"), (int) Json.integer(m, "top_k"),
                 Json.optNum(m, "best_score"), Json.optNum(m, "score_floor"), (int) Json.integer(m, "result_count"),
-                tool, hybrid, json);
+                tool, hybrid, Collections.unmodifiableList(intents), json);
     }
 }

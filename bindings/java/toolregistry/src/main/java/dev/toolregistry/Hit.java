@@ -16,9 +16,18 @@ import java.util.Set;
  * @param schemaJson the tool's schema in the requested format, as JSON text; null when the answer
  *     carries none (a loaded tool found by a query, or a hit cut to its summary)
  * @param warning why a strict-mode schema could not be strict, or null
+ * @param intent the need of the query this tool answers, in the query's words, when the query
+ *     holds several ("convert 100 dollars to euros and then tell me the weather in Paris"); null
+ *     for a query that is one need, and with {@link DiscoveryOptions#intents(boolean) intents(false)}
  */
 public record Hit(String name, String description, double score, String namespace, boolean deferred,
-        String schemaJson, String warning) {
+        String schemaJson, String warning, String intent) {
+
+    /** A hit without an intent: the record's shape before intents, kept so code built on it compiles. */
+    public Hit(String name, String description, double score, String namespace, boolean deferred,
+            String schemaJson, String warning) {
+        this(name, description, score, namespace, deferred, schemaJson, warning, null);
+    }
 
     /**
      * The hits of a discover answer, read in one pass without building maps. Fields this binding
@@ -49,6 +58,7 @@ public record Hit(String name, String description, double score, String namespac
         boolean deferred = false;
         String schema = null;
         String warning = null;
+        String intent = null;
         r.expect('{');
         if (!r.consume('}')) {
             do {
@@ -60,11 +70,12 @@ public record Hit(String name, String description, double score, String namespac
                     case "deferred": deferred = r.bool(); break;
                     case "schema": schema = r.raw(); break;
                     case "warning": warning = r.stringOrNull(); break;
+                    case "intent": intent = r.stringOrNull(); break;
                     default: r.skipValue();
                 }
             } while (r.consume(','));
             r.expect('}');
         }
-        return new Hit(name, description, score, namespace, deferred, schema, warning);
+        return new Hit(name, description, score, namespace, deferred, schema, warning, intent);
     }
 }

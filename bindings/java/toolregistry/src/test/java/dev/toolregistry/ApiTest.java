@@ -47,7 +47,7 @@ class ApiTest {
     @Test
     void hitsIgnoreFieldsTheBindingDoesNotKnow() {
         List<Hit> hits = Hit.parseList("[{\"name\":\"a\",\"description\":\"d\",\"score\":2.5,\"namespace\":null,\"deferred\":false,"
-                + "\"intent\":{\"index\":0,\"text\":\"x\"},\"future\":[1,2,{\"k\":null}]}]");
+                + "\"plan\":{\"index\":0,\"text\":\"x\"},\"future\":[1,2,{\"k\":null}]}]");
         assertEquals(new Hit("a", "d", 2.5, null, false, null, null), hits.get(0));
     }
 
