@@ -395,6 +395,7 @@ private:
         hit.score = member(item, "score", JsonValue::Kind::Number).number;
         hit.namespace_name = optional_string(item, "namespace");
         hit.deferred = member(item, "deferred", JsonValue::Kind::Bool).boolean;
+        hit.intent = optional_string(item, "intent");
         if (const JsonValue* schema = item.find("schema")) hit.schema = std::string(schema->raw);
         hit.warning = optional_string(item, "warning");
         hits.push_back(std::move(hit));
@@ -490,6 +491,18 @@ private:
             e.score = score->number;
         if (const JsonValue* rank = tool.find("rank"); rank && rank->kind == JsonValue::Kind::Number)
             e.rank = static_cast<std::size_t>(rank->number);
+        e.intent = optional_string(tool, "intent");
+        if (const JsonValue* intents = doc.find("intents"); intents && intents->kind == JsonValue::Kind::Array) {
+            for (const JsonValue& item : intents->items) {
+                IntentExplanation i;
+                i.text = member(item, "text", JsonValue::Kind::String).string;
+                if (const JsonValue* v = item.find("relative_score"); v && v->kind == JsonValue::Kind::Number)
+                    i.relative_score = v->number;
+                if (const JsonValue* v = item.find("rank"); v && v->kind == JsonValue::Kind::Number)
+                    i.rank = static_cast<std::size_t>(v->number);
+                e.intents.push_back(std::move(i));
+            }
+        }
         for (const JsonValue& token : expect_array(member(doc, "scored_tokens", JsonValue::Kind::Array)).items)
             if (token.kind == JsonValue::Kind::String) e.scored_tokens.push_back(token.string);
         if (const JsonValue* profile = doc.find("profile"); profile && profile->kind == JsonValue::Kind::String)

@@ -355,7 +355,8 @@ private:
 class Discoverer {
 public:
     /// A discoverer on `registry` with its own ranking options (empty: defaults), e.g.
-    /// `{"min_score_ratio": 0, "field_weights": {"name": 4.0}}`.
+    /// `{"min_score_ratio": 0, "field_weights": {"name": 4.0}}`; `{"intents": false}` ranks every
+    /// query as one need (no Hit::intent).
     explicit Discoverer(const Registry& registry, std::string_view options_json = {}) {
         detail::OptionalCString options(options_json, "options_json");
         tr_discoverer* raw = nullptr;
@@ -385,7 +386,8 @@ public:
     }
 
     /// discover_with() as the library's raw JSON: `[{"name", "description", "score", "namespace",
-    /// "deferred", "schema"?, "warning"?}]`. Its size is what DiscoverRequest::max_tokens counts.
+    /// "deferred", "intent"?, "schema"?, "warning"?}]`. Its size is what DiscoverRequest::max_tokens
+    /// counts.
     [[nodiscard]] std::string discover_json_with(std::string_view query, const DiscoverRequest& request) const {
         return discover_json(query, detail::discover_options(request));
     }

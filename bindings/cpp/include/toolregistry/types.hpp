@@ -133,6 +133,10 @@ struct Hit {
     /// The tool's namespace ("github" for "github-list_issues"), if it has one.
     std::optional<std::string> namespace_name;
     bool deferred = false;
+    /// The need of the query this tool answers, in the query's words, when the query holds several
+    /// ("convert 100 dollars to euros and then tell me the weather in Paris"); empty for a query
+    /// that is one need, and with the discovery option `{"intents": false}`.
+    std::optional<std::string> intent;
     /// The tool's schema as compact JSON in the requested format: present for an exact-name match
     /// and for deferred tools, unless DiscoverRequest::max_tokens cut the hit to name + summary.
     std::optional<std::string> schema;
@@ -165,6 +169,18 @@ struct HybridExplanation {
     std::optional<std::string> note;
 };
 
+/// One need of a query that holds several, and how that need's own ranking placed the explained
+/// tool (Explanation::intents).
+struct IntentExplanation {
+    /// The need, as the query words it.
+    std::string text;
+    /// The tool's score in the need's ranking over that ranking's best (1 for its best tool);
+    /// empty when the need's ranking does not hold the tool.
+    std::optional<double> relative_score;
+    /// The tool's 1-based place in the need's ranking; empty when it is not there.
+    std::optional<std::size_t> rank;
+};
+
 /// Why a query ranks a tool where it does (the main fields of tr_discoverer_explain's answer).
 struct Explanation {
     /// "ranked", "exact_match", "other_exact_match", "disabled", "no_query_tokens",
@@ -182,6 +198,12 @@ struct Explanation {
     std::string profile;
     /// Each side of the fusion when ranked with "hybrid".
     std::optional<HybridExplanation> hybrid;
+    /// The query's needs in query order when it holds several (then `score` and `rank` are the
+    /// merged ones); empty for a query that is one need.
+    std::vector<IntentExplanation> intents;
+    /// The need of the query the tool answers (as Hit::intent); empty when the query is one need
+    /// or no need's ranking holds the tool.
+    std::optional<std::string> intent;
     /// The whole answer, including the per-token and per-field breakdown.
     std::string json;
 };
