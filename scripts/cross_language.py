@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Asks the same queries through Rust, C, C++, Go, C#, Python, Node and Java, prints the answers side by side, and fails
 unless all eight give the same names, in the same order, with the same scores (bit for bit), the same
-namespace and deferred flag. The `hybrid` queries use a fake embedder that each language implements
-alike (tests/cross/discover.rs for Rust, which the CLI cannot load).
+namespace, deferred flag and intent (the need of a query holding several that the hit answers). The
+`hybrid` queries use a fake embedder that each language implements alike (tests/cross/discover.rs
+for Rust, which the CLI cannot load).
 
 Usage: scripts/cross_language.py CATALOG.json  (the programs are built by scripts/test-parts/90-cross-language.sh)
 """
@@ -11,17 +12,23 @@ import os
 import subprocess
 import sys
 
+# A query holding two needs (issue 42): the hits carry the need each answers ("intent"), which
+# the reference profile never does.
+TWO_NEEDS = "convert 100 dollars to euros and then tell me the weather in Paris"
+
 QUERIES = [
     ("convert currency", 5, "reference"),
     ("get the weather forecast for a city", 8, "reference"),
     ("calculate the area of a triangle", 5, "enhanced"),
     ("get_weather", 3, "reference"),
     ("天气 查询 weather", 5, "reference"),
+    (TWO_NEEDS, 8, "enhanced"),
     # "hybrid": every program gives its registry the same fake embedder (dim 64, FNV-1a word
     # buckets, implemented in each language) and waits for the catalog's vectors.
     ("get the weather forecast for a city", 8, "hybrid"),
     ("convert an amount of money between currencies", 10, "hybrid"),
     ("天气 查询 weather", 5, "hybrid"),
+    (TWO_NEEDS, 8, "hybrid"),
 ]
 
 
@@ -73,8 +80,22 @@ def programs(catalog):
     }
 
 
+# Languages whose cross program embeds the query itself and gives the library its vector (the
+# discover option query_vector, the pull model) instead of the library calling the embedder: for
+# `hybrid` they are compared with Rust doing the same (cross_discover --query-vector). The two
+# Rust answers agree for a query of one need; for a query holding several, the library has no
+# vector for each need when the host gives only the query's, and ranks the needs by words alone.
+PULL_LANGUAGES = ("node",)
+
+
+def rust_query_vector(catalog, query, top_k):
+    """The Rust side of a `hybrid` query with the query's vector given by the host."""
+    target = os.environ.get("CARGO_TARGET_DIR", "target")
+    return [os.path.join(target, "release", "examples", "cross_discover"), catalog, query, str(top_k), "--query-vector"]
+
+
 def normalized(answer):
-    return [(h["name"], float(h["score"]), h.get("namespace"), bool(h["deferred"])) for h in answer]
+    return [(h["name"], float(h["score"]), h.get("namespace"), bool(h["deferred"]), h.get("intent")) for h in answer]
 
 
 # explain: the Rust CLI and the Node and Java bindings (query, tool, top_k, profile); the same JSON
@@ -83,6 +104,7 @@ EXPLAIN = [
     ("convert currency", "convert_currency", 10, "reference"),
     ("get the weather forecast for a city", "get_weather", 8, "enhanced"),
     ("天气 查询 weather", "get_weather", 5, "reference"),
+    (TWO_NEEDS, "api.weather", 8, "enhanced"),
 ]
 
 
@@ -108,6 +130,9 @@ def check_explain(catalog):
         print(f"explain {query!r} {tool} top_k={top_k} {profile}: "
               + ("rust, node and java identical" if same else "MISMATCH or missing"))
         if not same:
+            failures += 1
+        elif query == TWO_NEEDS and (len(answers["rust"]["intents"]) < 2 or not answers["rust"]["tool"]["intent"]):
+            print("  MISSING: the two-need query's explanation names fewer than two needs or no need for the tool")
             failures += 1
     return len(EXPLAIN), failures
 
@@ -216,6 +241,14 @@ def main():
                 failures += 1
                 continue
             answers[language] = normalized(json.loads(out.stdout))
+        pulled = None
+        if profile == "hybrid":
+            out = subprocess.run(rust_query_vector(catalog, query, top_k), capture_output=True, text=True)
+            if out.returncode != 0:
+                print(f"rust (query vector): exit {out.returncode}: {out.stderr.strip()}")
+                failures += 1
+            else:
+                pulled = normalized(json.loads(out.stdout))
         print(f"\nquery {query!r} top_k={top_k} profile={profile}")
         languages = list(answers)
         print("  rank  " + "  ".join(f"{lang:<38}" for lang in languages))
@@ -227,13 +260,31 @@ def main():
             print(f"  {rank + 1:>4}  " + "  ".join(cells))
         reference = answers.get("rust")
         for lang, answer in answers.items():
-            if answer != reference:
+            if profile == "hybrid" and lang in PULL_LANGUAGES:
+                if answer != pulled:
+                    print(f"  MISMATCH: {lang} differs from rust given the query's vector")
+                    failures += 1
+            elif answer != reference:
                 print(f"  MISMATCH: {lang} differs from rust")
+                failures += 1
+        if pulled is not None and reference and pulled != reference:
+            if any(hit[4] for hit in reference):
+                print(f"  note: given only the query's vector (the pull model: {', '.join(PULL_LANGUAGES)}), rust "
+                      "ranks otherwise: the query's needs have no vectors of their own")
+            else:
+                print("  MISMATCH: rust given the query's vector differs from rust embedding it (one need)")
                 failures += 1
         if not reference:
             print("  no answer from rust")
             failures += 1
-    checks = len(QUERIES) * len(programs(catalog))
+        elif query == TWO_NEEDS and profile != "reference":
+            # Else the intents would be compared vacuously: every language's None.
+            needs = sorted({hit[4] for hit in reference if hit[4]})
+            print(f"  intents: {needs}")
+            if len(needs) < 2:
+                print("  MISSING: the two-need query's hits name fewer than two needs")
+                failures += 1
+    checks = len(QUERIES) * len(programs(catalog)) + sum(1 for _, _, profile in QUERIES if profile == "hybrid")
     print()
     more_checks, more_failures = check_explain(catalog)
     checks += more_checks

@@ -1,5 +1,6 @@
 // Answers one query over a catalog through the C++ wrapper and prints the hits as one JSON line
-// [{"name", "score", "namespace", "deferred"}]. Usage: discover_cpp CATALOG.json QUERY TOP_K [PROFILE]
+// [{"name", "score", "namespace", "deferred", "intent"?}].
+// Usage: discover_cpp CATALOG.json QUERY TOP_K [PROFILE]
 // With PROFILE "hybrid" the registry gets the fake embedder every language implements alike (dim
 // 64; words split on non-alphanumeric ASCII, lowercased, FNV-1a 32-bit, 1.0 at hash % 64; all
 // zeros -> [1, 0, ...]) and waits for the catalog's vectors first.
@@ -62,7 +63,9 @@ int main(int argc, char** argv) {
             out += (i ? ",{" : "{");
             out += "\"name\":" + toolregistry::detail::json_quote(hits[i].name) + ",\"score\":" + score;
             out += ",\"namespace\":" + (hits[i].namespace_name ? toolregistry::detail::json_quote(*hits[i].namespace_name) : std::string("null"));
-            out += std::string(",\"deferred\":") + (hits[i].deferred ? "true" : "false") + "}";
+            out += std::string(",\"deferred\":") + (hits[i].deferred ? "true" : "false");
+            if (hits[i].intent) out += ",\"intent\":" + toolregistry::detail::json_quote(*hits[i].intent);
+            out += "}";
         }
         std::cout << out << "]\n";
     } catch (const toolregistry::Error& e) {

@@ -2,7 +2,11 @@
 //! the cross-language check implements alike, and prints the library's JSON answer. The Rust CLI
 //! answers the other profiles; this program exists for `hybrid`, which needs an embedder.
 //!
-//! Usage: cross_discover CATALOG.json QUERY TOP_K  (scripts/cross_language.py runs it)
+//! Usage: cross_discover CATALOG.json QUERY TOP_K [--query-vector]  (scripts/cross_language.py
+//! runs it). With `--query-vector` the program embeds the query itself and gives the vector as the
+//! discover option `query_vector`, as a host with a pull embedder does (the Node program): the
+//! library then has no vector for each need of a query that holds several, so such a query ranks
+//! otherwise than when the library calls the embedder for the query and its needs.
 //!
 //! The fake: dim 64; words split on non-alphanumeric ASCII, lowercased, FNV-1a 32-bit of the
 //! bytes, 1.0 added at hash % 64; all zeros become [1, 0, ...].
@@ -40,7 +44,7 @@ fn fake_embed(texts: &[&str]) -> Result<Vec<f32>, String> {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.len() < 4 {
-        eprintln!("usage: cross_discover CATALOG.json QUERY TOP_K");
+        eprintln!("usage: cross_discover CATALOG.json QUERY TOP_K [--query-vector]");
         std::process::exit(2);
     }
     let run = || -> Result<String, Box<dyn std::error::Error>> {
@@ -53,9 +57,16 @@ fn main() {
             return Err("embedding the catalog timed out".into());
         }
         let options = DiscoveryOptions::from_json(Some(r#"{"profile": "hybrid"}"#))?;
-        let request = DiscoverRequest {
-            top_k: args[3].parse()?,
-            ..Default::default()
+        let top_k: usize = args[3].parse()?;
+        let request = if args.get(4).map(String::as_str) == Some("--query-vector") {
+            let vector = fake_embed(&[&args[2]])?;
+            let doc = serde_json::json!({"top_k": top_k, "query_vector": vector});
+            DiscoverRequest::from_json(Some(&doc.to_string()))?
+        } else {
+            DiscoverRequest {
+                top_k,
+                ..Default::default()
+            }
         };
         Ok(registry
             .discoverer(options)

@@ -8,8 +8,8 @@ using ToolRegistry;
 
 /// <summary>
 /// Prints one discovery answer as "rank<TAB>name<TAB>score" lines (score round-trippable), or with
-/// --json as one line [{"name", "score", "namespace", "deferred"}] like the Go binding's trdiscover,
-/// for comparing languages side by side.
+/// --json as one line [{"name", "score", "namespace", "deferred", "intent"?}] like the Go binding's
+/// trdiscover, for comparing languages side by side.
 /// Usage: mono DiscoverCli.exe [--json] CATALOG.json QUERY [TOP_K] [PROFILE]
 /// where CATALOG is a JSON array of tools in any accepted shape.
 /// </summary>
@@ -111,7 +111,8 @@ static class DiscoverCli
             "{\"name\":" + Quote(h.Name) +
             ",\"score\":" + h.Score.ToString("R", CultureInfo.InvariantCulture) +
             (h.Namespace == null ? "" : ",\"namespace\":" + Quote(h.Namespace)) +
-            ",\"deferred\":" + (h.Deferred ? "true" : "false") + "}")) + "]";
+            ",\"deferred\":" + (h.Deferred ? "true" : "false") +
+            (h.Intent == null ? "" : ",\"intent\":" + Quote(h.Intent)) + "}")) + "]";
     }
 
     static string Quote(string s)

@@ -1,6 +1,6 @@
 // Command trdiscover answers one discovery query over a catalog through the Go binding and prints
-// the hits as JSON, one line: [{"name", "score", "namespace", "deferred"}]. It exists so the
-// answers of the Go binding can be compared side by side with the Rust CLI and the other
+// the hits as JSON, one line: [{"name", "score", "namespace", "deferred", "intent"?}]. It exists
+// so the answers of the Go binding can be compared side by side with the Rust CLI and the other
 // bindings.
 //
 //	go run ./cmd/trdiscover -catalog ../../data/bfcl/catalog.json -top-k 5 "convert currency"
@@ -66,6 +66,7 @@ type hit struct {
 	Score     float64 `json:"score"`
 	Namespace string  `json:"namespace,omitempty"`
 	Deferred  bool    `json:"deferred"`
+	Intent    string  `json:"intent,omitempty"`
 }
 
 func run(args []string, stdout io.Writer) error {
@@ -120,7 +121,7 @@ func run(args []string, stdout io.Writer) error {
 	}
 	hits := make([]hit, len(results))
 	for i, r := range results {
-		hits[i] = hit{r.Name, r.Score, r.Namespace, r.Deferred}
+		hits[i] = hit{r.Name, r.Score, r.Namespace, r.Deferred, r.Intent}
 	}
 	return json.NewEncoder(stdout).Encode(hits)
 }

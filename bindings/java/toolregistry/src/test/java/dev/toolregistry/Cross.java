@@ -61,7 +61,8 @@ final class Cross {
         for (Hit h : hits) {
             Json.Obj o = new Json.Obj().put("name", h.name()).put("description", h.description()).put("score", h.score());
             o.map().put("namespace", h.namespace());
-            o.put("deferred", h.deferred()).put("schema", h.schemaJson() == null ? null : new Json.Raw(h.schemaJson()))
+            o.put("deferred", h.deferred()).put("intent", h.intent())
+                    .put("schema", h.schemaJson() == null ? null : new Json.Raw(h.schemaJson()))
                     .put("warning", h.warning());
             out.add(o.map());
         }
