@@ -441,7 +441,9 @@ tr_status tr_discoverer_new(struct tr_registry *r, const char *options_json, str
  * tools. Scores are the same as without a filter. An exact-name match that does not pass the
  * filters is ranked like any query.
  * On success `*json_out` receives `[{"name", "description", "score", "namespace", "deferred",
- * "schema"?, "warning"?}]` (schema for an exact match and for deferred tools, cleaned as by
+ * "intent"?, "schema"?, "warning"?}]`: `intent` only when the query held several needs, the need
+ * this hit answers as the query words it (its score is then the merged score, in [0, 1]); the
+ * schema for an exact match and for deferred tools, cleaned as by
  * `tr_registry_get_schemas`); free it with `tr_string_free`. With `"strict": true` (openai-chat
  * or openai-responses only) schemas are in OpenAI strict mode; a hit whose schema cannot be
  * strict gets it non-strict plus a `"warning"` saying why.
@@ -495,7 +497,10 @@ tr_status tr_discoverer_discover(const struct tr_discoverer *d, const char *quer
  * `score` is the token's score times that field's share of the term frequency as scored (by weight,
  * and in the enhanced profile also by the field's own length normalization). When the query has more than `TR_MAX_QUERY_TOKENS` analyzed tokens
  * (`analyzed_token_count`), `tokens` lists the first that many, the ones used, and `truncated` is
- * a sentence saying so (else null). Free `*json_out` with `tr_string_free`. Read-only and
+ * a sentence saying so (else null). `intents` lists the query's needs when it holds several
+ * (`{"text", "relative_score": number|null, "rank": int|null}`: the tool's score relative to that need's
+ * best and its rank there) and `tool.intent` the need the tool answers; both are empty or null
+ * for a query of one need. Free `*json_out` with `tr_string_free`. Read-only and
  * thread-safe like discover.
  * Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (empty or whitespace-only
  * query, top_k 0), NOT_FOUND (no tool named `tool_name` is registered), TOO_LARGE.
@@ -759,8 +764,11 @@ tr_status tr_registry_deferred_summaries(const struct tr_registry *r, char **jso
  * `options_json` may be NULL (defaults) or `{"profile"?: "enhanced", "field_weights"?: {"name":
  * 3.0, "description": 2.0, "tags": 1.5, "params": 1.0, "search_hint": 2.0, "param_docs": 1.0},
  * "min_score_ratio"?: 0.3, "max_df_ratio"?: 0.5, "k1"?: 1.5, "b"?: 0.75, "delta"?: 0.0,
- * "call_deferred"?: true}`. Ratios and `b` must be in [0, 1]; weights, `k1` and `delta` in
- * [0, 1e6]; unknown keys are refused.
+ * "fusion"?: "zscore", "intents"?: true, "call_deferred"?: true}`. Ratios and `b` must be in
+ * [0, 1]; weights, `k1` and `delta` in [0, 1e6]; unknown keys are refused. `intents` false ranks
+ * every query as one list; by default a query holding several needs ("convert 100 dollars to
+ * euros and then tell me the weather in Paris") is searched whole and per need, and each hit
+ * says which need it answers (`enhanced` and `hybrid`; `reference` never splits).
  *
  * `profile` is `"hybrid"` (the default on a registry with an embedder, and only there: the
  * `enhanced` ranking fused with the cosine similarity of the query's and each tool's vectors, so a

@@ -70,7 +70,9 @@ pub unsafe extern "C" fn tr_discoverer_new(
 /// tools. Scores are the same as without a filter. An exact-name match that does not pass the
 /// filters is ranked like any query.
 /// On success `*json_out` receives `[{"name", "description", "score", "namespace", "deferred",
-/// "schema"?, "warning"?}]` (schema for an exact match and for deferred tools, cleaned as by
+/// "intent"?, "schema"?, "warning"?}]`: `intent` only when the query held several needs, the need
+/// this hit answers as the query words it (its score is then the merged score, in [0, 1]); the
+/// schema for an exact match and for deferred tools, cleaned as by
 /// `tr_registry_get_schemas`); free it with `tr_string_free`. With `"strict": true` (openai-chat
 /// or openai-responses only) schemas are in OpenAI strict mode; a hit whose schema cannot be
 /// strict gets it non-strict plus a `"warning"` saying why.
@@ -140,7 +142,10 @@ pub unsafe extern "C" fn tr_discoverer_discover(
 /// `score` is the token's score times that field's share of the term frequency as scored (by weight,
 /// and in the enhanced profile also by the field's own length normalization). When the query has more than `TR_MAX_QUERY_TOKENS` analyzed tokens
 /// (`analyzed_token_count`), `tokens` lists the first that many, the ones used, and `truncated` is
-/// a sentence saying so (else null). Free `*json_out` with `tr_string_free`. Read-only and
+/// a sentence saying so (else null). `intents` lists the query's needs when it holds several
+/// (`{"text", "relative_score": number|null, "rank": int|null}`: the tool's score relative to that need's
+/// best and its rank there) and `tool.intent` the need the tool answers; both are empty or null
+/// for a query of one need. Free `*json_out` with `tr_string_free`. Read-only and
 /// thread-safe like discover.
 /// Errors: NULL_ARGUMENT, INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (empty or whitespace-only
 /// query, top_k 0), NOT_FOUND (no tool named `tool_name` is registered), TOO_LARGE.

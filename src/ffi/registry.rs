@@ -265,8 +265,11 @@ pub unsafe extern "C" fn tr_registry_deferred_summaries(
 /// `options_json` may be NULL (defaults) or `{"profile"?: "enhanced", "field_weights"?: {"name":
 /// 3.0, "description": 2.0, "tags": 1.5, "params": 1.0, "search_hint": 2.0, "param_docs": 1.0},
 /// "min_score_ratio"?: 0.3, "max_df_ratio"?: 0.5, "k1"?: 1.5, "b"?: 0.75, "delta"?: 0.0,
-/// "call_deferred"?: true}`. Ratios and `b` must be in [0, 1]; weights, `k1` and `delta` in
-/// [0, 1e6]; unknown keys are refused.
+/// "fusion"?: "zscore", "intents"?: true, "call_deferred"?: true}`. Ratios and `b` must be in
+/// [0, 1]; weights, `k1` and `delta` in [0, 1e6]; unknown keys are refused. `intents` false ranks
+/// every query as one list; by default a query holding several needs ("convert 100 dollars to
+/// euros and then tell me the weather in Paris") is searched whole and per need, and each hit
+/// says which need it answers (`enhanced` and `hybrid`; `reference` never splits).
 ///
 /// `profile` is `"hybrid"` (the default on a registry with an embedder, and only there: the
 /// `enhanced` ranking fused with the cosine similarity of the query's and each tool's vectors, so a
