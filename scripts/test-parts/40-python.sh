@@ -8,6 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/lib/setup.sh
 target="${CARGO_TARGET_DIR:-target}"
+case "$target" in /*) ;; *) target="$PWD/$target" ;; esac   # an absolute CARGO_TARGET_DIR too
 venv="$target/python-venv"
 python="${PYTHON:-python3}"
 
@@ -25,9 +26,9 @@ unset TOOLREGISTRY_LIB LD_LIBRARY_PATH
 "$venv/bin/python" -m pip install --disable-pip-version-check bindings/python
 
 # Imported from anywhere (not from the source tree), the installed package loads its own library.
-(cd / && "$OLDPWD/$venv/bin/python" -c "import toolregistry_rs as tr; print('toolregistry_rs', tr.__version__, 'loads', tr._native.library_path())")
+(cd / && "$venv/bin/python" -c "import toolregistry_rs as tr; print('toolregistry_rs', tr.__version__, 'loads', tr._native.library_path())")
 
 cd bindings/python
 # The hints the package ships (py.typed) must hold.
-"../../$venv/bin/python" -m mypy --strict --no-incremental src/toolregistry_rs
-"../../$venv/bin/python" -m pytest -q -p no:cacheprovider
+"$venv/bin/python" -m mypy --strict --no-incremental src/toolregistry_rs
+"$venv/bin/python" -m pytest -q -p no:cacheprovider
