@@ -313,11 +313,16 @@ fn throughput(creg: &CRegistry, args: &[CString], threads: usize, passes: usize)
     (threads * passes * args.len()) as f64 / t.elapsed().as_secs_f64()
 }
 
-/// Two-need queries: consecutive workload queries of at least three words, joined by "and then".
+/// Words a workload query needs to be one need of a two-need query: the splitter asks three
+/// content words of each need, and the workload's words include function words.
+const MIN_PART_WORDS: usize = 5;
+
+/// Two-need queries: consecutive workload queries of at least [`MIN_PART_WORDS`] words, joined by
+/// "and then".
 fn two_need_queries(queries: &[String]) -> Vec<String> {
     let long: Vec<&String> = queries
         .iter()
-        .filter(|q| q.split_whitespace().count() >= 3)
+        .filter(|q| q.split_whitespace().count() >= MIN_PART_WORDS)
         .collect();
     long.chunks_exact(2)
         .map(|p| format!("{} and then {}", p[0], p[1]))
