@@ -94,15 +94,10 @@ mvn_offline_first() {
   cat "$log"; rm -f "$log"; return 1
 }
 
-# need_java_maven: fails clearly without a JDK >= 17 and Maven (this machine kind has both).
+# need_java_maven: a JDK >= 17 and Maven, installed from Debian packages when missing.
 need_java_maven() {
-  local tool major
-  for tool in java javac mvn; do
-    if ! command -v "$tool" >/dev/null 2>&1; then
-      echo "'$tool' is not on PATH; install a JDK >= 17 and Maven (Debian: openjdk-17-jdk-headless maven)" >&2
-      return 1
-    fi
-  done
+  local major
+  need_commands java:openjdk-17-jdk-headless javac:openjdk-17-jdk-headless mvn:maven
   major=$(javac -version 2>&1 | sed -n 's/^javac \([0-9]*\).*/\1/p')
   if [ -z "$major" ] || [ "$major" -lt 17 ]; then
     echo "the Java package needs JDK >= 17, this is $(javac -version 2>&1)" >&2
