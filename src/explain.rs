@@ -9,7 +9,7 @@ use crate::discovery::fuse::{Ranked, merge, need_ranking, score_floor};
 use crate::discovery::plan::{Plan, Search};
 use crate::discovery::retrieve::CANDIDATES;
 use crate::discovery::retrieve::{Lists, Reach, depth, retrieve};
-use crate::discovery::semantic::{QueryVector, QueryVectors, query_vectors};
+use crate::discovery::semantic::{QueryVector, query_vectors_unlocked};
 use crate::discovery::{
     DiscoverRequest, Discoverer, DiscoveryOptions, Dropped, Profile, QueryToken, plan, validate,
 };
@@ -322,7 +322,7 @@ impl Discoverer {
     ) -> Result<Explanation> {
         let options = self.options();
         let profile = validate::validate(self.shared(), options, query, request)?;
-        let mut state = self.read()?;
+        let state = self.read()?;
         let slot = slot_of(&state, tool_name)?;
         let mut e = Explanation::new(query, tool_name, profile, state.is_indexed(slot), request);
         let search = match plan::plan(&state, options, profile, query, request) {
@@ -336,15 +336,9 @@ impl Discoverer {
             }
             Plan::Search(search) => search,
         };
-        let vectors = if search.profile == Profile::Hybrid {
-            drop(state);
-            let given = request.query_vector.as_ref().map(|q| &q.0[..]);
-            let vectors = query_vectors(self.shared(), query, &search, given)?;
-            state = self.read()?;
-            vectors
-        } else {
-            QueryVectors::none()
-        };
+        let (state, vectors) =
+            query_vectors_unlocked(self.shared(), state, query, &search, request)?;
+        // The tool may have been unregistered while the lock was let go.
         let slot = slot_of(&state, tool_name)?;
         let lists = retrieve(
             &state,

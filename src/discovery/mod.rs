@@ -39,7 +39,6 @@ use crate::error::{Error, Result};
 use crate::registry::{Registry, Shared, State};
 use answer::Answer;
 use plan::Plan;
-use semantic::QueryVectors;
 use std::sync::Arc;
 
 // Searching a registry is discovery's business; the registry only keeps the options.
@@ -89,21 +88,14 @@ fn run<T>(
     write: impl FnOnce(&State, &Answer<'_>, &DiscoverRequest) -> T,
 ) -> Result<T> {
     let profile = validate::validate(shared, options, query, request)?;
-    let mut state = shared.read()?;
+    let state = shared.read()?;
     let search = match plan::plan(&state, options, profile, query, request) {
         Plan::Exact(doc) => return Ok(write(&state, &Answer::named(vec![doc]), request)),
         Plan::Select(docs) => return Ok(write(&state, &Answer::named(docs), request)),
         Plan::Search(search) => search,
     };
-    let vectors = if search.profile == Profile::Hybrid {
-        drop(state);
-        let given = request.query_vector.as_ref().map(|q| &q.0[..]);
-        let vectors = semantic::query_vectors(shared, query, &search, given)?;
-        state = shared.read()?;
-        vectors
-    } else {
-        QueryVectors::none()
-    };
+    let (state, vectors) =
+        semantic::query_vectors_unlocked(shared, state, query, &search, request)?;
     let lists = retrieve::retrieve(
         &state,
         options,

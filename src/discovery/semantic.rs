@@ -2,7 +2,7 @@
 //! with no registry lock held (an embedder may be slow or call back into the registry), and the
 //! tools whose vectors are nearest.
 
-use std::sync::Arc;
+use std::sync::{Arc, RwLockReadGuard};
 
 use super::plan::Search;
 use super::{DiscoverRequest, Profile};
@@ -40,6 +40,25 @@ impl QueryVectors {
             intents: Vec::new(),
         }
     }
+}
+
+/// [`query_vectors`] for a search planned under `state`: the read lock is let go while the
+/// encoder runs (an embedding takes milliseconds; registrations must not wait for it) and taken
+/// again; a search that is not `hybrid` keeps it and gets no vectors.
+pub(crate) fn query_vectors_unlocked<'s>(
+    shared: &'s Shared,
+    state: RwLockReadGuard<'s, State>,
+    query: &str,
+    search: &Search,
+    request: &DiscoverRequest,
+) -> Result<(RwLockReadGuard<'s, State>, QueryVectors)> {
+    if search.profile != Profile::Hybrid {
+        return Ok((state, QueryVectors::none()));
+    }
+    drop(state);
+    let given = request.query_vector.as_ref().map(|q| &q.0[..]);
+    let vectors = query_vectors(shared, query, search, given)?;
+    Ok((shared.read()?, vectors))
 }
 
 /// The vectors `search` ranks with: none unless it is `hybrid`. The whole query and its needs
