@@ -62,12 +62,10 @@ cp LICENSE README.md "$doc/"
 cp data/english-background/SOURCE.md "$doc/english-background-SOURCE.md"
 
 # ---- the program with the gateway (issue 44) -------------------------------------------------
-# Built after the library is staged: cargo keeps one build of this crate per profile whatever
-# its features, so this replaces target/release's library with one compiled with `mcp` (the
-# library shipped is the one staged above, without rmcp or tokio). scripts/test.sh runs this
-# part after every other that links target/release's library, and the MCP parts after it reuse
-# this build. Stripped of everything but what it runs with; it needs glibc and libgcc_s only.
-cargo build --release --locked --features mcp --bin toolregistry
+# The program is its own package (cli/): its `mcp` feature pulls rmcp and tokio into the program
+# alone, never into the library staged above. Stripped of everything but what it runs with; it
+# needs glibc and libgcc_s only.
+build_program
 mkdir -p "$stage/bin"
 objcopy --strip-all "$target/release/toolregistry" "$stage/bin/toolregistry"
 chmod 0755 "$stage/bin/toolregistry"

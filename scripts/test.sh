@@ -34,7 +34,7 @@ print_timings() {
 # The user's folders, as the parts see them: stand-ins seeded like a machine where the gateway was
 # used by hand (pins that conflict with the suite's servers) and the CLI ran with a model (a stale
 # vector cache). Every part, and every program the Rust tests start, must use folders of its own
-# (scripts/lib/setup.sh, tests/it/cli.rs, the MCP tests' --state): a part that read these pins
+# (scripts/lib/setup.sh, cli/tests/cli/program.rs, the MCP tests' --state): a part that read these pins
 # would see its servers "changed" and fail, and one that wrote here is caught at the end, where
 # both folders must be byte for byte as seeded. The package managers' caches stay where the user
 # keeps them (computed before the stand-ins replace XDG_CACHE_HOME).
@@ -50,32 +50,61 @@ python3 scripts/lib/user_folders.py seed "$stand_in"
 seeded="$(python3 scripts/lib/user_folders.py digest "$stand_in")"
 trap 'print_timings; rm -rf "$stand_in"' EXIT
 
+# What the parts download (models, virtualenvs, npm packages: scripts/lib/prefetch.sh) comes in
+# while the crate compiles: the compile keeps both cores busy, the downloads mostly wait.
+logs="${CARGO_TARGET_DIR:-target}/test-logs"
+rm -rf "$logs"
+mkdir -p "$logs"
+prefetch_start=$SECONDS
+bash scripts/lib/prefetch.sh >"$logs/prefetch.log" 2>&1 &
+prefetch_pid=$!
+
 # One optimised build for everything: the crate's tests run on the release profile, so the library,
 # its dependencies and the test binaries compiled here are the ones every part below links or runs
 # (memcheck's test binaries, CMake's `cargo build --release --lib`, the Python wheel, Go, C#) and
-# no part compiles the crate again in another profile. The tests also run faster optimised.
-section "Rust: cargo test --release (core, golden vectors, C ABI, header freshness)"
-timed "cargo test" cargo test --release --locked
+# no part compiles the crate again in another profile. The tests also run faster optimised. The
+# program (cli/) is built with the MCP gateway (`mcp`) here, once: a package of its own, its
+# feature compiles the program alone, never the library. `--tests` leaves the examples (the
+# benchmarks' programs) to 90-cross-language, which compiles them beside a part waiting on one core.
+section "Rust: cargo test --release (core, golden vectors, C ABI, header freshness, the program)"
+timed "cargo test" cargo test --release --locked --workspace --features mcp --tests
+timed "cargo test --doc" cargo test --release --locked --workspace --features mcp --doc
 
-# Parts that compile the crate with another feature set run after all the others. Cargo keeps one
-# build of this crate per profile, whatever its features, and the library's outputs carry no hash
-# in their names: after `--features mcp`, the next plain `cargo build --lib` compiles the crate
-# again. 70-dist first: it stages the plain library (built by `cargo test` above, nothing to
-# compile), then builds the program with `mcp` that the release artifacts ship; the MCP parts
-# after it reuse that build, and no part after them needs the plain library.
-feature_parts=(70-dist 60-mcp 61-mcp-http 62-mcp-trust)
+section "downloads fetched during the compile (scripts/lib/prefetch.sh)"
+prefetch_ok=0
+wait "$prefetch_pid" || prefetch_ok=$?
+cat "$logs/prefetch.log"
+timings+=("$(printf '%5d s  %s' $((SECONDS - prefetch_start)) "prefetch (beside cargo test)")")
+[ "$prefetch_ok" -eq 0 ] || echo "(a download failed; the parts retry it)"
+
+# The parts, two at a time (scripts/lib/run_parts.py): most wait on one core. A part names the
+# parts it must follow (`# after:`); the rest start longest first.
+order=(10-c-cpp 40-python 11-c-cpp-release 80-java 35-node 30-csharp 45-sdk-conformance 90-cross-language 70-dist
+       61-mcp-http 46-model 62-mcp-trust 60-mcp 20-go 50-memcheck)
 parts=()
-for part in scripts/test-parts/*.sh; do
-  [ -e "$part" ] || continue
-  [[ " ${feature_parts[*]} " == *" $(basename "$part" .sh) "* ]] || parts+=("$part")
-done
-for name in "${feature_parts[@]}"; do
+for name in "${order[@]}"; do
   [ -e "scripts/test-parts/$name.sh" ] && parts+=("scripts/test-parts/$name.sh")
 done
-for part in "${parts[@]}"; do
-  section "$(basename "$part" .sh)"
-  timed "$(basename "$part" .sh)" bash "$part"
+for part in scripts/test-parts/*.sh; do
+  [[ " ${order[*]} " == *" $(basename "$part" .sh) "* ]] || parts+=("$part")
 done
+: >"$logs/timings"
+parts_ok=0
+python3 scripts/lib/run_parts.py --jobs 2 --logs "$logs" --timings "$logs/timings" "${parts[@]}" || parts_ok=$?
+while IFS= read -r line; do timings+=("$line"); done <"$logs/timings"
+[ "$parts_ok" -eq 0 ] || exit 1
+
+# The program as `cargo run --release` builds it, without the gateway: what a newcomer's first
+# command compiles (only the program's own crate here). Last: it replaces the program the parts ran.
+section "the program without the gateway (cargo run --release's build)"
+timed "program without mcp" cargo build --release --locked -p toolregistry-cli
+if target/release/toolregistry mcp --help >/dev/null 2>&1; then
+  echo "the default build of the program has the gateway: the mcp feature leaked into the defaults" >&2
+  exit 1
+fi
+target/release/toolregistry discover "convert currency" --top-k 3 | grep -q . ||
+  { echo "the default build of the program answered nothing" >&2; exit 1; }
+echo "ok: discover answers; no mcp subcommand"
 
 section "the user's folders are as seeded"
 if [ "$(python3 scripts/lib/user_folders.py digest "$stand_in")" != "$seeded" ]; then

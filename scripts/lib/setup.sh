@@ -30,8 +30,19 @@ apt_install() {
   local sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   echo "installing $*"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+  # Two parts may install at once (scripts/test.sh runs two at a time): wait for dpkg's lock
+  # rather than fail on it.
+  $sudo apt-get -o DPkg::Lock::Timeout=600 update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
+    --no-install-recommends "$@" >/dev/null
+}
+
+# build_program: the command-line program with the MCP gateway (cli/, feature `mcp`) at
+# ${CARGO_TARGET_DIR:-target}/release/toolregistry; nothing to compile after scripts/test.sh's
+# `cargo test`. Every part that runs the program builds it this way: a build without the feature
+# would put the plain program at the same path under a part running at the same time.
+build_program() {
+  cargo build --release --locked -p toolregistry-cli --features mcp
 }
 
 # need_commands CMD:PACKAGE...: installs the package of every command that is missing.
@@ -103,4 +114,30 @@ need_java_maven() {
     echo "the Java package needs JDK >= 17, this is $(javac -version 2>&1)" >&2
     return 1
   fi
+}
+
+# What the parts install, in one place: scripts/lib/prefetch.sh installs the same while the crate
+# compiles, and a part finds it done. Each makes VENV (or DIR) when missing and is a no-op when
+# everything is there. Uses $python (default python3) for a new virtualenv.
+# mcp_venv VENV: the MCP parts' client (the official MCP Python SDK), the mcp-server-time server
+# the gateway fronts in them, and uv (70-dist runs the wheel through uvx).
+mcp_venv() {
+  [ -x "$1/bin/python" ] || "${python:-python3}" -m venv "$1"
+  "$1/bin/python" -m pip install --quiet --disable-pip-version-check "mcp==2.3.0" \
+    "mcp-server-time==2026.10.19" "uv==0.13.8"
+}
+
+# model_venv VENV: numpy and tokenizers, for the independent forward pass of 46-model.
+model_venv() {
+  [ -x "$1/bin/python" ] || "${python:-python3}" -m venv "$1"
+  "$1/bin/python" -m pip install --quiet --disable-pip-version-check "numpy==2.4.6" "tokenizers==0.23.3"
+}
+
+# mcp_npm DIR: the official MCP TypeScript SDK, for 61-mcp-http's client.
+mcp_npm() {
+  need_commands node:nodejs npm:npm
+  mkdir -p "$1"
+  [ -f "$1/package.json" ] || echo '{"name": "mcp-npm", "private": true, "type": "module"}' > "$1/package.json"
+  [ -d "$1/node_modules/@modelcontextprotocol/sdk" ] ||
+    npm install --prefix "$1" --no-audit --no-fund --silent "@modelcontextprotocol/sdk@1.32.2"
 }

@@ -5,6 +5,7 @@
 # writes against the SDKs' request types (strictly), feeds it the SDKs' response models dumped every
 # way they dump, and sends its tools and messages through the SDKs' real clients to a recording
 # server on 127.0.0.1. Runs on its own too (it makes the virtualenv when 40-python.sh has not).
+# after: 40-python
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/lib/setup.sh

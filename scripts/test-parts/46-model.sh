@@ -20,12 +20,9 @@ mpnet="$(PYTHON="$python" scripts/fetch-model.sh --model all-mpnet-base-v2 "$tar
 echo "model: $mpnet"
 
 venv="$target/model-venv"
-if [ ! -x "$venv/bin/python" ]; then
-  "$python" -m venv "$venv"
-fi
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check "numpy==2.4.6" "tokenizers==0.23.3"
+model_venv "$venv"
 
-cargo build --release --locked --bin toolregistry
+build_program
 "$venv/bin/python" scripts/embed/reference_encoder.py "$model" "$target/release/toolregistry" --min-cosine 0.999999
 "$venv/bin/python" scripts/embed/reference_encoder.py "$mpnet" "$target/release/toolregistry" --min-cosine 0.999999
 

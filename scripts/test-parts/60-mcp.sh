@@ -19,10 +19,9 @@ if ! command -v "$python" >/dev/null 2>&1 || ! "$python" -c "import venv, ensure
   apt_install python3 python3-venv
   python=python3
 fi
-[ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check "mcp==2.3.0" "mcp-server-time==2026.10.19"
+mcp_venv "$venv"
 
-cargo build --release --locked --features mcp --bin toolregistry
+build_program
 "$venv/bin/python" tests/mcp/test_import.py "$target/release/toolregistry"
 # The model (46-model.sh fetched it already; this finds it there) for a search by meaning.
 model="$(PYTHON="$python" scripts/fetch-model.sh "$target/models")"

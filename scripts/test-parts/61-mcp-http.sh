@@ -18,14 +18,9 @@ if ! command -v "$python" >/dev/null 2>&1 || ! "$python" -c "import venv, ensure
   apt_install python3 python3-venv
   python=python3
 fi
-[ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check "mcp==2.3.0" "mcp-server-time==2026.10.19"
-need_commands node:nodejs npm:npm
-mkdir -p "$npmdir"
-[ -f "$npmdir/package.json" ] || echo '{"name": "mcp-npm", "private": true, "type": "module"}' > "$npmdir/package.json"
-[ -d "$npmdir/node_modules/@modelcontextprotocol/sdk" ] ||
-  npm install --prefix "$npmdir" --no-audit --no-fund --silent "@modelcontextprotocol/sdk@1.32.2"
+mcp_venv "$venv"
+mcp_npm "$npmdir"
 
-cargo build --release --locked --features mcp --bin toolregistry
+build_program
 TOOLREGISTRY_TEST_TS_DIR="$npmdir" "$venv/bin/python" tests/mcp/test_http.py "$target/release/toolregistry"
 BENCH_PLAIN_ROUNDS=2 "$venv/bin/python" bench/mcp_http.py "$target/release/toolregistry" 200

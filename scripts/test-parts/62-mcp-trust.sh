@@ -18,10 +18,9 @@ if ! command -v "$python" >/dev/null 2>&1 || ! "$python" -c "import venv, ensure
   apt_install python3 python3-venv
   python=python3
 fi
-[ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check "mcp==2.3.0"
+mcp_venv "$venv"
 
-cargo build --release --locked --features mcp --bin toolregistry
+build_program
 bin="$target/release/toolregistry"
 "$venv/bin/python" tests/mcp/trust/test_trust.py "$bin"
 "$venv/bin/python" tests/mcp/trust/test_live.py "$bin"

@@ -17,8 +17,9 @@
 #     never printed), `mcp --check` and an MCP client (the official Python SDK) that starts the
 #     gateway from the rewritten client entry and finds and calls mcp-server-time's tool through
 #     search. Every run of the gateway here has its state, data and cache folders in $work.
-# scripts/test.sh runs this part after every other part that links target/release's library and
-# before the MCP parts: its build of the program with the `mcp` feature is theirs too.
+# dist.sh runs `npm ci` in bindings/node and installs auditwheel into the Python part's
+# virtualenv: after the parts that use them.
+# after: 35-node 40-python 45-sdk-conformance 80-java 90-cross-language
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/lib/setup.sh
@@ -247,12 +248,9 @@ echo "java ok: the jar from a local repository in a Maven project, and the READM
 echo "dist: 5 checks passed (tarball, wheel, npm tarball, debug link, Java jar)"
 
 # ---- the program with the gateway (issue 44) -------------------------------------------------
-# The MCP client (the official Python SDK), mcp-server-time and uv: the virtualenv 60-mcp.sh uses
-# (made here when this part runs first; then 60-mcp installs nothing).
+# The MCP client (the official Python SDK), mcp-server-time and uv: the MCP parts' virtualenv.
 mcpvenv="$target/mcp-venv"
-[ -x "$mcpvenv/bin/python" ] || "$python" -m venv "$mcpvenv"
-"$mcpvenv/bin/python" -m pip install --quiet --disable-pip-version-check "mcp==2.3.0" \
-  "mcp-server-time==2026.10.19" "uv==0.13.8"
+mcp_venv "$mcpvenv"
 gw="$work/gateway"
 mkdir -p "$gw/xdg/data" "$gw/xdg/cache" "$gw/xdg/config"
 # What every command below runs with: no cargo, no Rust, the user's folders replaced by temporary ones.

@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # The same queries through Rust, C, C++, Go, C#, Python, Node and Java: same names, order and scores (issue 4).
-# Runs after the Go, C#, Python, Node and Java parts, which installed and built what this needs.
+# Runs after the Go, C#, Python, Node and Java parts, which installed and built what this needs
+# (and after 45's SDKs went into the Python part's virtualenv).
+# after: 30-csharp 35-node 40-python 45-sdk-conformance 80-java
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/lib/setup.sh
 ensure_go 24
 target="${CARGO_TARGET_DIR:-target}"
 mkdir -p "$target/cross"
-cargo build --release --locked
-# The Rust side of the hybrid queries (a host embedder, which the CLI has no flag for).
-cargo build --release --locked --example cross_discover
+build_program
+# The Rust side of the hybrid queries (a host embedder, which the CLI has no flag for), and the
+# other examples (the benchmarks' programs), which scripts/test.sh's `cargo test --tests` leaves
+# out: compiled here, they are checked while another part waits on one core.
+cargo build --release --locked --examples
 cc -std=c99 -Wall -Wextra -Werror -Iinclude tests/cross/discover.c -o "$target/cross/discover_c" \
   -L"$target/release" -l:libtoolregistry.a -lpthread -ldl -lm
 c++ -std=c++17 -Wall -Wextra -Werror -Iinclude -Ibindings/cpp/include tests/cross/discover.cpp \

@@ -9,7 +9,6 @@
 #[path = "../common/mod.rs"]
 mod common;
 
-mod cli;
 mod conformance;
 mod conversation;
 mod conversation_options;
@@ -28,7 +27,6 @@ mod model;
 mod monsters;
 mod profile;
 mod ranking;
-mod readme;
 mod registry;
 mod schema_clean;
 mod scripts;

@@ -1,7 +1,7 @@
 """`toolregistry mcp import` end to end: the program on the fixtures of tests/mcp/import/ (one per
 client, from each client's documented format, and bad ones), in a temporary folder.
 
-What the unit tests (src/mcp/import/tests.rs) cannot see is checked here: what the program prints
+What the unit tests (cli/src/mcp/import/tests.rs) cannot see is checked here: what the program prints
 on stdout and stderr (never a literal secret; every entry left in a client named with its
 reason), its exit codes, the files' modes, and a second --rewrite that changes no byte.
 

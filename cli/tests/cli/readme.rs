@@ -73,11 +73,11 @@ fn main_job_finds_the_command_and_the_block_after_it() {
 
 #[test]
 fn readme_shows_what_the_main_job_prints() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md");
     let readme = std::fs::read_to_string(&path).unwrap();
     let (args, shown) =
         main_job(&readme).expect("README.md shows `cargo run --release -- …` and its output");
-    let out = crate::cli::toolregistry().args(&args).output().unwrap();
+    let out = crate::program::toolregistry().args(&args).output().unwrap();
     assert!(
         out.status.success(),
         "{}",

@@ -5,7 +5,7 @@
 use super::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp/import");
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/mcp/import");
 const GATEWAY: &str = "/opt/toolregistry/bin/toolregistry";
 
 /// A fresh folder with the fixture `rel` copied in at the same relative path.

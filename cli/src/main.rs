@@ -24,7 +24,7 @@ use toolregistry::{
 };
 
 /// The embedded default catalog (see data/bfcl/SOURCE.md for origin and licence).
-const DEFAULT_CATALOG: &str = include_str!("../data/bfcl/catalog.json");
+const DEFAULT_CATALOG: &str = include_str!("../../data/bfcl/catalog.json");
 
 #[derive(Parser)]
 #[command(

@@ -6,7 +6,7 @@ use super::scan::{Context, Severity, scan_tool};
 use super::{Gate, Listed, Policy};
 use serde_json::{Value, json};
 
-const CORPUS: &str = include_str!("../../../tests/mcp/trust/poisoned.json");
+const CORPUS: &str = include_str!("../../../../tests/mcp/trust/poisoned.json");
 
 fn highs(tool: &Value, context: &Context) -> Vec<&'static str> {
     scan_tool(tool, context)

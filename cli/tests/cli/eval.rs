@@ -1,0 +1,139 @@
+//! `toolregistry eval` and `toolregistry explain` end to end.
+
+/// The CLI end to end on a tiny set: metrics as JSON, the rankings file, and errors.
+#[test]
+fn cli_eval_and_explain() {
+    let dir = std::env::temp_dir().join(format!("tr-eval-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("catalog.json"),
+        r#"[{"name": "getWeather", "description": "Weather forecast for a city.", "parameters": {"type": "object", "properties": {}}},
+            {"name": "send_mail", "description": "Send an email.", "parameters": {"type": "object", "properties": {}}}]"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("queries.jsonl"),
+        "{\"id\": \"q1\", \"query\": \"can you get the weather forecasts\", \"relevant\": [\"getWeather\"]}\n\
+         {\"id\": \"q2\", \"query\": \"mail someone\", \"relevant\": [\"send_mail\"]}\n",
+    )
+    .unwrap();
+    let rankings = dir.join("rankings.jsonl");
+    let out = crate::program::toolregistry()
+        .args(["eval", "--profile", "enhanced", "--json", "--catalog"])
+        .arg(&dir)
+        .arg("--rankings")
+        .arg(&rankings)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let m: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(m["profile"], "enhanced");
+    assert_eq!(m["queries"], 2);
+    assert_eq!(m["mrr@10"], 1.0);
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&rankings)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["id"], "q1");
+    assert_eq!(lines[0]["ranked"][0], "getWeather");
+
+    let out = crate::program::toolregistry()
+        .args([
+            "explain",
+            "weather",
+            "--tool",
+            "send_mail",
+            "--json",
+            "--catalog",
+        ])
+        .arg(dir.join("catalog.json"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let e: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(e["tool"]["outcome"], "no_common_token");
+
+    for args in [
+        vec!["eval", "--profile", "fast", "--catalog"],
+        vec!["explain", "weather", "--tool", "nope", "--catalog"],
+    ] {
+        let target = if args[0] == "eval" {
+            dir.clone()
+        } else {
+            dir.join("catalog.json")
+        };
+        let out = crate::program::toolregistry()
+            .args(&args)
+            .arg(target)
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A query that fails does not stop `eval`: it is a miss, and the report says how many failed
+/// and what the first error was, in both profiles and both output forms.
+#[test]
+fn cli_eval_counts_failing_queries_as_misses() {
+    let dir = std::env::temp_dir().join(format!("tr-eval-fail-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("catalog.json"),
+        r#"[{"name": "send_mail", "description": "Send an email.", "parameters": {"type": "object", "properties": {}}}]"#,
+    )
+    .unwrap();
+    let too_long = "mail ".repeat(20_000);
+    let queries = [
+        serde_json::json!({"id": "blank", "query": "   ", "relevant": ["send_mail"]}),
+        serde_json::json!({"id": "ok", "query": "send mail", "relevant": ["send_mail"]}),
+        serde_json::json!({"id": "huge", "query": too_long, "relevant": ["send_mail"]}),
+    ];
+    let lines: Vec<String> = queries.iter().map(|q| q.to_string()).collect();
+    std::fs::write(dir.join("queries.jsonl"), lines.join("\n")).unwrap();
+    for profile in ["reference", "enhanced"] {
+        let out = crate::program::toolregistry()
+            .args(["eval", "--profile", profile, "--json", "--catalog"])
+            .arg(&dir)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let m: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(m["queries"], 3, "{m}");
+        assert_eq!(m["failed"], 2, "{m}");
+        let first = m["first_error"].as_str().unwrap();
+        assert!(first.starts_with("blank: invalid argument"), "{first}");
+        assert!(
+            (m["mrr@10"].as_f64().unwrap() - 1.0 / 3.0).abs() < 1e-12,
+            "{m}"
+        );
+        assert!((m["zero_result_share"].as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-12);
+
+        let out = crate::program::toolregistry()
+            .args(["eval", "--profile", profile, "--catalog"])
+            .arg(&dir)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains("2 of 3 queries failed (scored as misses); the first: blank:"),
+            "{text}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
