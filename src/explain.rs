@@ -493,10 +493,19 @@ fn explain_search(
         out.intents = search
             .intents
             .iter()
-            .zip(&needs)
-            .map(|(range, need)| IntentExplanation {
+            .zip(lists.intents.iter().zip(&needs))
+            .map(|(range, (list, need))| IntentExplanation {
                 text: query[range.clone()].to_string(),
-                rank: relative_rank(need, slot),
+                // In an `enhanced` merge a need's ranking is followed by scores looked up for
+                // other lists' candidates: those hold no place in it.
+                rank: relative_rank(
+                    if search.profile == Profile::Hybrid {
+                        need
+                    } else {
+                        &need[..list.ranked]
+                    },
+                    slot,
+                ),
             })
             .collect();
         let intent = full

@@ -4,7 +4,7 @@
 
 use crate::analyzer::{enhanced_query_tokens_within, tokenize};
 use crate::error::{Error, Result};
-use crate::index::{Bm25Params, Index, ScoredDoc};
+use crate::index::{Bm25Params, DocId, Index, ScoredDoc};
 use crate::limits::MAX_QUERY_TOKENS;
 use crate::registry::State;
 
@@ -147,6 +147,46 @@ pub(crate) fn rank_query(
     top_k: usize,
     floor_ratio: f64,
 ) -> Result<Ranking> {
+    Ok(rank_query_from(state, options, query, top_k, floor_ratio, &[])?.0)
+}
+
+/// [`rank_query`] given tools (`known`, distinct) whose scores are looked up first, bit for bit
+/// as the search gives them: they bound the best and the `top_k`-th score from below, so the
+/// search prunes with them from the start (see [`Index::search_floored_from`]). Their scores are
+/// returned with the ranking, in the order of `known` (0 for a tool the query does not reach).
+pub(crate) fn rank_query_from(
+    state: &State,
+    options: &DiscoveryOptions,
+    query: &str,
+    top_k: usize,
+    floor_ratio: f64,
+    known: &[DocId],
+) -> Result<(Ranking, Vec<f64>)> {
+    fn search<const F: usize>(
+        index: &Index<F>,
+        params: &Bm25Params<F>,
+        plan: QueryPlan,
+        top_k: usize,
+        floor_ratio: f64,
+        known: &[DocId],
+    ) -> (Ranking, Vec<f64>) {
+        if plan.scored.is_empty() {
+            return (
+                Ranking {
+                    plan,
+                    hits: Vec::new(),
+                },
+                vec![0.0; known.len()],
+            );
+        }
+        let scores = if known.is_empty() {
+            Vec::new()
+        } else {
+            index.score_docs(&plan.scored, params, known)
+        };
+        let hits = index.search_floored_from(&plan.scored, params, top_k, floor_ratio, &scores);
+        (Ranking { plan, hits }, scores)
+    }
     match options.profile {
         Profile::Reference => {
             let mut tokens = tokenize(query);
@@ -159,19 +199,41 @@ pub(crate) fn rank_query(
             })?;
             // The reference analyzes the kept tokens again (it may bring back CJK bigrams).
             let plan = plan_query(index, options.max_df_ratio, tokens, analyzed, true);
-            let hits = score_plan(&plan, |scored| {
-                index.search_floored(scored, &params, top_k, floor_ratio)
-            });
-            Ok(Ranking { plan, hits })
+            Ok(search(index, &params, plan, top_k, floor_ratio, known))
         }
         Profile::Enhanced | Profile::Hybrid => {
             let (index, params, plan) = enhanced_plan(state, options, query)?;
-            let hits = score_plan(&plan, |scored| {
-                index.search_floored(scored, &params, top_k, floor_ratio)
-            });
-            Ok(Ranking { plan, hits })
+            Ok(search(index, &params, plan, top_k, floor_ratio, known))
         }
     }
+}
+
+/// The scores [`rank_query`] gives `docs` for a query analyzed into `plan` (0 for a tool it does
+/// not reach), bit for bit, in the order of `docs`: for a merge that needs a few tools' scores in
+/// a ranking that did not rank them.
+pub(crate) fn score_docs(
+    state: &State,
+    options: &DiscoveryOptions,
+    plan: &QueryPlan,
+    docs: &[DocId],
+) -> Result<Vec<f64>> {
+    if plan.scored.is_empty() || docs.is_empty() {
+        return Ok(vec![0.0; docs.len()]);
+    }
+    Ok(match options.profile {
+        Profile::Reference => state
+            .index()
+            .ok_or_else(|| {
+                Error::Internal("the reference index was not built for this registry".into())
+            })?
+            .score_docs(&plan.scored, &options.bm25(), docs),
+        Profile::Enhanced | Profile::Hybrid => {
+            let (analysis, index) = state.enhanced().ok_or_else(|| {
+                Error::Internal("the enhanced index was not built for this registry".into())
+            })?;
+            index.score_docs(&plan.scored, &options.bm25_enhanced(analysis), docs)
+        }
+    })
 }
 
 /// The enhanced index, the scoring parameters `options` give it, and the query's plan on it.

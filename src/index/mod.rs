@@ -456,7 +456,58 @@ impl<const F: usize> Index<F> {
         if terms.is_empty() {
             return Vec::new();
         }
-        self.search_pruned(&terms, p, top_k, floor_ratio)
+        self.search_pruned(&terms, p, top_k, floor_ratio, &[])
+    }
+
+    /// [`search_floored`](Self::search_floored) given `known`, the scores (as this search gives
+    /// them, e.g. by [`score_docs`](Self::score_docs)) of some distinct documents, found another way: the best score and the `top_k`-th are at least
+    /// theirs, so the search prunes with them from its first document on. The same answer at or
+    /// above the floor, usually for less work.
+    pub fn search_floored_from<S: AsRef<str>>(
+        &self,
+        tokens: &[S],
+        p: &Bm25Params<F>,
+        top_k: usize,
+        floor_ratio: f64,
+        known: &[f64],
+    ) -> Vec<ScoredDoc> {
+        if self.doc_count == 0 || top_k == 0 {
+            return Vec::new();
+        }
+        let terms: Vec<(&str, &TermEntry<F>)> = tokens
+            .iter()
+            .filter_map(|t| Some((t.as_ref(), self.entry(t.as_ref())?)))
+            .collect();
+        if terms.is_empty() {
+            return Vec::new();
+        }
+        self.search_pruned(&terms, p, top_k, floor_ratio, known)
+    }
+
+    /// The scores [`search`](Self::search) gives `docs`, in their order (0 for a document no
+    /// query token reaches, or not indexed), bit for bit: for the few documents a caller needs
+    /// the score of without ranking everything (a merge of several rankings).
+    pub fn score_docs<S: AsRef<str>>(
+        &self,
+        tokens: &[S],
+        p: &Bm25Params<F>,
+        docs: &[DocId],
+    ) -> Vec<f64> {
+        let terms: Vec<(&str, &TermEntry<F>)> = tokens
+            .iter()
+            .filter_map(|t| Some((t.as_ref(), self.entry(t.as_ref())?)))
+            .collect();
+        if terms.is_empty() || self.doc_count == 0 {
+            return vec![0.0; docs.len()];
+        }
+        // Seeks go forward: score in document order, answer in the caller's.
+        let mut sorted: Vec<DocId> = docs.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        let scores = self.score_listed(&terms, p, &sorted);
+        docs.iter()
+            .map(|d| scores[sorted.binary_search(d).expect("sorted from docs")])
+            .collect()
     }
 
     /// Scores every document reached by any query token, term at a time. The plain form of

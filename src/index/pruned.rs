@@ -5,7 +5,9 @@
 //! largest frequency and shortest length per field, see [`block_bound`]); a term's bound is the
 //! largest of its blocks'. Terms are ranked highest bound first and taken in that order as the
 //! lead. The threshold is the k-th best score found so far, raised to the answer's score floor
-//! when the caller applies one (see [`Index::search_floored`]). Nothing can beat the threshold:
+//! when the caller applies one (see [`Index::search_floored`]), and to what scores the caller
+//! already knows of some documents imply (see [`Index::search_floored_from`]). Nothing can beat
+//! the threshold:
 //!
 //! - once the bounds of the terms left are below it, the search stops;
 //! - a lead's block is skipped when its bound plus the bounds of the later terms is;
@@ -92,18 +94,13 @@ impl<const F: usize> DocScale<F> {
 }
 
 impl<const F: usize> Index<F> {
-    /// The best `top_k` documents for the query terms `terms` (one per query token, in query
-    /// order, with its entry), skipping those that cannot make them (see the module's
-    /// documentation).
-    pub(super) fn search_pruned(
+    /// The query's distinct terms, each with its IDF times its query weight, and for each query
+    /// token (duplicates count again) the index of its term.
+    fn distinct_terms<'a>(
         &self,
-        terms: &[(&str, &TermEntry<F>)],
+        terms: &[(&str, &'a TermEntry<F>)],
         p: &Bm25Params<F>,
-        top_k: usize,
-        floor_ratio: f64,
-    ) -> Vec<ScoredDoc> {
-        let stats = self.length_stats(p);
-        // Distinct terms; `order` lists them per query token (duplicates count again).
+    ) -> (Vec<Term<'a, F>>, Vec<usize>) {
         let mut distinct: Vec<Term<F>> = Vec::new();
         let mut order: Vec<usize> = Vec::with_capacity(terms.len());
         for &(text, e) in terms {
@@ -124,6 +121,63 @@ impl<const F: usize> Index<F> {
         }
         for t in &mut distinct {
             t.idf *= p.query_weight(t.times as usize);
+        }
+        (distinct, order)
+    }
+
+    /// The scores of `docs` (ascending, each once) for the query terms `terms`, 0 for a document
+    /// no term reaches: the same bits as the search gives them, since each is computed as a kept
+    /// document is there (the same per-document scale, contributions added in query-token
+    /// order). A handful of documents cost a forward seek per term each, not a search.
+    pub(super) fn score_listed(
+        &self,
+        terms: &[(&str, &TermEntry<F>)],
+        p: &Bm25Params<F>,
+        docs: &[DocId],
+    ) -> Vec<f64> {
+        debug_assert!(docs.windows(2).all(|w| w[0] < w[1]), "docs ascending");
+        let stats = self.length_stats(p);
+        let (terms, order) = self.distinct_terms(terms, p);
+        let mut cursors = vec![Cursor::default(); terms.len()];
+        let mut contribution: Vec<Option<f64>> = vec![None; terms.len()];
+        docs.iter()
+            .map(|&doc| {
+                let Some(lengths) = self.docs.get(doc) else {
+                    return 0.0;
+                };
+                let mut scale = DocScale::new(lengths, p, &stats);
+                for (t, term) in terms.iter().enumerate() {
+                    contribution[t] = term
+                        .entry
+                        .postings
+                        .seek(&mut cursors[t], doc)
+                        .map(|tf| term.idf * scale.tf_norm(tf, p, &stats));
+                }
+                let mut score = 0.0;
+                for &t in &order {
+                    if let Some(c) = contribution[t] {
+                        score += c;
+                    }
+                }
+                score
+            })
+            .collect()
+    }
+
+    /// The best `top_k` documents for the query terms `terms` (one per query token, in query
+    /// order, with its entry), skipping those that cannot make them (see the module's
+    /// documentation).
+    pub(super) fn search_pruned(
+        &self,
+        terms: &[(&str, &TermEntry<F>)],
+        p: &Bm25Params<F>,
+        top_k: usize,
+        floor_ratio: f64,
+        known: &[f64],
+    ) -> Vec<ScoredDoc> {
+        let stats = self.length_stats(p);
+        let (mut distinct, mut order) = self.distinct_terms(terms, p);
+        for t in &mut distinct {
             let best_block = t
                 .entry
                 .postings
@@ -163,9 +217,21 @@ impl<const F: usize> Index<F> {
             // The best `top_k` scores so far, as bits (scores are >= 0, so bits order like values).
             let mut best: BinaryHeap<Reverse<u64>> =
                 BinaryHeap::with_capacity(top_k.min(self.doc_count) + 1);
-            let mut top = 0.0f64;
+            // Scores known beforehand bound the best and the `top_k`-th from below, and so the
+            // threshold, from the start (what they are the scores of is found again below).
+            let mut top = known.iter().copied().fold(0.0f64, f64::max);
+            let known_kth = if known.len() >= top_k {
+                let mut sorted = known.to_vec();
+                sorted.sort_by(|a, b| b.total_cmp(a));
+                sorted[top_k - 1]
+            } else {
+                0.0
+            };
             // What a document must reach to be kept, once anything is known.
-            let mut threshold: Option<f64> = None;
+            let mut threshold: Option<f64> = {
+                let th = known_kth.max(top * floor_ratio);
+                (th > 0.0).then_some(th)
+            };
             let mut cursors = vec![Cursor::default(); n];
             // A document's contribution from each term, valid where `has` holds the document.
             let mut contribution = vec![0.0; n];
@@ -224,8 +290,11 @@ impl<const F: usize> Index<F> {
                         top = top.max(score);
                         let floor = top * floor_ratio;
                         threshold = match (best.len() >= top_k).then(|| best.peek()).flatten() {
-                            Some(kth) => Some(f64::from_bits(kth.0).max(floor)),
-                            None => (floor > 0.0).then_some(floor),
+                            Some(kth) => Some(f64::from_bits(kth.0).max(floor).max(known_kth)),
+                            None => {
+                                let th = floor.max(known_kth);
+                                (th > 0.0).then_some(th)
+                            }
                         };
                         // Tie key: first token, then registration order (postings are sorted by doc).
                         let key = (u64::from(first) << 32) | u64::from(doc);

@@ -292,6 +292,29 @@ mod block_max_tests {
                 };
                 let tokens: Vec<String> = (0..n).map(|_| w(rnd)).collect();
                 let p = &params[q % params.len()];
+                // Scores looked up for a few documents, in any order, agree to the bit; a
+                // document no token reaches (or removed, or never added) scores 0.
+                let all = idx.search_exhaustive(&tokens, p, usize::MAX);
+                let mut sample: Vec<(DocId, u64)> = all
+                    .iter()
+                    .rev()
+                    .step_by(3)
+                    .map(|h| (h.doc, h.score.to_bits()))
+                    .collect();
+                for _ in 0..5 {
+                    let d = rnd(4200) as DocId;
+                    if !all.iter().any(|h| h.doc == d) {
+                        sample.push((d, 0.0f64.to_bits()));
+                    }
+                }
+                let docs: Vec<DocId> = sample.iter().map(|s| s.0).collect();
+                let got: Vec<u64> = idx
+                    .score_docs(&tokens, p, &docs)
+                    .iter()
+                    .map(|s| s.to_bits())
+                    .collect();
+                let want: Vec<u64> = sample.iter().map(|s| s.1).collect();
+                assert_eq!(got, want, "{tokens:?} {p:?}");
                 for top_k in [1, 5, 10, 100] {
                     let a = idx.search(&tokens, p, top_k);
                     let b = idx.search_exhaustive(&tokens, p, top_k);
@@ -315,6 +338,23 @@ mod block_max_tests {
                             above(b.clone()),
                             "{tokens:?} top_k {top_k} ratio {ratio}"
                         );
+                        // Known scores of some documents (the best among them or not) prune
+                        // from the start and change nothing at or above the floor.
+                        for every in [1, 2, 5] {
+                            let known: Vec<f64> = all
+                                .iter()
+                                .skip(q % every)
+                                .step_by(every)
+                                .map(|h| h.score)
+                                .collect();
+                            let a =
+                                above(idx.search_floored_from(&tokens, p, top_k, ratio, &known));
+                            assert_eq!(
+                                a,
+                                above(b.clone()),
+                                "{tokens:?} top_k {top_k} ratio {ratio} known {every}"
+                            );
+                        }
                     }
                 }
             }
