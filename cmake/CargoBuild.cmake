@@ -33,8 +33,8 @@ set(TOOLREGISTRY_CARGO_TARGET_DIR "${PROJECT_SOURCE_DIR}/target" CACHE PATH
 option(TOOLREGISTRY_CARGO_OFFLINE
        "Pass --offline to cargo (the crates in Cargo.lock must already be in cargo's cache)" OFF)
 
-# cargo's release profile keeps line tables (debug = 1) for backtraces and valgrind; what is
-# installed carries them in a separate file instead.
+# cargo's release profile keeps line tables (debug = "line-tables-only") for backtraces and
+# valgrind; what is installed carries them in a separate file instead.
 if(CMAKE_OBJCOPY)
   set(TOOLREGISTRY_OBJCOPY "${CMAKE_OBJCOPY}" CACHE FILEPATH
       "objcopy, which splits the library's debug info into a separate file")
