@@ -55,7 +55,6 @@ trap 'print_timings; rm -rf "$stand_in"' EXIT
 logs="${CARGO_TARGET_DIR:-target}/test-logs"
 rm -rf "$logs"
 mkdir -p "$logs"
-prefetch_start=$SECONDS
 bash scripts/lib/prefetch.sh >"$logs/prefetch.log" 2>&1 &
 prefetch_pid=$!
 
@@ -67,14 +66,14 @@ prefetch_pid=$!
 # feature compiles the program alone, never the library. `--tests` leaves the examples (the
 # benchmarks' programs) to 90-cross-language, which compiles them beside a part waiting on one core.
 section "Rust: cargo test --release (core, golden vectors, C ABI, header freshness, the program)"
-timed "cargo test" cargo test --release --locked --workspace --features mcp --tests
+# --timings: each unit's compile time in target/cargo-timings/ (docs/testing.md reads it).
+timed "cargo test" cargo test --release --locked --workspace --features mcp --tests --timings
 timed "cargo test --doc" cargo test --release --locked --workspace --features mcp --doc
 
 section "downloads fetched during the compile (scripts/lib/prefetch.sh)"
 prefetch_ok=0
 wait "$prefetch_pid" || prefetch_ok=$?
 cat "$logs/prefetch.log"
-timings+=("$(printf '%5d s  %s' $((SECONDS - prefetch_start)) "prefetch (beside cargo test)")")
 [ "$prefetch_ok" -eq 0 ] || echo "(a download failed; the parts retry it)"
 
 # The parts, two at a time (scripts/lib/run_parts.py): most wait on one core. A part names the

@@ -22,4 +22,5 @@ step env PYTHON="$python" scripts/fetch-model.sh --model all-mpnet-base-v2 "$tar
 step mcp_venv "$target/mcp-venv"
 step model_venv "$target/model-venv"
 step mcp_npm "$target/mcp-npm"
+echo "prefetch: done in $SECONDS s, beside the compile"
 exit "$status"
