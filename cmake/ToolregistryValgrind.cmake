@@ -22,10 +22,13 @@ set(TR_VALGRIND_ERROR_CODE 99)
 if(TOOLREGISTRY_VALGRIND AND VALGRIND_EXECUTABLE AND CMAKE_C_COMPILER_ID MATCHES "Clang")
   add_compile_options(-gdwarf-4)
 endif()
+# No --track-origins: it finds no more errors, it only says where an uninitialised value came
+# from, and it makes every run slower (the C++ tests 31.8 s against 19.9 s here). To see the
+# origin of a reported use, run the failing test again with it by hand.
 set(TR_VALGRIND_COMMAND)
 if(TOOLREGISTRY_VALGRIND AND VALGRIND_EXECUTABLE)
   set(TR_VALGRIND_COMMAND "${VALGRIND_EXECUTABLE}" --quiet --leak-check=full
       --errors-for-leak-kinds=definite,indirect --error-exitcode=${TR_VALGRIND_ERROR_CODE}
-      --track-origins=yes --fair-sched=yes)
+      --fair-sched=yes)
 endif()
 
