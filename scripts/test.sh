@@ -48,7 +48,13 @@ stand_in="$(mktemp -d "${TMPDIR:-/tmp}/toolregistry-user.XXXXXX")"
 export XDG_DATA_HOME="$stand_in/data" XDG_CACHE_HOME="$stand_in/cache"
 python3 scripts/lib/user_folders.py seed "$stand_in"
 seeded="$(python3 scripts/lib/user_folders.py digest "$stand_in")"
-trap 'print_timings; rm -rf "$stand_in"' EXIT
+# On the way out (a failed step too): the timings, no download left running, the stand-ins gone.
+stop_prefetch() {
+  [ -n "${prefetch_pid:-}" ] || return 0
+  pkill -P "$prefetch_pid" 2>/dev/null || true
+  kill "$prefetch_pid" 2>/dev/null || true
+}
+trap 'print_timings; stop_prefetch; rm -rf "$stand_in"' EXIT
 
 # What the parts download (models, virtualenvs, npm packages: scripts/lib/prefetch.sh) comes in
 # while the crate compiles: the compile keeps both cores busy, the downloads mostly wait.
@@ -73,6 +79,7 @@ timed "cargo test --doc" cargo test --release --locked --workspace --features mc
 section "downloads fetched during the compile (scripts/lib/prefetch.sh)"
 prefetch_ok=0
 wait "$prefetch_pid" || prefetch_ok=$?
+prefetch_pid=""
 cat "$logs/prefetch.log"
 [ "$prefetch_ok" -eq 0 ] || echo "(a download failed; the parts retry it)"
 
@@ -97,11 +104,12 @@ while IFS= read -r line; do timings+=("$line"); done <"$logs/timings"
 # command compiles (only the program's own crate here). Last: it replaces the program the parts ran.
 section "the program without the gateway (cargo run --release's build)"
 timed "program without mcp" cargo build --release --locked -p toolregistry-cli
-if target/release/toolregistry mcp --help >/dev/null 2>&1; then
+program="${CARGO_TARGET_DIR:-target}/release/toolregistry"
+if "$program" mcp --help >/dev/null 2>&1; then
   echo "the default build of the program has the gateway: the mcp feature leaked into the defaults" >&2
   exit 1
 fi
-target/release/toolregistry discover "convert currency" --top-k 3 | grep -q . ||
+"$program" discover "convert currency" --top-k 3 | grep -q . ||
   { echo "the default build of the program answered nothing" >&2; exit 1; }
 echo "ok: discover answers; no mcp subcommand"
 
