@@ -51,8 +51,9 @@ seeded="$(python3 scripts/lib/user_folders.py digest "$stand_in")"
 # On the way out (a failed step too): the timings, no download left running, the stand-ins gone.
 stop_prefetch() {
   [ -n "${prefetch_pid:-}" ] || return 0
-  pkill -P "$prefetch_pid" 2>/dev/null || true
+  # The script first (it dies once its running step ends), then that step.
   kill "$prefetch_pid" 2>/dev/null || true
+  pkill -P "$prefetch_pid" 2>/dev/null || true
 }
 trap 'print_timings; stop_prefetch; rm -rf "$stand_in"' EXIT
 
