@@ -628,18 +628,14 @@ fn terms(
 ) -> Result<Vec<TermContribution>> {
     Ok(match options.profile {
         Profile::Reference => contributions(
-            state.index().ok_or_else(|| {
-                Error::Internal("the reference index was not built for this registry".into())
-            })?,
+            state.reference_index()?,
             &crate::analyzer::REFERENCE_FIELDS,
             &options.bm25(),
             scored,
             slot,
         ),
         Profile::Enhanced | Profile::Hybrid => {
-            let (analysis, index) = state.enhanced().ok_or_else(|| {
-                Error::Internal("the enhanced index was not built for this registry".into())
-            })?;
+            let (analysis, index) = state.enhanced_index()?;
             contributions(
                 index,
                 &crate::analyzer::ENHANCED_FIELDS,

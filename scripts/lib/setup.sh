@@ -30,11 +30,14 @@ apt_install() {
   local sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   echo "installing $*"
-  # Two parts may install at once (scripts/test.sh runs two at a time): wait for dpkg's lock
-  # rather than fail on it.
-  $sudo apt-get -o DPkg::Lock::Timeout=600 update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
-    --no-install-recommends "$@" >/dev/null
+  # Two parts may install at once (scripts/test.sh runs two at a time, and 10/11 need the same
+  # tools): one install at a time through a lock file (flock, util-linux), and apt itself waits
+  # for dpkg's lock rather than fail on it.
+  local serial=()
+  command -v flock >/dev/null 2>&1 && serial=(flock "${TMPDIR:-/tmp}/toolregistry-apt.lock")
+  "${serial[@]}" $sudo apt-get -o DPkg::Lock::Timeout=600 update -qq
+  DEBIAN_FRONTEND=noninteractive "${serial[@]}" $sudo apt-get -o DPkg::Lock::Timeout=600 install \
+    -y -qq --no-install-recommends "$@" >/dev/null
 }
 
 # build_program: the command-line program with the MCP gateway (cli/, feature `mcp`) at

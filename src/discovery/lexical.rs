@@ -3,7 +3,7 @@
 //! ([`crate::index`] does the scoring; this decides which tokens are scored).
 
 use crate::analyzer::{enhanced_query_tokens_within, tokenize};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::index::{Bm25Params, DocId, Index, ScoredDoc};
 use crate::limits::MAX_QUERY_TOKENS;
 use crate::registry::State;
@@ -194,9 +194,7 @@ pub(crate) fn rank_query_from(
             tokens.truncate(MAX_QUERY_TOKENS);
             let tokens = tokens.into_iter().map(|t| (t, false)).collect();
             let params = options.bm25();
-            let index = state.index().ok_or_else(|| {
-                Error::Internal("the reference index was not built for this registry".into())
-            })?;
+            let index = state.reference_index()?;
             // The reference analyzes the kept tokens again (it may bring back CJK bigrams).
             let plan = plan_query(index, options.max_df_ratio, tokens, analyzed, true);
             Ok(search(index, &params, plan, top_k, floor_ratio, known))
@@ -221,16 +219,13 @@ pub(crate) fn score_docs(
         return Ok(vec![0.0; docs.len()]);
     }
     Ok(match options.profile {
-        Profile::Reference => state
-            .index()
-            .ok_or_else(|| {
-                Error::Internal("the reference index was not built for this registry".into())
-            })?
-            .score_docs(&plan.scored, &options.bm25(), docs),
+        Profile::Reference => {
+            state
+                .reference_index()?
+                .score_docs(&plan.scored, &options.bm25(), docs)
+        }
         Profile::Enhanced | Profile::Hybrid => {
-            let (analysis, index) = state.enhanced().ok_or_else(|| {
-                Error::Internal("the enhanced index was not built for this registry".into())
-            })?;
+            let (analysis, index) = state.enhanced_index()?;
             index.score_docs(&plan.scored, &options.bm25_enhanced(analysis), docs)
         }
     })
@@ -242,9 +237,7 @@ fn enhanced_plan<'s>(
     options: &DiscoveryOptions,
     query: &str,
 ) -> Result<(&'s Index<6>, Bm25Params<6>, QueryPlan)> {
-    let (analysis, index) = state.enhanced().ok_or_else(|| {
-        Error::Internal("the enhanced index was not built for this registry".into())
-    })?;
+    let (analysis, index) = state.enhanced_index()?;
     let (tokens, analyzed) = enhanced_query_tokens_within(query, analysis, MAX_QUERY_TOKENS);
     let params = options.bm25_enhanced(analysis);
     let plan = plan_query(index, options.max_df_ratio, tokens, analyzed, false);

@@ -446,23 +446,13 @@ impl<const F: usize> Index<F> {
         top_k: usize,
         floor_ratio: f64,
     ) -> Vec<ScoredDoc> {
-        if self.doc_count == 0 || top_k == 0 {
-            return Vec::new();
-        }
-        let terms: Vec<(&str, &TermEntry<F>)> = tokens
-            .iter()
-            .filter_map(|t| Some((t.as_ref(), self.entry(t.as_ref())?)))
-            .collect();
-        if terms.is_empty() {
-            return Vec::new();
-        }
-        self.search_pruned(&terms, p, top_k, floor_ratio, &[])
+        self.search_floored_from(tokens, p, top_k, floor_ratio, &[])
     }
 
     /// [`search_floored`](Self::search_floored) given `known`, the scores (as this search gives
-    /// them, e.g. by [`score_docs`](Self::score_docs)) of some distinct documents, found another way: the best score and the `top_k`-th are at least
-    /// theirs, so the search prunes with them from its first document on. The same answer at or
-    /// above the floor, usually for less work.
+    /// them, e.g. by [`score_docs`](Self::score_docs)) of some distinct documents, found another
+    /// way: the best score and the `top_k`-th are at least theirs, so the search prunes with them
+    /// from its first document on. The same answer at or above the floor, usually for less work.
     pub fn search_floored_from<S: AsRef<str>>(
         &self,
         tokens: &[S],
@@ -474,14 +464,23 @@ impl<const F: usize> Index<F> {
         if self.doc_count == 0 || top_k == 0 {
             return Vec::new();
         }
-        let terms: Vec<(&str, &TermEntry<F>)> = tokens
-            .iter()
-            .filter_map(|t| Some((t.as_ref(), self.entry(t.as_ref())?)))
-            .collect();
+        let terms = self.query_terms(tokens);
         if terms.is_empty() {
             return Vec::new();
         }
         self.search_pruned(&terms, p, top_k, floor_ratio, known)
+    }
+
+    /// The query tokens that name an indexed term, in query order (duplicates kept), with their
+    /// entries.
+    fn query_terms<'a, S: AsRef<str>>(
+        &'a self,
+        tokens: &'a [S],
+    ) -> Vec<(&'a str, &'a TermEntry<F>)> {
+        tokens
+            .iter()
+            .filter_map(|t| Some((t.as_ref(), self.entry(t.as_ref())?)))
+            .collect()
     }
 
     /// The scores [`search`](Self::search) gives `docs`, in their order (0 for a document no
@@ -493,10 +492,7 @@ impl<const F: usize> Index<F> {
         p: &Bm25Params<F>,
         docs: &[DocId],
     ) -> Vec<f64> {
-        let terms: Vec<(&str, &TermEntry<F>)> = tokens
-            .iter()
-            .filter_map(|t| Some((t.as_ref(), self.entry(t.as_ref())?)))
-            .collect();
+        let terms = self.query_terms(tokens);
         if terms.is_empty() || self.doc_count == 0 {
             return vec![0.0; docs.len()];
         }

@@ -42,6 +42,26 @@ impl State {
         self.enhanced.as_ref().map(|e| (&e.analysis, &e.index))
     }
 
+    /// [`index`](Self::index), or the internal error a search meets when the caller did not
+    /// build it first ([`ensure_index`](Self::ensure_index)).
+    pub(crate) fn reference_index(&self) -> crate::error::Result<&Index<5>> {
+        self.index().ok_or_else(|| {
+            crate::error::Error::Internal(
+                "the reference index was not built for this registry".into(),
+            )
+        })
+    }
+
+    /// [`enhanced`](Self::enhanced), or the internal error a search meets when the caller did not
+    /// build it first.
+    pub(crate) fn enhanced_index(&self) -> crate::error::Result<(&EnhancedAnalysis, &Index<6>)> {
+        self.enhanced().ok_or_else(|| {
+            crate::error::Error::Internal(
+                "the enhanced index was not built for this registry".into(),
+            )
+        })
+    }
+
     /// Builds the enhanced index if it does not exist yet.
     pub(crate) fn ensure_enhanced(&mut self) {
         if self.enhanced.is_none() {

@@ -10,13 +10,8 @@ use std::ptr;
 use toolregistry::ffi::*;
 use toolregistry::{DiscoverRequest, DiscoveryOptions, Registry};
 
-const TOOLS: &str = r#"[
-  {"name": "create_issue", "namespace": "linear", "description": "Create an issue in a team's backlog.", "metadata": {"defer": true, "tags": ["tickets"]}},
-  {"name": "create_issue", "namespace": "github", "description": "Open a new issue in a repository.", "metadata": {"defer": true, "tags": ["code", "tickets"]}},
-  {"name": "list_issues", "namespace": "github", "description": "List the issues of a repository.", "metadata": {"tags": ["code"]}},
-  {"name": "search_code", "namespace": "github", "description": "Search code across repositories.", "metadata": {"defer": true, "tags": ["Code"]}},
-  {"name": "send_email", "description": "Send an email about an issue or anything else.", "metadata": {"tags": ["mail"]}}
-]"#;
+/// The catalog every test here filters (also the program's, `cli/tests/cli/filters.rs`).
+const TOOLS: &str = include_str!("filters.json");
 
 fn registry() -> Registry {
     let r = Registry::from_options_json(Some(r#"{"discovery": {}}"#)).unwrap();

@@ -1,12 +1,7 @@
 //! Discover filters and `select:` through the program's flags.
 
-const TOOLS: &str = r#"[
-  {"name": "create_issue", "namespace": "linear", "description": "Create an issue in a team's backlog.", "metadata": {"defer": true, "tags": ["tickets"]}},
-  {"name": "create_issue", "namespace": "github", "description": "Open a new issue in a repository.", "metadata": {"defer": true, "tags": ["code", "tickets"]}},
-  {"name": "list_issues", "namespace": "github", "description": "List the issues of a repository.", "metadata": {"tags": ["code"]}},
-  {"name": "search_code", "namespace": "github", "description": "Search code across repositories.", "metadata": {"defer": true, "tags": ["Code"]}},
-  {"name": "send_email", "description": "Send an email about an issue or anything else.", "metadata": {"tags": ["mail"]}}
-]"#;
+/// The library's filter tests' catalog (`tests/it/filters.rs`).
+const TOOLS: &str = include_str!("../../../tests/it/filters.json");
 
 #[test]
 fn cli_namespace_and_tag_flags() {
