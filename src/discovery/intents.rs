@@ -43,10 +43,18 @@ struct Word {
 /// The needs of `query` as byte ranges into it, in query order: empty when it holds fewer than
 /// two. `content_words` counts the content words of a piece of the query (the caller's analyzer).
 pub(crate) fn split(query: &str, content_words: impl Fn(&str) -> usize) -> Vec<Range<usize>> {
+    let pieces: Vec<Vec<Range<usize>>> = sentences(query)
+        .into_iter()
+        .map(|sentence| parts(query, sentence))
+        .collect();
+    if pieces.iter().map(Vec::len).sum::<usize>() < 2 {
+        // One piece is one need: nothing to count (most queries).
+        return Vec::new();
+    }
     let mut clauses: Vec<(Range<usize>, usize)> = Vec::new();
-    for sentence in sentences(query) {
+    for sentence in pieces {
         let mut current: Option<(Range<usize>, usize)> = None;
-        for part in parts(query, sentence) {
+        for part in sentence {
             let count = content_words(&query[part.clone()]);
             current = Some(match current.take() {
                 None => (part, count),

@@ -4,7 +4,7 @@
 
 use crate::analyzer::{enhanced_query_tokens_within, tokenize};
 use crate::error::Result;
-use crate::index::{Bm25Params, DocId, Index, ScoredDoc};
+use crate::index::{self, Bm25Params, DocId, Index, ScoredDoc};
 use crate::limits::MAX_QUERY_TOKENS;
 use crate::registry::State;
 
@@ -147,61 +147,88 @@ pub(crate) fn rank_query(
     top_k: usize,
     floor_ratio: f64,
 ) -> Result<Ranking> {
-    Ok(rank_query_from(state, options, query, top_k, floor_ratio, &[])?.0)
+    let wanted = Wanted {
+        text: query,
+        top_k,
+        floor_ratio,
+        follows_first: false,
+    };
+    let (mut rankings, _) = rank_together(state, options, &[wanted])?;
+    Ok(rankings.pop().expect("one ranking for one query"))
 }
 
-/// [`rank_query`] given tools (`known`, distinct) whose scores are looked up first, bit for bit
-/// as the search gives them: they bound the best and the `top_k`-th score from below, so the
-/// search prunes with them from the start (see [`Index::search_floored_from`]). Their scores are
-/// returned with the ranking, in the order of `known` (0 for a tool the query does not reach).
-pub(crate) fn rank_query_from(
+/// The reference analysis of `query` and the query filter's plan on `index`.
+fn reference_plan(index: &Index<5>, options: &DiscoveryOptions, query: &str) -> QueryPlan {
+    let mut tokens = tokenize(query);
+    let analyzed = tokens.len();
+    tokens.truncate(MAX_QUERY_TOKENS);
+    let tokens = tokens.into_iter().map(|t| (t, false)).collect();
+    // The reference analyzes the kept tokens again (it may bring back CJK bigrams).
+    plan_query(index, options.max_df_ratio, tokens, analyzed, true)
+}
+
+/// Every tool some ranking of [`rank_together`] lists, ascending, with its score in each ranking.
+pub(crate) type ListedScores = Vec<(DocId, Vec<f64>)>;
+
+/// One ranking of [`rank_together`]: its query text, how many best, the share of its best
+/// below which it may leave tools out, and whether that share also follows the first
+/// ranking's `top_k`-th over its best (see [`Wanted::follows_first`]).
+pub(crate) struct Wanted<'q> {
+    pub text: &'q str,
+    pub top_k: usize,
+    pub floor_ratio: f64,
+    pub follows_first: bool,
+}
+
+/// [`rank_query`] for several queries over one index in one pass (a tool is reached once,
+/// however many of them hold its words), each ranked as `rank_query` ranks it at or above its
+/// floor. With more than one, every tool some ranking lists comes with its score in each.
+pub(crate) fn rank_together(
     state: &State,
     options: &DiscoveryOptions,
-    query: &str,
-    top_k: usize,
-    floor_ratio: f64,
-    known: &[DocId],
-) -> Result<(Ranking, Vec<f64>)> {
+    wanted: &[Wanted<'_>],
+) -> Result<(Vec<Ranking>, ListedScores)> {
     fn search<const F: usize>(
         index: &Index<F>,
         params: &Bm25Params<F>,
-        plan: QueryPlan,
-        top_k: usize,
-        floor_ratio: f64,
-        known: &[DocId],
-    ) -> (Ranking, Vec<f64>) {
-        if plan.scored.is_empty() {
-            return (
-                Ranking {
-                    plan,
-                    hits: Vec::new(),
-                },
-                vec![0.0; known.len()],
-            );
-        }
-        let scores = if known.is_empty() {
-            Vec::new()
-        } else {
-            index.score_docs(&plan.scored, params, known)
-        };
-        let hits = index.search_floored_from(&plan.scored, params, top_k, floor_ratio, &scores);
-        (Ranking { plan, hits }, scores)
+        plans: Vec<QueryPlan>,
+        wanted: &[Wanted<'_>],
+    ) -> (Vec<Ranking>, ListedScores) {
+        let specs: Vec<index::Wanted<'_, String>> = plans
+            .iter()
+            .zip(wanted)
+            .map(|(plan, w)| index::Wanted {
+                tokens: &plan.scored,
+                top_k: w.top_k,
+                floor_ratio: w.floor_ratio,
+                follows_first: w.follows_first,
+            })
+            .collect();
+        let found = index.search_together(&specs, params);
+        let rankings = plans
+            .into_iter()
+            .zip(found.hits)
+            .map(|(plan, hits)| Ranking { plan, hits })
+            .collect();
+        (rankings, found.scores)
     }
     match options.profile {
         Profile::Reference => {
-            let mut tokens = tokenize(query);
-            let analyzed = tokens.len();
-            tokens.truncate(MAX_QUERY_TOKENS);
-            let tokens = tokens.into_iter().map(|t| (t, false)).collect();
-            let params = options.bm25();
             let index = state.reference_index()?;
-            // The reference analyzes the kept tokens again (it may bring back CJK bigrams).
-            let plan = plan_query(index, options.max_df_ratio, tokens, analyzed, true);
-            Ok(search(index, &params, plan, top_k, floor_ratio, known))
+            let plans = wanted
+                .iter()
+                .map(|w| reference_plan(index, options, w.text))
+                .collect();
+            Ok(search(index, &options.bm25(), plans, wanted))
         }
         Profile::Enhanced | Profile::Hybrid => {
-            let (index, params, plan) = enhanced_plan(state, options, query)?;
-            Ok(search(index, &params, plan, top_k, floor_ratio, known))
+            let (analysis, index) = state.enhanced_index()?;
+            let params = options.bm25_enhanced(analysis);
+            let plans = wanted
+                .iter()
+                .map(|w| enhanced_plan(state, options, w.text).map(|(_, _, plan)| plan))
+                .collect::<Result<_>>()?;
+            Ok(search(index, &params, plans, wanted))
         }
     }
 }

@@ -4,7 +4,7 @@
 //! tools only.
 
 use super::lexical::{
-    QueryPlan, Ranking, rank_query, rank_query_from, score_all_enhanced, score_docs,
+    QueryPlan, Ranking, Wanted, rank_query, rank_together, score_all_enhanced, score_docs,
 };
 use super::phrases::QueryPairs;
 use super::plan::Search;
@@ -51,12 +51,14 @@ pub(crate) fn depth(request: &DiscoverRequest) -> usize {
     CANDIDATES.max(request.top_k)
 }
 
-/// How deep each need of an `enhanced` merge is ranked: as deep as the answer. A merged answer
-/// is drawn from the first places of the whole query's and the needs' rankings; measured on the
-/// public sets, needs ranked `top_k`, 2 and 10 times `top_k` deep give the same COMP@10 within
-/// 0.002, and the shorter lists are cheaper to rank.
-fn need_depth(request: &DiscoverRequest) -> usize {
-    request.top_k
+/// How deep each need of an `enhanced` merge is ranked: its share of the answer, `top_k` over
+/// the number of needs, rounded up. The merge draws the answer from the first places of the
+/// whole query's and the needs' rankings, and a need's tools past its share would take the
+/// places of another need's (the near-duplicates the merge keeps out). Measured on the public
+/// sets, needs ranked that deep or `top_k` deep give the same COMP@10 within 0.003 and the same
+/// MRR@10 within 0.0001 (EVALUATION.md), and the shorter lists prune harder.
+fn need_depth(request: &DiscoverRequest, needs: usize) -> usize {
+    request.top_k.div_ceil(needs.max(1))
 }
 
 /// Relative slack on the needs' pruning ratio: a tool whose need score ties the whole query's
@@ -108,16 +110,15 @@ pub(crate) fn retrieve<'v>(
 
 /// The lists of an `enhanced` merge (see [`fuse::merge`](super::fuse::merge)), searched no
 /// further than the merged answer can reach. The whole query is ranked as a query of one need is
-/// (`top_k` deep, pruned at the score floor `f`): it costs what that costs. Let `t` be the
-/// relative score of its `top_k`-th (`f` when it has fewer). Every tool of that list merges to at
-/// least its whole-query score, so to `t` or more; any other tool scores at most `t` in the whole
-/// query, so it merges above `t`, and can take a place, only through a need's score above `t`
-/// (or, with fewer than `top_k` listed, by reaching the floor in a need). So each need is ranked
-/// pruned at `max(f, t)`, far harder than at `f`. What the lists then lack is each candidate's
-/// score in the rankings that did not list it (the whole query's, for a need's tool; a need's,
-/// for the intent a hit answers and its best-tool rule): those few tools are scored exactly.
-/// A need's score below `f` of its best still counts as none, as when the needs were pruned at
-/// `f`.
+/// (`top_k` deep, pruned at the score floor `f`). Let `t` be the relative score of its `top_k`-th
+/// (`f` when it has fewer). Every tool of that list merges to at least its whole-query score, so
+/// to `t` or more; any other tool scores at most `t` in the whole query, so it merges above `t`,
+/// and can take a place, only through a need's score above `t` (or, with fewer than `top_k`
+/// listed, by reaching the floor in a need). So each need is ranked `top_k` deep pruned at
+/// `max(f, t)`, far harder than at `f`. All of them are ranked in one pass over the index, which
+/// also gives each listed tool's score in the rankings that did not list it (the whole query's,
+/// for a need's tool; a need's, for the intent a hit answers and its best-tool rule). A need's
+/// score below `f` of its best counts as none.
 fn merge_by_words<'v>(
     state: &State,
     options: &DiscoveryOptions,
@@ -126,56 +127,49 @@ fn merge_by_words<'v>(
     request: &DiscoverRequest,
 ) -> Result<Lists<'v>> {
     let floor = options.min_score_ratio;
-    let mut whole = ranked(
-        state,
-        options,
-        query,
-        request,
-        request.top_k,
-        Reach::Answer(floor),
-    )?;
-    let best = whole.lexical.first().map(|h| h.score);
-    let kth = request
-        .top_k
-        .checked_sub(1)
-        .and_then(|k| whole.lexical.get(k))
-        .map(|h| h.score);
-    let reach = match (best, kth) {
-        (Some(best), Some(kth)) if best > 0.0 => (kth / best).max(floor),
-        _ => floor,
+    if request.has_filters() {
+        return merge_filtered(state, options, query, search, request);
+    }
+    let wanted: Vec<Wanted> = std::iter::once(Wanted {
+        text: query,
+        top_k: request.top_k,
+        floor_ratio: floor,
+        follows_first: false,
+    })
+    .chain(search.intents.iter().map(|range| Wanted {
+        text: &query[range.clone()],
+        top_k: need_depth(request, search.intents.len()),
+        floor_ratio: floor,
+        follows_first: true,
+    }))
+    .collect();
+    let (rankings, scores) = rank_together(state, options, &wanted)?;
+    let mut lists = rankings.into_iter().map(retrieved);
+    let Some(whole) = lists.next() else {
+        unreachable!("the whole query is the first ranking");
     };
-    let need_reach = reach * (1.0 - TIE_SLACK);
-    // The whole query's tools are candidates whatever the needs rank: their need scores, looked
-    // up first, also bound each need's best and `top_k`-th from below, and prune its search from
-    // the start.
-    let listed: Vec<DocId> = whole.lexical.iter().map(|h| h.doc).collect();
-    let mut intents = Vec::with_capacity(search.intents.len());
-    let mut known = Vec::with_capacity(search.intents.len());
-    for range in &search.intents {
-        let text = &query[range.clone()];
-        let (need, scores) = if request.has_filters() {
-            let need = ranked(
-                state,
-                options,
-                text,
-                request,
-                need_depth(request),
-                Reach::Answer(need_reach),
-            )?;
-            (need, Vec::new())
-        } else {
-            let (ranking, scores) = rank_query_from(
-                state,
-                options,
-                text,
-                need_depth(request),
-                need_reach,
-                &listed,
-            )?;
-            (retrieved(ranking), scores)
-        };
-        intents.push(need);
-        known.push(scores);
+    let column = |l: usize| -> Vec<(DocId, f64)> { scores.iter().map(|s| (s.0, s.1[l])).collect() };
+    let known: Vec<Vec<(DocId, f64)>> = (0..wanted.len()).map(column).collect();
+    complete_merge(state, options, request, whole, lists.collect(), &known)
+}
+
+/// The lists of a merge made deterministic, then completed: the whole query's ranking cut at the
+/// floor `f` and each need's at `max(f, t)` of its best (what a search pruned at that share
+/// holds whatever its order of work), then every list given the scores of the tools the others
+/// list (from `known`, per list by tool, or looked up), a need's below `f` counting as none.
+fn complete_merge<'v>(
+    state: &State,
+    options: &DiscoveryOptions,
+    request: &DiscoverRequest,
+    mut whole: Retrieved<'v>,
+    mut intents: Vec<Retrieved<'v>>,
+    known: &[Vec<(DocId, f64)>],
+) -> Result<Lists<'v>> {
+    let floor = options.min_score_ratio;
+    let reach = reach(&whole, request.top_k, floor) * (1.0 - TIE_SLACK);
+    cut(&mut whole, floor);
+    for need in &mut intents {
+        cut(need, reach);
     }
     let mut candidates: Vec<DocId> = std::iter::once(&whole)
         .chain(&intents)
@@ -183,17 +177,74 @@ fn merge_by_words<'v>(
         .collect();
     candidates.sort_unstable();
     candidates.dedup();
-    score_candidates(state, options, &mut whole, &candidates, &[], 0.0)?;
-    for (need, scores) in intents.iter_mut().zip(&known) {
-        let known: Vec<(DocId, f64)> = listed.iter().copied().zip(scores.iter().copied()).collect();
-        score_candidates(state, options, need, &candidates, &known, floor)?;
+    let known_of = |l: usize| known.get(l).map_or(&[][..], Vec::as_slice);
+    score_candidates(state, options, &mut whole, &candidates, known_of(0), 0.0)?;
+    for (i, need) in intents.iter_mut().enumerate() {
+        score_candidates(state, options, need, &candidates, known_of(i + 1), floor)?;
     }
     Ok(Lists { whole, intents })
 }
 
-/// Completes `list` for a merge: its ranking cut to `floor_ratio` of its best (a score below it
-/// counts as none), then, best first, the scores it gives the `candidates` (ascending) it does
-/// not rank, those below that floor left out. Scores in `known` (by tool) are not looked up again.
+/// `t`: the relative score of the whole query's `top_k`-th, or `floor` when it has fewer (or
+/// that one is below the floor).
+fn reach(whole: &Retrieved<'_>, top_k: usize, floor: f64) -> f64 {
+    let best = whole.lexical.first().map(|h| h.score);
+    let kth = top_k
+        .checked_sub(1)
+        .and_then(|k| whole.lexical.get(k))
+        .map(|h| h.score);
+    match (best, kth) {
+        (Some(best), Some(kth)) if best > 0.0 => (kth / best).max(floor),
+        _ => floor,
+    }
+}
+
+/// Cuts a list's ranking to `ratio` of its best.
+fn cut(list: &mut Retrieved<'_>, ratio: f64) {
+    if let Some(best) = list.lexical.first().map(|h| h.score) {
+        list.lexical.retain(|h| h.score >= best * ratio);
+        list.ranked = list.lexical.len();
+    }
+}
+
+/// [`merge_by_words`] when filters apply: each list ranks every matching tool and keeps the
+/// admitted ones (no pruning can skip a tool a filter would drop), the needs cut at `max(f, t)`
+/// as there, and the candidates' missing scores looked up.
+fn merge_filtered<'v>(
+    state: &State,
+    options: &DiscoveryOptions,
+    query: &str,
+    search: &Search,
+    request: &DiscoverRequest,
+) -> Result<Lists<'v>> {
+    let floor = options.min_score_ratio;
+    let whole = ranked(
+        state,
+        options,
+        query,
+        request,
+        request.top_k,
+        Reach::Answer(floor),
+    )?;
+    let reach = reach(&whole, request.top_k, floor);
+    let mut intents = Vec::with_capacity(search.intents.len());
+    for range in &search.intents {
+        intents.push(ranked(
+            state,
+            options,
+            &query[range.clone()],
+            request,
+            need_depth(request, search.intents.len()),
+            Reach::Answer(reach * (1.0 - TIE_SLACK)),
+        )?);
+    }
+    complete_merge(state, options, request, whole, intents, &[])
+}
+
+/// Completes `list` for a merge: after its ranking, best first, the scores it gives the
+/// `candidates` (ascending) it does not rank, those below `floor_ratio` of its best left out
+/// (a score below it counts as none). Scores in `known` (ascending by tool) are not
+/// looked up again.
 fn score_candidates(
     state: &State,
     options: &DiscoveryOptions,
@@ -207,8 +258,6 @@ fn score_candidates(
         return Ok(());
     };
     let floor = best * floor_ratio;
-    list.lexical.retain(|h| h.score >= floor);
-    list.ranked = list.lexical.len();
     let mut held: Vec<DocId> = list.lexical.iter().map(|h| h.doc).collect();
     held.sort_unstable();
     let mut extra: Vec<ScoredDoc> = Vec::new();
@@ -217,9 +266,12 @@ fn score_candidates(
         if held.binary_search(&doc).is_ok() {
             continue;
         }
-        match known.iter().find(|k| k.0 == doc) {
-            Some(&(doc, score)) => extra.push(ScoredDoc { doc, score }),
-            None => missing.push(doc),
+        match known.binary_search_by_key(&doc, |k| k.0) {
+            Ok(at) => extra.push(ScoredDoc {
+                doc,
+                score: known[at].1,
+            }),
+            Err(_) => missing.push(doc),
         }
     }
     let scores = score_docs(state, options, &list.tokens, &missing)?;

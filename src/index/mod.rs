@@ -6,6 +6,7 @@
 
 mod bulk;
 mod doc;
+mod joint;
 mod lengths;
 mod postings;
 mod pruned;
@@ -13,6 +14,7 @@ mod pruned;
 pub use bulk::TokenSink;
 pub use doc::DocTokens;
 use hashbrown::HashTable;
+pub use joint::{Together, Wanted};
 use lengths::DocLengths;
 use postings::PostingList;
 use std::cell::RefCell;
@@ -446,21 +448,6 @@ impl<const F: usize> Index<F> {
         top_k: usize,
         floor_ratio: f64,
     ) -> Vec<ScoredDoc> {
-        self.search_floored_from(tokens, p, top_k, floor_ratio, &[])
-    }
-
-    /// [`search_floored`](Self::search_floored) given `known`, the scores (as this search gives
-    /// them, e.g. by [`score_docs`](Self::score_docs)) of some distinct documents, found another
-    /// way: the best score and the `top_k`-th are at least theirs, so the search prunes with them
-    /// from its first document on. The same answer at or above the floor, usually for less work.
-    pub fn search_floored_from<S: AsRef<str>>(
-        &self,
-        tokens: &[S],
-        p: &Bm25Params<F>,
-        top_k: usize,
-        floor_ratio: f64,
-        known: &[f64],
-    ) -> Vec<ScoredDoc> {
         if self.doc_count == 0 || top_k == 0 {
             return Vec::new();
         }
@@ -468,7 +455,7 @@ impl<const F: usize> Index<F> {
         if terms.is_empty() {
             return Vec::new();
         }
-        self.search_pruned(&terms, p, top_k, floor_ratio, known)
+        self.search_pruned(&terms, p, top_k, floor_ratio)
     }
 
     /// The query tokens that name an indexed term, in query order (duplicates kept), with their

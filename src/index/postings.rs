@@ -538,7 +538,7 @@ impl<const F: usize> PostingList<F> {
 
     /// Moves `c` to the first posting whose document is >= `doc` (without passing it); returns
     /// the frequencies when that document is `doc`. Galloping over blocks, then decoding forward within one.
-    #[inline]
+    #[inline(always)]
     pub(super) fn seek(&self, c: &mut Cursor, doc: DocId) -> Option<Freqs<'_>> {
         let blocks = self.blocks();
         if c.block >= blocks.len() {

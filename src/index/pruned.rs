@@ -5,9 +5,7 @@
 //! largest frequency and shortest length per field, see [`block_bound`]); a term's bound is the
 //! largest of its blocks'. Terms are ranked highest bound first and taken in that order as the
 //! lead. The threshold is the k-th best score found so far, raised to the answer's score floor
-//! when the caller applies one (see [`Index::search_floored`]), and to what scores the caller
-//! already knows of some documents imply (see [`Index::search_floored_from`]). Nothing can beat
-//! the threshold:
+//! when the caller applies one (see [`Index::search_floored`]). Nothing can beat the threshold:
 //!
 //! - once the bounds of the terms left are below it, the search stops;
 //! - a lead's block is skipped when its bound plus the bounds of the later terms is;
@@ -21,6 +19,9 @@
 //! neither seek earlier terms nor reach those documents again; a document of a skipped block
 //! that a later lead reaches is scored without the skipped term, below its true score and so
 //! below the threshold it was skipped under, and is dropped like the others.
+//!
+//! Several rankings searched together (a merge of a query's needs) share one walk: see
+//! [`joint`](super::joint).
 
 use super::postings::{Cursor, Freqs};
 use super::{
@@ -31,15 +32,15 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 /// Relative slack on every sum of bounds: bounds are added in another order than scores are.
-const SLACK: f64 = 1.0 + 1e-9;
+pub(super) const SLACK: f64 = 1.0 + 1e-9;
 
 /// One distinct query term.
-struct Term<'a, const F: usize> {
-    entry: &'a TermEntry<F>,
+pub(super) struct Term<'a, const F: usize> {
+    pub entry: &'a TermEntry<F>,
     /// The IDF times the query weight (see [`Bm25Params::query_weight`]).
-    idf: f64,
+    pub idf: f64,
     /// How often the query holds the term.
-    times: f64,
+    pub times: f64,
     /// Bound of the term's total contribution to one document.
     bound: f64,
 }
@@ -48,7 +49,7 @@ struct Term<'a, const F: usize> {
 /// per-field normalization a field's scale costs a division, and a posting is seldom in more
 /// than one or two of the fields. A field a posting does not hold adds nothing (`+ 0.0`) to the
 /// weighted frequency, so leaving it out changes no bit.
-struct DocScale<const F: usize> {
+pub(super) struct DocScale<const F: usize> {
     lengths: [u32; F],
     /// Per-field normalization: each field's scale once `known` has its bit.
     scale: [f64; F],
@@ -58,7 +59,7 @@ struct DocScale<const F: usize> {
 
 impl<const F: usize> DocScale<F> {
     #[inline]
-    fn new(lengths: [u32; F], p: &Bm25Params<F>, stats: &LengthStats<F>) -> Self {
+    pub(super) fn new(lengths: [u32; F], p: &Bm25Params<F>, stats: &LengthStats<F>) -> Self {
         let k = if p.per_field {
             p.k1
         } else {
@@ -75,7 +76,12 @@ impl<const F: usize> DocScale<F> {
 
     /// The BM25+ normalized frequency of a posting (as `tf_norm_with` on `doc_norm`).
     #[inline]
-    fn tf_norm(&mut self, tf: Freqs<'_>, p: &Bm25Params<F>, stats: &LengthStats<F>) -> f64 {
+    pub(super) fn tf_norm(
+        &mut self,
+        tf: Freqs<'_>,
+        p: &Bm25Params<F>,
+        stats: &LengthStats<F>,
+    ) -> f64 {
         let mut wtf = 0.0;
         tf.for_each(|f, tf| {
             let scale = if !p.per_field {
@@ -96,7 +102,7 @@ impl<const F: usize> DocScale<F> {
 impl<const F: usize> Index<F> {
     /// The query's distinct terms, each with its IDF times its query weight, and for each query
     /// token (duplicates count again) the index of its term.
-    fn distinct_terms<'a>(
+    pub(super) fn distinct_terms<'a>(
         &self,
         terms: &[(&str, &'a TermEntry<F>)],
         p: &Bm25Params<F>,
@@ -173,7 +179,6 @@ impl<const F: usize> Index<F> {
         p: &Bm25Params<F>,
         top_k: usize,
         floor_ratio: f64,
-        known: &[f64],
     ) -> Vec<ScoredDoc> {
         let stats = self.length_stats(p);
         let (mut distinct, mut order) = self.distinct_terms(terms, p);
@@ -217,21 +222,9 @@ impl<const F: usize> Index<F> {
             // The best `top_k` scores so far, as bits (scores are >= 0, so bits order like values).
             let mut best: BinaryHeap<Reverse<u64>> =
                 BinaryHeap::with_capacity(top_k.min(self.doc_count) + 1);
-            // Scores known beforehand bound the best and the `top_k`-th from below, and so the
-            // threshold, from the start (what they are the scores of is found again below).
-            let mut top = known.iter().copied().fold(0.0f64, f64::max);
-            let known_kth = if known.len() >= top_k {
-                let mut sorted = known.to_vec();
-                sorted.sort_by(|a, b| b.total_cmp(a));
-                sorted[top_k - 1]
-            } else {
-                0.0
-            };
-            // What a document must reach to be kept, once anything is known.
-            let mut threshold: Option<f64> = {
-                let th = known_kth.max(top * floor_ratio);
-                (th > 0.0).then_some(th)
-            };
+            let mut top = 0.0f64;
+            // What a document must reach to be kept, once anything is.
+            let mut threshold: Option<f64> = None;
             let mut cursors = vec![Cursor::default(); n];
             // A document's contribution from each term, valid where `has` holds the document.
             let mut contribution = vec![0.0; n];
@@ -290,11 +283,8 @@ impl<const F: usize> Index<F> {
                         top = top.max(score);
                         let floor = top * floor_ratio;
                         threshold = match (best.len() >= top_k).then(|| best.peek()).flatten() {
-                            Some(kth) => Some(f64::from_bits(kth.0).max(floor).max(known_kth)),
-                            None => {
-                                let th = floor.max(known_kth);
-                                (th > 0.0).then_some(th)
-                            }
+                            Some(kth) => Some(f64::from_bits(kth.0).max(floor)),
+                            None => (floor > 0.0).then_some(floor),
                         };
                         // Tie key: first token, then registration order (postings are sorted by doc).
                         let key = (u64::from(first) << 32) | u64::from(doc);

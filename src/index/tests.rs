@@ -338,22 +338,77 @@ mod block_max_tests {
                             above(b.clone()),
                             "{tokens:?} top_k {top_k} ratio {ratio}"
                         );
-                        // Known scores of some documents (the best among them or not) prune
-                        // from the start and change nothing at or above the floor.
-                        for every in [1, 2, 5] {
-                            let known: Vec<f64> = all
-                                .iter()
-                                .skip(q % every)
-                                .step_by(every)
-                                .map(|h| h.score)
-                                .collect();
-                            let a =
-                                above(idx.search_floored_from(&tokens, p, top_k, ratio, &known));
+                        // Searched together with other rankings (of the query's tokens and
+                        // others), each answers the same at or above its cut, and every listed
+                        // document comes with its score in each ranking, bit for bit.
+                        let others: Vec<Vec<String>> = (0..1 + q % 3)
+                            .map(|i| {
+                                let mut t: Vec<String> =
+                                    tokens.iter().skip(i).step_by(2).cloned().collect();
+                                t.push(w(rnd));
+                                t
+                            })
+                            .collect();
+                        let depth = 1 + top_k / 2;
+                        let wanted: Vec<Wanted<'_, String>> = std::iter::once(Wanted {
+                            tokens: &tokens[..],
+                            top_k,
+                            floor_ratio: ratio,
+                            follows_first: false,
+                        })
+                        .chain(others.iter().enumerate().map(|(i, t)| Wanted {
+                            tokens: &t[..],
+                            top_k: depth,
+                            floor_ratio: ratio * 0.5,
+                            follows_first: i % 2 == 0,
+                        }))
+                        .collect();
+                        let found = idx.search_together(&wanted, p);
+                        assert_eq!(found.hits.len(), wanted.len());
+                        let first = &b;
+                        let share = match (first.first(), first.get(top_k - 1)) {
+                            (Some(best), Some(kth)) if best.score > 0.0 => {
+                                kth.score / best.score * (1.0 - 1e-9)
+                            }
+                            _ => 0.0,
+                        };
+                        for (l, want) in wanted.iter().enumerate() {
+                            let exact = idx.search_exhaustive(want.tokens, p, want.top_k);
+                            let cut_ratio = if want.follows_first {
+                                want.floor_ratio.max(share)
+                            } else {
+                                want.floor_ratio
+                            };
+                            let cut = |hits: &[ScoredDoc]| -> Vec<(DocId, u64)> {
+                                let floor = hits.first().map_or(0.0, |h| h.score * cut_ratio);
+                                hits.iter()
+                                    .filter(|h| h.score >= floor)
+                                    .map(|h| (h.doc, h.score.to_bits()))
+                                    .collect()
+                            };
                             assert_eq!(
-                                a,
-                                above(b.clone()),
-                                "{tokens:?} top_k {top_k} ratio {ratio} known {every}"
+                                cut(&found.hits[l]),
+                                cut(&exact),
+                                "{tokens:?} ranking {l} top_k {top_k} ratio {ratio}"
                             );
+                        }
+                        if wanted.len() > 1 {
+                            let mut listed: Vec<DocId> =
+                                found.hits.iter().flatten().map(|h| h.doc).collect();
+                            listed.sort_unstable();
+                            listed.dedup();
+                            let docs: Vec<DocId> = found.scores.iter().map(|s| s.0).collect();
+                            assert_eq!(docs, listed, "{tokens:?}");
+                            for (l, want) in wanted.iter().enumerate() {
+                                let want_scores: Vec<u64> = idx
+                                    .score_docs(want.tokens, p, &docs)
+                                    .iter()
+                                    .map(|s| s.to_bits())
+                                    .collect();
+                                let got: Vec<u64> =
+                                    found.scores.iter().map(|s| s.1[l].to_bits()).collect();
+                                assert_eq!(got, want_scores, "{tokens:?} ranking {l}");
+                            }
                         }
                     }
                 }
