@@ -8,7 +8,7 @@
 //! it, and a document leaves a ranking as soon as it cannot reach that ranking's threshold. So
 //! each ranking answers exactly as it would alone, at or above its cut. A ranking may follow
 //! the first: its floor is then also a lower bound of the first ranking's final `top_k`-th score
-//! over its best (that share only rises, and the best is at most the best so far or what a
+//! over its best (the `top_k`-th only rises, and the best is at most the best so far or what a
 //! document not yet reached can score). The rankings' figures sit side by side in lanes, so a
 //! document's bounds in all of them are checked with no branch per ranking. A document some
 //! ranking keeps has its other terms looked up too, so every listed document comes with its
