@@ -192,6 +192,14 @@ def run_check(cfg: str, env: dict) -> None:
     check("failed" in lines.get("locked", "") and "unauthorized (HTTP 401)" in lines.get("locked", ""),
           "--check: a server answering 401 is reported unauthorized: " + lines.get("locked", "")[:140])
     check(REMOTE_TOKEN not in out.stdout + out.stderr, "--check never prints a header's value")
+    # A reader that leaves before the report (`| grep -q`): the same exit, no panic.
+    proc = subprocess.Popen([PROXY, "mcp", "--check", "--config", cfg, "--state", STATE], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env)
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    proc.wait(timeout=120)
+    check(proc.returncode == 1 and "panicked" not in err,
+          f"--check with its reader gone exits 1 without a panic (exit {proc.returncode}): {err.strip()[-160:]}")
     missing = {k: v for k, v in env.items() if k != "REMOTE_TOKEN"}
     out = subprocess.run([PROXY, "mcp", "--check", "--config", cfg, "--state", STATE], capture_output=True, text=True, env=missing)
     check(out.returncode == 1 and "${REMOTE_TOKEN} is not set" in out.stderr,

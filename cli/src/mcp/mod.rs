@@ -133,6 +133,7 @@ async fn check(catalog: &Arc<Catalog>, servers: &Arc<Vec<Arc<Downstream>>>) -> R
         .max()
         .unwrap_or(0);
     let mut failed = 0;
+    let mut report = String::new();
     for s in servers.iter() {
         let line = match s.state() {
             State::Running(n) => format!("running  {n} tools"),
@@ -151,14 +152,18 @@ async fn check(catalog: &Arc<Catalog>, servers: &Arc<Vec<Arc<Downstream>>>) -> R
         } else {
             String::new()
         };
-        println!("{:width$}  {line}{held}", s.config.name);
-        println!(
-            "{:width$}    scan: {}",
-            "",
-            catalog.gate().findings(&s.config.name)
-        );
+        let findings = catalog.gate().findings(&s.config.name);
+        report.push_str(&format!("{:width$}  {line}{held}\n", s.config.name));
+        report.push_str(&format!("{:width$}    scan: {findings}\n", ""));
     }
-    println!("{}", catalog.gate().status());
+    report.push_str(&format!("{}\n", catalog.gate().status()));
+    // A reader that closes the pipe early (`| grep -q`) has what it wanted: not an error, and
+    // never a panic on the next line written.
+    use std::io::Write;
+    match std::io::stdout().lock().write_all(report.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(e.to_string()),
+        _ => {}
+    }
     match failed {
         0 => Ok(()),
         n => Err(format!("{n} of {} servers did not start", servers.len())),
