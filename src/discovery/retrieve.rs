@@ -61,6 +61,9 @@ fn need_depth(request: &DiscoverRequest, needs: usize) -> usize {
     request.top_k.div_ceil(needs.max(1))
 }
 
+// The whole query and every need are ranked in one walk.
+const _: () = assert!(super::intents::MAX_INTENTS < crate::index::MAX_TOGETHER);
+
 /// Relative slack on the needs' pruning ratio: a tool whose need score ties the whole query's
 /// `top_k`-th relative score is still ranked (a ratio of two scores may round either way).
 const TIE_SLACK: f64 = 1e-9;

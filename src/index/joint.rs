@@ -26,6 +26,9 @@ use std::collections::BinaryHeap;
 /// scores may round either way.
 const FOLLOW_SLACK: f64 = 1e-9;
 
+/// The most rankings [`Index::search_together`] takes at once.
+pub const MAX_TOGETHER: usize = 8;
+
 /// One ranking of [`Index::search_together`].
 #[derive(Debug, Clone, Copy)]
 pub struct Wanted<'q, S> {
@@ -65,7 +68,9 @@ impl<const F: usize> Index<F> {
     /// reached once, however many rankings hold its terms), each ranking as
     /// [`search_floored`](Self::search_floored) answers it: at or above its floor, the same
     /// documents with the same scores in the same order. With more than one ranking, every
-    /// document some ranking lists comes with its score in each (for a merge of them).
+    /// document some ranking lists comes with its score in each (for a merge of them). At most
+    /// [`MAX_TOGETHER`] rankings: a caller's bound, checked where it is fixed (discovery's
+    /// needs), so more is a bug that panics.
     pub fn search_together<S: AsRef<str>>(
         &self,
         wanted: &[Wanted<'_, S>],
@@ -108,7 +113,10 @@ impl<const F: usize> Index<F> {
     fn search_joint(&self, wanted: &[Resolved<'_, F>], p: &Bm25Params<F>) -> Together {
         let stats = self.length_stats(p);
         let m = wanted.len();
-        debug_assert!((1..=32).contains(&m), "1 to 32 rankings");
+        debug_assert!(
+            (2..=MAX_TOGETHER).contains(&m),
+            "2 to {MAX_TOGETHER} rankings"
+        );
         // The query's distinct terms over every ranking, in order of first use.
         let mut entries: Vec<(&str, &TermEntry<F>)> = Vec::new();
         for w in wanted {
@@ -168,10 +176,7 @@ impl<const F: usize> Index<F> {
         SCRATCH.with(|cell| {
             let mut s = cell.borrow_mut();
             let s = &mut *s;
-            let words = self.docs.len().div_ceil(64);
-            if s.seen.len() < words {
-                s.seen.resize(words, 0);
-            }
+            s.start_reaching(self.docs.len());
             sides.each[0].scored = std::mem::take(&mut s.scored);
             let mut cursors = vec![Cursor::default(); n];
             // A document's normalized frequency of each term, valid where `has` holds the
@@ -201,12 +206,9 @@ impl<const F: usize> Index<F> {
                         }
                     }
                     'doc: for (doc, lead_tf) in block.postings() {
-                        let (word, bit) = (doc as usize / 64, 1u64 << (doc % 64));
-                        if s.seen[word] & bit != 0 {
+                        if !s.first_reach(doc) {
                             continue;
                         }
-                        s.seen[word] |= bit;
-                        s.touched.push(doc);
                         let mut scale = DocScale::new(self.docs.of(doc), p, stats);
                         tf_norm[j] = scale.tf_norm(lead_tf, p, stats);
                         has[j] = doc;
@@ -262,10 +264,7 @@ impl<const F: usize> Index<F> {
                     }
                 }
             }
-            for &doc in &s.touched {
-                s.seen[doc as usize / 64] = 0;
-            }
-            s.touched.clear();
+            s.forget_reached();
             let hits: Vec<Vec<ScoredDoc>> = sides
                 .each
                 .iter_mut()
@@ -334,7 +333,7 @@ fn ones(mut set: u32) -> impl Iterator<Item = usize> {
 }
 
 /// The most rankings one joint search takes.
-const LANES: usize = 8;
+const LANES: usize = MAX_TOGETHER;
 
 /// The rankings of a joint search. What the inner loop reads is laid out term by term (by lead
 /// rank), the rankings side by side.

@@ -14,7 +14,7 @@ mod pruned;
 pub use bulk::TokenSink;
 pub use doc::DocTokens;
 use hashbrown::HashTable;
-pub use joint::{Together, Wanted};
+pub use joint::{MAX_TOGETHER, Together, Wanted};
 use lengths::DocLengths;
 use postings::PostingList;
 use std::cell::RefCell;
@@ -163,6 +163,36 @@ struct Scratch {
 
 thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+impl Scratch {
+    /// Readies `seen` for a pruned search over `slots` document slots.
+    fn start_reaching(&mut self, slots: usize) {
+        let words = slots.div_ceil(64);
+        if self.seen.len() < words {
+            self.seen.resize(words, 0);
+        }
+    }
+
+    /// Marks `doc` reached; false when a search had already reached it.
+    #[inline(always)]
+    fn first_reach(&mut self, doc: DocId) -> bool {
+        let (word, bit) = (doc as usize / 64, 1u64 << (doc % 64));
+        if self.seen[word] & bit != 0 {
+            return false;
+        }
+        self.seen[word] |= bit;
+        self.touched.push(doc);
+        true
+    }
+
+    /// Clears what a pruned search reached, for the next one.
+    fn forget_reached(&mut self) {
+        for &doc in &self.touched {
+            self.seen[doc as usize / 64] = 0;
+        }
+        self.touched.clear();
+    }
 }
 
 impl<const F: usize> Default for Index<F> {

@@ -213,10 +213,7 @@ impl<const F: usize> Index<F> {
         SCRATCH.with(|cell| {
             let mut s = cell.borrow_mut();
             let s = &mut *s;
-            let words = self.docs.len().div_ceil(64);
-            if s.seen.len() < words {
-                s.seen.resize(words, 0);
-            }
+            s.start_reaching(self.docs.len());
             // (doc, score, first query token containing it) of every document kept.
             let mut scored = std::mem::take(&mut s.scored);
             // The best `top_k` scores so far, as bits (scores are >= 0, so bits order like values).
@@ -242,12 +239,9 @@ impl<const F: usize> Index<F> {
                         }
                     }
                     'doc: for (doc, lead_tf) in block.postings() {
-                        let (word, bit) = (doc as usize / 64, 1u64 << (doc % 64));
-                        if s.seen[word] & bit != 0 {
+                        if !s.first_reach(doc) {
                             continue;
                         }
-                        s.seen[word] |= bit;
-                        s.touched.push(doc);
                         let mut scale = DocScale::new(self.docs.of(doc), p, &stats);
                         let c = lead.idf * scale.tf_norm(lead_tf, p, &stats);
                         contribution[j] = c;
@@ -292,10 +286,7 @@ impl<const F: usize> Index<F> {
                     }
                 }
             }
-            for &doc in &s.touched {
-                s.seen[doc as usize / 64] = 0;
-            }
-            s.touched.clear();
+            s.forget_reached();
             rank(&mut scored, top_k);
             let hits = scored.iter().map(|&(h, _)| h).collect();
             // Kept up to 64 KB: a query reaching most of a large catalog does not pin its list.
