@@ -247,12 +247,14 @@ pub fn percentile(sorted: &[f64], q: f64) -> f64 {
 }
 
 /// One query's ranking, for `--rankings`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Ranked {
     /// The query's id.
     pub id: String,
     /// Tool names, best first.
     pub ranked: Vec<String>,
+    /// How long its discover took, milliseconds.
+    pub latency_ms: f64,
 }
 
 /// Runs every query through `discoverer` with `top_k` [`CUTOFF`] and scores the answers.
@@ -280,7 +282,8 @@ pub fn evaluate(discoverer: &Discoverer, queries: &[EvalQuery]) -> Result<(Metri
                 Vec::new()
             }
         };
-        latencies.push(start.elapsed().as_secs_f64() * 1e3);
+        let latency_ms = start.elapsed().as_secs_f64() * 1e3;
+        latencies.push(latency_ms);
         let ranked: Vec<String> = hits.into_iter().map(|h| h.name).collect();
         if ranked.is_empty() {
             zero += 1;
@@ -289,6 +292,7 @@ pub fn evaluate(discoverer: &Discoverer, queries: &[EvalQuery]) -> Result<(Metri
         rankings.push(Ranked {
             id: q.id.clone(),
             ranked,
+            latency_ms,
         });
     }
     let metrics = Metrics {
@@ -297,6 +301,87 @@ pub fn evaluate(discoverer: &Discoverer, queries: &[EvalQuery]) -> Result<(Metri
         ..aggregate(&scores, zero, &latencies)
     };
     Ok((metrics, rankings))
+}
+
+/// Scores rankings made elsewhere (another engine's, or an earlier run's `--rankings`) against the
+/// set's queries with the same metrics as [`evaluate`]: `text` holds one `{"id", "ranked": [names]}`
+/// per line, with an optional `"latency_ms"` (all lines or none) for the latency figures. Every
+/// query of the set needs exactly one line, and every line a query of the set: a ranking file of
+/// another set, or a run cut short, is an error naming the first id at fault, not a lower score.
+/// A ranking is cut at [`CUTOFF`].
+pub fn score_rankings(queries: &[EvalQuery], text: &str) -> Result<Metrics> {
+    let mut by_id: std::collections::HashMap<String, (Vec<String>, Option<f64>)> =
+        std::collections::HashMap::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let at = format!("rankings line {}", i + 1);
+        let v = parse_json(line, &at)?;
+        let id = v
+            .get("id")
+            .and_then(Value::as_str)
+            .ok_or_else(|| Error::invalid(format!("{at}: \"id\" must be a string")))?;
+        let ranked = match v.get("ranked") {
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|r| {
+                    r.as_str().map(str::to_string).ok_or_else(|| {
+                        Error::invalid(format!(
+                            "{at}: ranked: expected strings, got {}",
+                            kind_of(r)
+                        ))
+                    })
+                })
+                .collect::<Result<Vec<_>>>()?,
+            _ => {
+                return Err(Error::invalid(format!(
+                    "{at}: \"ranked\" must be an array of tool names"
+                )));
+            }
+        };
+        let latency = match v.get("latency_ms") {
+            None => None,
+            Some(l) => Some(
+                l.as_f64()
+                    .filter(|l| l.is_finite() && *l >= 0.0)
+                    .ok_or_else(|| {
+                        Error::invalid(format!(
+                            "{at}: \"latency_ms\" must be a number of milliseconds"
+                        ))
+                    })?,
+            ),
+        };
+        if by_id.insert(id.to_string(), (ranked, latency)).is_some() {
+            return Err(Error::invalid(format!(
+                "{at}: query {id:?} is ranked twice"
+            )));
+        }
+    }
+    let known: HashSet<&str> = queries.iter().map(|q| q.id.as_str()).collect();
+    if let Some(id) = by_id.keys().find(|id| !known.contains(id.as_str())) {
+        return Err(Error::invalid(format!(
+            "rankings: {id:?} is not a query of this set"
+        )));
+    }
+    let (mut scores, mut latencies, mut zero) = (Vec::new(), Vec::new(), 0);
+    for q in queries {
+        let (ranked, latency) = by_id
+            .get_mut(&q.id)
+            .ok_or_else(|| Error::invalid(format!("rankings: query {:?} has no ranking", q.id)))?;
+        ranked.truncate(CUTOFF);
+        if ranked.is_empty() {
+            zero += 1;
+        }
+        latencies.extend(*latency);
+        scores.push(score_ranking(ranked, &q.relevant));
+    }
+    if !latencies.is_empty() && latencies.len() != queries.len() {
+        return Err(Error::invalid(
+            "rankings: \"latency_ms\" is given for some queries and not others",
+        ));
+    }
+    Ok(aggregate(&scores, zero, &latencies))
 }
 
 #[cfg(test)]
@@ -372,5 +457,39 @@ mod tests {
         assert_eq!(c[0].name(), "hf/x");
         assert_eq!(c[0].metadata().tags, ["t"]);
         assert!(parse_catalog(r#"[{"name":"a","tags":"t"}]"#).is_err());
+    }
+
+    #[test]
+    fn scores_rankings_made_elsewhere() {
+        let q = parse_queries(
+            "{\"id\":\"1\",\"query\":\"q\",\"relevant\":[\"a\"]}\n{\"id\":\"2\",\"query\":\"r\",\"relevant\":[\"b\",\"c\"]}",
+        )
+        .unwrap();
+        let m = score_rankings(
+            &q,
+            "{\"id\":\"2\",\"ranked\":[\"x\",\"b\",\"c\"],\"latency_ms\":2}\n\n{\"id\":\"1\",\"ranked\":[\"a\"],\"latency_ms\":1}",
+        )
+        .unwrap();
+        assert_eq!((m.queries, m.judged, m.multi), (2, 2, 1));
+        assert_eq!((m.mrr, m.comp[1]), (0.75, 1.0));
+        assert_eq!(m.latency_p50_ms, 1.5);
+        let bad = [
+            ("{\"id\":\"1\",\"ranked\":[]}", "\"2\" has no ranking"),
+            (
+                "{\"id\":\"1\",\"ranked\":[]}\n{\"id\":\"1\",\"ranked\":[]}",
+                "twice",
+            ),
+            ("{\"id\":\"9\",\"ranked\":[]}", "not a query"),
+            ("{\"id\":\"1\",\"ranked\":[1]}", "expected strings"),
+            (
+                "{\"id\":\"1\",\"ranked\":[],\"latency_ms\":1}\n{\"id\":\"2\",\"ranked\":[]}",
+                "some queries",
+            ),
+            ("{\"id\":1", "rankings line 1"),
+        ];
+        for (text, expected) in bad {
+            let e = score_rankings(&q, text).unwrap_err().to_string();
+            assert!(e.contains(expected), "{text}: {e}");
+        }
     }
 }

@@ -99,9 +99,17 @@ enum Command {
         /// Print the metrics as JSON.
         #[arg(long)]
         json: bool,
-        /// Write {"id", "ranked": [names]} per query (JSON lines) to FILE.
+        /// Write {"id", "ranked": [names], "latency_ms"} per query (JSON lines) to FILE.
         #[arg(long, value_name = "FILE")]
         rankings: Option<std::path::PathBuf>,
+        /// Score the rankings in FILE (JSON lines {"id", "ranked": [names]}, optional
+        /// "latency_ms"; another engine's, or an earlier --rankings) instead of running the
+        /// queries: the same metrics, the same scoring.
+        #[arg(long, value_name = "FILE", conflicts_with_all = ["rankings", "ablate"])]
+        score: Option<std::path::PathBuf>,
+        /// The engine's name in the report of --score (default: the file's name).
+        #[arg(long, value_name = "NAME", requires = "score")]
+        label: Option<String>,
         /// Turn enhanced analysis and scoring changes off, for ablation: comma-separated of nfkc,
         /// split, stem, param_docs, stopwords, per_field_norm, query_saturation, background.
         #[arg(long, value_name = "LIST", hide = true)]
@@ -553,13 +561,27 @@ fn run(cli: Cli, out: &mut String) -> Result<(), String> {
             json,
             rankings,
             ablate,
+            score,
+            label,
         } => {
             let read = |file: &str| {
                 let path = catalog.join(file);
                 std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))
             };
-            let tools = eval::parse_catalog(&read("catalog.json")?).map_err(err)?;
             let queries = eval::parse_queries(&read("queries.jsonl")?).map_err(err)?;
+            if let Some(path) = score {
+                let text = std::fs::read_to_string(&path)
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
+                let m = eval::score_rankings(&queries, &text)
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
+                let name = label.unwrap_or_else(|| {
+                    path.file_name()
+                        .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+                });
+                print_metrics(out, &catalog, &name, &m, json);
+                return Ok(());
+            }
+            let tools = eval::parse_catalog(&read("catalog.json")?).map_err(err)?;
             let registry = Registry::new();
             registry.register(tools).map_err(err)?;
             if let Some(list) = &ablate {
@@ -575,12 +597,12 @@ fn run(cli: Cli, out: &mut String) -> Result<(), String> {
             if let Some(path) = rankings {
                 let mut text = String::new();
                 for r in &ranked {
-                    let line = serde_json::json!({"id": r.id, "ranked": r.ranked});
+                    let line = serde_json::json!({"id": r.id, "ranked": r.ranked, "latency_ms": r.latency_ms});
                     let _ = writeln!(text, "{line}");
                 }
                 std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
             }
-            print_metrics(out, &catalog, profile, &m, json);
+            print_metrics(out, &catalog, profile.as_str(), &m, json);
         }
         Command::Embed {
             texts,
@@ -668,7 +690,7 @@ fn parse_ablation(list: &str) -> Result<EnhancedAnalysis, String> {
 fn print_metrics(
     out: &mut String,
     catalog: &std::path::Path,
-    profile: Profile,
+    engine: &str,
     m: &eval::Metrics,
     json: bool,
 ) {
@@ -680,7 +702,7 @@ fn print_metrics(
     if json {
         let v = serde_json::json!({
             "set": set,
-            "profile": profile.as_str(),
+            "profile": engine,
             "queries": m.queries,
             "judged": m.judged,
             "recall@1": m.recall[0],
@@ -704,10 +726,8 @@ fn print_metrics(
     }
     let _ = writeln!(
         out,
-        "set {set}, profile {}, {} queries ({} judged)",
-        profile.as_str(),
-        m.queries,
-        m.judged
+        "set {set}, profile {engine}, {} queries ({} judged)",
+        m.queries, m.judged
     );
     let _ = writeln!(
         out,

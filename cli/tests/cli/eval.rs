@@ -41,6 +41,50 @@ fn cli_eval_and_explain() {
         .collect();
     assert_eq!(lines[0]["id"], "q1");
     assert_eq!(lines[0]["ranked"][0], "getWeather");
+    assert!(lines[0]["latency_ms"].as_f64().unwrap() >= 0.0);
+
+    // Rankings made elsewhere are scored the same way: the run's own file gives the run's
+    // metrics, and a file that ranks q2 wrongly scores lower.
+    let score = |file: &std::path::Path| {
+        let out = crate::program::toolregistry()
+            .args(["eval", "--json", "--label", "peer", "--catalog"])
+            .arg(&dir)
+            .arg("--score")
+            .arg(file)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let again = score(&rankings);
+    assert_eq!(
+        (again["profile"].as_str(), again["mrr@10"].as_f64()),
+        (Some("peer"), Some(1.0))
+    );
+    let other = dir.join("other.jsonl");
+    std::fs::write(
+        &other,
+        "{\"id\": \"q1\", \"ranked\": [\"getWeather\"]}\n{\"id\": \"q2\", \"ranked\": [\"getWeather\", \"send_mail\"]}\n",
+    )
+    .unwrap();
+    assert_eq!(score(&other)["mrr@10"], 0.75);
+    std::fs::write(&other, "{\"id\": \"q1\", \"ranked\": []}\n").unwrap();
+    let out = crate::program::toolregistry()
+        .args(["eval", "--catalog"])
+        .arg(&dir)
+        .arg("--score")
+        .arg(&other)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("\"q2\" has no ranking"),
+        "{err}"
+    );
 
     let out = crate::program::toolregistry()
         .args([
