@@ -276,6 +276,12 @@ pub struct EnhancedAnalysis {
     /// Discount the IDF of words more common in general English than in the catalog (see
     /// [`crate::index::Bm25Params::background`] and [`background_rate`]).
     pub background: bool,
+    /// Keep a query's runs that mix letters and digits (`10th`, `2pm`, `user3pass`, `USR001`)
+    /// whole: they are the values the call will take (dates, times, ordinals, IDs), not words
+    /// saying what a tool does, and split they become fragments (`th`, `pm`, `user`) that match
+    /// unrelated tools. Tools' own identifiers are still split; their whole form is indexed too,
+    /// so a query naming one (`MobileNetV2`) still finds it.
+    pub query_values_whole: bool,
 }
 
 impl Default for EnhancedAnalysis {
@@ -289,6 +295,7 @@ impl Default for EnhancedAnalysis {
             per_field_norm: true,
             query_saturation: true,
             background: true,
+            query_values_whole: true,
         }
     }
 }
@@ -381,6 +388,13 @@ pub const SPLIT_BUDGET_PER_CHUNK: usize = 32;
 /// `\w` runs, identifier splitting (the whole identifier kept as a token too), lowercasing, Snowball
 /// English stemming, then the reference's CJK bigrams.
 pub fn tokenize_enhanced(text: &str, cfg: &EnhancedAnalysis) -> Vec<String> {
+    tokenize_enhanced_as(text, cfg, false)
+}
+
+/// [`tokenize_enhanced`] of a query (`query`: with [`EnhancedAnalysis::query_values_whole`]'s
+/// rule) or of a tool's text.
+fn tokenize_enhanced_as(text: &str, cfg: &EnhancedAnalysis, query: bool) -> Vec<String> {
+    let values_whole = query && cfg.query_values_whole;
     let normalized;
     let text = if cfg.nfkc && !text.is_ascii() {
         use unicode_normalization::UnicodeNormalization;
@@ -434,6 +448,10 @@ pub fn tokenize_enhanced(text: &str, cfg: &EnhancedAnalysis) -> Vec<String> {
                 tokens.push(stem(lowercase(run)));
                 continue;
             }
+            if values_whole && run.chars().any(char::is_numeric) {
+                tokens.push(stem(lowercase(&run.replace('_', ""))));
+                continue;
+            }
             let parts = split_identifier(run);
             if parts.len() > 1 && extra + parts.len() > SPLIT_BUDGET_PER_CHUNK {
                 // The chunk (a URL, a stack frame, minified JSON) has had its share of splits.
@@ -482,7 +500,7 @@ pub fn enhanced_query_tokens_within(
         ..*cfg
     };
     // Stopwords are recognized before stemming ("does" would stem to "doe").
-    let mut raw = tokenize_enhanced(query, &no_stem);
+    let mut raw = tokenize_enhanced_as(query, &no_stem, true);
     let total = raw.len();
     raw.truncate(limit);
     // Clitics are met in text order, as the tokens are; a clitic's token is the next equal one
@@ -772,6 +790,32 @@ mod tests {
                 .iter()
                 .all(|(_, s)| !s)
         );
+    }
+
+    #[test]
+    fn query_values_stay_whole_and_tool_identifiers_still_split() {
+        let cfg = EnhancedAnalysis::default();
+        let words = |q: &str, cfg: &EnhancedAnalysis| -> Vec<String> {
+            enhanced_query_tokens(q, cfg)
+                .into_iter()
+                .filter(|(_, stop)| !stop)
+                .map(|(t, _)| t)
+                .collect()
+        };
+        assert_eq!(
+            words("remind me at 2pm on the 10th as user_3pass", &cfg),
+            ["remind", "2pm", "10th", "user3pass"]
+        );
+        // A tool's name of the same shape is split as before, its whole form kept: the query
+        // `MobileNetV2` meets it there.
+        assert_eq!(words("MobileNetV2", &cfg), ["mobilenetv2"]);
+        assert!(tokenize_enhanced("MobileNetV2", &cfg).contains(&"mobilenetv2".to_string()));
+        assert!(tokenize_enhanced("MobileNetV2", &cfg).contains(&"mobil".to_string()));
+        let off = EnhancedAnalysis {
+            query_values_whole: false,
+            ..cfg
+        };
+        assert_eq!(words("at 2pm", &off), ["2", "pm", "2pm"]);
     }
 
     #[test]

@@ -111,7 +111,8 @@ enum Command {
         #[arg(long, value_name = "NAME", requires = "score")]
         label: Option<String>,
         /// Turn enhanced analysis and scoring changes off, for ablation: comma-separated of nfkc,
-        /// split, stem, param_docs, stopwords, per_field_norm, query_saturation, background.
+        /// split, stem, param_docs, stopwords, per_field_norm, query_saturation, background,
+        /// values.
         #[arg(long, value_name = "LIST", hide = true)]
         ablate: Option<String>,
     },
@@ -677,9 +678,10 @@ fn parse_ablation(list: &str) -> Result<EnhancedAnalysis, String> {
             "per_field_norm" => a.per_field_norm = false,
             "query_saturation" => a.query_saturation = false,
             "background" => a.background = false,
+            "values" => a.query_values_whole = false,
             other => {
                 return Err(format!(
-                    "--ablate: unknown change {other:?} (expected nfkc, split, stem, param_docs, stopwords, per_field_norm, query_saturation or background)"
+                    "--ablate: unknown change {other:?} (expected nfkc, split, stem, param_docs, stopwords, per_field_norm, query_saturation, background or values)"
                 ));
             }
         }

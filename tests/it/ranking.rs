@@ -109,3 +109,26 @@ fn a_spelled_identifier_meets_its_tool_after_stemming() {
         .expect("the whole identifier is a scored token the tool contains");
     assert_eq!(whole.fields[0].field, "name");
 }
+
+/// A query's value that mixes letters and digits (a time, an ordinal, an ID) stays whole: its
+/// fragments (`pm`, `th`) are not words of the request, and split they find a tool that merely
+/// uses them. A tool's name of that shape is still found by the query spelling it.
+#[test]
+fn a_query_value_is_not_split_into_fragments() {
+    let tools = r#"[
+      {"name": "set_alarm", "description": "Sets an alarm at the given time."},
+      {"name": "pm_report", "description": "The PM report: what the product managers shipped."},
+      {"name": "tenth_checker", "description": "Says whether the th ordinal suffix applies."},
+      {"name": "MobileNetV2", "description": "Image classifier."},
+      {"name": "send_mail", "description": "Sends an email message."}
+    ]"#;
+    let query = "set an alarm for 2pm on the 10th";
+    let on = ranked(tools, EnhancedAnalysis::default(), query);
+    assert_eq!(on, ["set_alarm"], "{on:?}");
+    let off = ranked(tools, without(|a| a.query_values_whole = false), query);
+    assert_eq!(off[0], "set_alarm", "{off:?}");
+    assert!(off.iter().any(|n| n == "pm_report"), "{off:?}");
+    assert!(off.iter().any(|n| n == "tenth_checker"), "{off:?}");
+    let named = ranked(tools, EnhancedAnalysis::default(), "MobileNetV2");
+    assert_eq!(named[0], "MobileNetV2", "{named:?}");
+}
