@@ -5,8 +5,8 @@
 
 use serde_json::{Value, json};
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// Most calls kept: memory stays bounded whatever the traffic.
@@ -52,7 +52,13 @@ pub fn next_session() -> u64 {
 }
 
 /// Records a finished call; the oldest leaves when the ring is full.
-pub fn record(session: String, tool: &str, began: SystemTime, latency: Duration, error: Option<String>) {
+pub fn record(
+    session: String,
+    tool: &str,
+    began: SystemTime,
+    latency: Duration,
+    error: Option<String>,
+) {
     let seq = SEQ.fetch_add(1, Ordering::Relaxed) + 1;
     let at_ms = began
         .duration_since(UNIX_EPOCH)
@@ -123,7 +129,13 @@ mod tests {
         let began = SystemTime::now();
         for i in 0..(MAX_CALLS + 5) {
             let error = (i % 2 == 1).then(|| "x".repeat(1000));
-            record(format!("#{i}"), &format!("t{i}"), began, Duration::from_millis(3), error);
+            record(
+                format!("#{i}"),
+                &format!("t{i}"),
+                began,
+                Duration::from_millis(3),
+                error,
+            );
         }
         let calls = calls_json();
         let calls = calls.as_array().unwrap();

@@ -156,7 +156,9 @@ fn search_json(c: &Console, q: &str, top_k: usize) -> Result<Value, String> {
         ..Default::default()
     };
     let began = Instant::now();
-    let hits = discoverer.discover(q, &request).map_err(|e| e.to_string())?;
+    let hits = discoverer
+        .discover(q, &request)
+        .map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     for hit in hits {
         // A tool unregistered since the search has no explanation: its hit stays, without one.
@@ -208,7 +210,11 @@ pub async fn approve(State(c): Shared, request: Request) -> Response {
     let body = match axum::body::to_bytes(request.into_body(), MAX_BODY).await {
         Ok(b) => b,
         Err(_) => {
-            return answer(&c, StatusCode::PAYLOAD_TOO_LARGE, json!({"error": "body too large"}));
+            return answer(
+                &c,
+                StatusCode::PAYLOAD_TOO_LARGE,
+                json!({"error": "body too large"}),
+            );
         }
     };
     let target = serde_json::from_slice::<Value>(&body)
@@ -398,7 +404,10 @@ mod tests {
         }});
         mask(&mut config);
         let text = config.to_string();
-        assert!(!text.contains("s3cret-value") && !text.contains("abcdef123456"), "{text}");
+        assert!(
+            !text.contains("s3cret-value") && !text.contains("abcdef123456"),
+            "{text}"
+        );
         assert_eq!(config["mcpServers"]["a"]["env"]["TOKEN"], MASK);
         assert_eq!(config["mcpServers"]["a"]["env"]["REF"], MASK);
         assert_eq!(config["mcpServers"]["b"]["headers"]["Authorization"], MASK);

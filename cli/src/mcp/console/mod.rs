@@ -128,10 +128,11 @@ pub async fn start(options: &ConsoleOptions, context: Context) -> Result<(), Str
         Some(t) => format!("http://{host}/?token={t}"),
         None => format!("http://{host}/ (the token is the one in --token-file)"),
     };
-    eprintln!("toolregistry mcp: console: {url}");
+    // The file first: whoever reads the line on stderr finds the file written.
     if let Some(state) = &options.state {
         write_url(state, &url);
     }
+    eprintln!("toolregistry mcp: console: {url}");
     let console = Arc::new(Console {
         context,
         token,
@@ -304,10 +305,7 @@ impl Console {
                 }
             }
         }
-        request
-            .uri()
-            .query()
-            .and_then(|q| query_value(q, "token"))
+        request.uri().query().and_then(|q| query_value(q, "token"))
     }
 
     fn authorized(&self, request: &Request) -> bool {
