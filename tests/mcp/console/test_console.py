@@ -3,7 +3,7 @@ driven by Selenium, against a gateway the official MCP Python SDK's client start
 front of real servers (mcp-server-time; poisoning.py, whose tool turned poisoned since it was
 pinned; and a remote server that cannot be reached, so "failed" with its error). The page lists
 the servers and their states; the quarantined tool shows its diff; Approve in the page makes the
-tool appear to the SDK client; a search shows hits with reasons; the client's call appears under
+tool appear to the SDK client (per tool, then per server); a search shows hits with reasons; the client's call appears under
 calls. Then the refusals over plain HTTP (no token 401; a POST without the CSRF token, or from
 another Origin, or to another Host, 403; no literal secret of the config's env/headers in any
 answer; beyond loopback without --token-file the gateway refuses to start), the same state file
@@ -169,8 +169,8 @@ async def in_browser(tmp: Path, shots: Path | None) -> tuple[Path, Path]:
         async with ClientSession(read, write) as session:
             await session.initialize()
             names = [t.name for t in (await session.list_tools()).tools]
-            check("facts-fact_of_the_day" not in names and "facts-count_words" in names,
-                  "the poisoned tool is quarantined, its neighbour listed")
+            check("facts-fact_of_the_day" not in names and "facts-count_words" not in names
+                  and "time-get_current_time" in names, "both changed tools are quarantined, time's listed")
             url_file = state.parent / "console-url"
             url = url_file.read_text().strip()
             errlog.seek(0)
@@ -185,7 +185,7 @@ async def in_browser(tmp: Path, shots: Path | None) -> tuple[Path, Path]:
                 row = lambda name: driver.find_element(By.CSS_SELECTOR, f'tr[data-server="{name}"]').text
                 wait_for(lambda: "running" in row("time") and "running" in row("facts") and "failed" in row("remote"))
                 check("running" in row("time"), f"time is running: {row('time')!r}")
-                check("running" in row("facts") and " 1 " in f" {row('facts')} ", f"facts is running, 1 quarantined: {row('facts')!r}")
+                check("running" in row("facts") and " 0 2 " in f" {row('facts')} ", f"facts is running, 2 quarantined: {row('facts')!r}")
                 check("failed" in row("remote") and "connection failed" in row("remote"),
                       f"remote is failed with its error: {row('remote')[:120]!r}")
                 if shots:
@@ -209,6 +209,15 @@ async def in_browser(tmp: Path, shots: Path | None) -> tuple[Path, Path]:
                       "after Approve in the page the tool appears to the SDK client")
                 gone = wait_for(lambda: not driver.find_elements(By.CSS_SELECTOR, 'article[data-tool="facts/fact_of_the_day"]'))
                 check(bool(gone), "and leaves the page's quarantine")
+                names = [t.name for t in (await session.list_tools()).tools]
+                check("facts-count_words" not in names, "the other held tool stays held")
+                # Approve per server, with a click.
+                server = wait_for(lambda: driver.find_element(By.CSS_SELECTOR, 'button[data-approve="facts"]'))
+                server.click()
+                check(await wait_listed(session, "facts-count_words"),
+                      "Approve every tool of a server: its last held tool appears to the client")
+                empty = wait_for(lambda: "Nothing is quarantined" in driver.find_element(By.ID, "quarantine-body").text)
+                check(bool(empty), "and the page's quarantine is empty")
                 # Search.
                 box = driver.find_element(By.ID, "search-q")
                 box.send_keys("current time in a timezone", Keys.ENTER)
@@ -241,12 +250,14 @@ async def in_browser(tmp: Path, shots: Path | None) -> tuple[Path, Path]:
 def same_state_as_cli(tmp: Path, page_state: Path) -> None:
     config, state = pinned_then_poisoned(tmp, "cli")
     out = proxy("--check", "--config", str(config), "--state", str(state))
-    check("1 quarantined" in out.stdout, "the CLI's twin: the same tool quarantined")
+    check("2 quarantined" in out.stdout, "the CLI's twin: the same tools quarantined")
     out = proxy("approve", "--config", str(config), "--state", str(state), "facts/fact_of_the_day")
     check(out.returncode == 0 and out.stdout.startswith("approved facts/fact_of_the_day"), "toolregistry mcp approve: " + out.stdout.strip())
+    out = proxy("approve", "--config", str(config), "--state", str(state), "facts")
+    check(out.returncode == 0 and out.stdout.startswith("approved facts/count_words"), "toolregistry mcp approve SERVER: " + out.stdout.strip())
     page, cli = json.loads(page_state.read_text()), json.loads(state.read_text())
     check(page == cli, "an Approve in the page and `toolregistry mcp approve` leave the same state file")
-    check("fact_of_the_day" in page["servers"]["facts"]["pinned"] and not page["servers"]["facts"].get("quarantined"),
+    check({"fact_of_the_day", "count_words"} <= set(page["servers"]["facts"]["pinned"]) and not page["servers"]["facts"].get("quarantined"),
           "in both the new definition is pinned and nothing is held")
 
 
