@@ -239,31 +239,39 @@ fn percent_decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// Whether a `Host` value names a listener bound at `bound`: a loopback name, or an IP literal of
+/// it (any IP when bound to all of them). A DNS name that is not `localhost` could be a DNS
+/// rebinding of a page elsewhere onto 127.0.0.1.
+fn host_allowed(host: &str, bound: SocketAddr) -> bool {
+    let name = match host.strip_prefix('[') {
+        // `[::1]:8766` (brackets around an IPv6 address, then maybe a port).
+        Some(rest) => match rest.split_once(']') {
+            Some((ip, tail)) if tail.is_empty() || tail.starts_with(':') => ip,
+            _ => return false,
+        },
+        // `127.0.0.1:8766`, `localhost`; a bare IPv6 address has colons and no port.
+        None => match host.rsplit_once(':') {
+            Some((h, _)) if !h.contains(':') => h,
+            _ => host,
+        },
+    };
+    if name.eq_ignore_ascii_case("localhost") {
+        return true;
+    }
+    match name.parse::<IpAddr>() {
+        Ok(ip) if ip.is_loopback() => true,
+        Ok(ip) => bound.ip().is_unspecified() || ip == bound.ip(),
+        Err(_) => false,
+    }
+}
+
 impl Console {
-    /// Whether `Host` names this listener: a loopback name, or an IP literal of it (a name that
-    /// is not loopback could be a DNS rebinding of a page elsewhere).
+    /// Whether `Host` names this listener (see [`host_allowed`]).
     fn host_ok(&self, headers: &HeaderMap) -> bool {
-        let Some(host) = headers.get(header::HOST).and_then(|v| v.to_str().ok()) else {
-            return false;
-        };
-        let name = match host.rsplit_once(':') {
-            Some((h, port)) if !h.ends_with(']') && h.contains(':') => {
-                // A bare IPv6 address without a port.
-                let _ = port;
-                host
-            }
-            Some((h, _)) => h,
-            None => host,
-        };
-        let name = name.trim_start_matches('[').trim_end_matches(']');
-        if name.eq_ignore_ascii_case("localhost") {
-            return true;
-        }
-        match name.parse::<IpAddr>() {
-            Ok(ip) if ip.is_loopback() => true,
-            Ok(ip) => self.bound.ip().is_unspecified() || ip == self.bound.ip(),
-            Err(_) => false,
-        }
+        headers
+            .get(header::HOST)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|host| host_allowed(host, self.bound))
     }
 
     /// Whether an `Origin`, when sent, is this console's own page (`http://` + the Host asked).
@@ -418,6 +426,37 @@ mod tests {
         assert_eq!(query_value("q=%zz", "q").as_deref(), Some("%zz"));
         assert_eq!(query_value("x=1", "q"), None);
         assert_eq!(query_value("q=%C3%A9", "q").as_deref(), Some("é"));
+    }
+
+    #[test]
+    fn hosts() {
+        let loopback: SocketAddr = "127.0.0.1:8766".parse().unwrap();
+        let any: SocketAddr = "0.0.0.0:8766".parse().unwrap();
+        let lan: SocketAddr = "192.168.1.5:8766".parse().unwrap();
+        for ok in [
+            "127.0.0.1:8766",
+            "localhost:8766",
+            "LOCALHOST",
+            "[::1]:8766",
+            "::1",
+            "127.0.0.2",
+        ] {
+            assert!(host_allowed(ok, loopback), "{ok}");
+        }
+        for bad in [
+            "evil.example:8766",
+            "localhost.evil.example",
+            "127.0.0.1.nip.io:8766",
+            "",
+            "[::1",
+            "10.0.0.1:8766",
+        ] {
+            assert!(!host_allowed(bad, loopback), "{bad}");
+        }
+        assert!(host_allowed("10.0.0.1:8766", any));
+        assert!(!host_allowed("intranet.example:8766", any));
+        assert!(host_allowed("192.168.1.5:8766", lan));
+        assert!(!host_allowed("192.168.1.6:8766", lan));
     }
 
     #[test]
