@@ -234,7 +234,9 @@ fn approve_target(c: &Console, target: &str) -> Result<Vec<String>, String> {
     let live = c.context.servers.live();
     let names: Vec<String> = live.iter().map(|s| s.config.name.clone()).collect();
     let out = c.context.catalog.gate().approve(&names, target)?;
-    eprint!("toolregistry mcp: console: {out}");
+    for line in out.lines() {
+        eprintln!("toolregistry mcp: console: {line}");
+    }
     let catalog = &c.context.catalog;
     let mut changed = false;
     for s in &live {
