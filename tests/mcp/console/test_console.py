@@ -190,6 +190,13 @@ async def in_browser(tmp: Path, shots: Path | None) -> tuple[Path, Path]:
                       f"remote is failed with its error: {row('remote')[:120]!r}")
                 if shots:
                     driver.find_element(By.ID, "servers").screenshot(str(shots / "mcp-console-servers.png"))
+                tool_row = lambda name: driver.find_element(By.CSS_SELECTOR, f'tr[data-tool="{name}"]').text
+                check("quarantined" in (wait_for(lambda: tool_row("facts-fact_of_the_day")) or "")
+                      and "listed" in tool_row("time-get_current_time"),
+                      "the tools table: the held tool quarantined, time's tools listed")
+                config_text = wait_for(lambda: driver.find_element(By.ID, "config-body").text) or ""
+                check("••••••" in config_text and ENV_SECRET not in config_text and HEADER_SECRET not in config_text
+                      and "CONSOLE_TEST_SECRET" in config_text, "the page's config shows the env and headers masked")
                 card = wait_for(lambda: driver.find_element(By.CSS_SELECTOR, 'article[data-tool="facts/fact_of_the_day"]'))
                 text = card.text if card else ""
                 check("- " in text and '"description": "Get a random fact of the day."' in text
@@ -209,6 +216,8 @@ async def in_browser(tmp: Path, shots: Path | None) -> tuple[Path, Path]:
                       "after Approve in the page the tool appears to the SDK client")
                 gone = wait_for(lambda: not driver.find_elements(By.CSS_SELECTOR, 'article[data-tool="facts/fact_of_the_day"]'))
                 check(bool(gone), "and leaves the page's quarantine")
+                check("listed" in (wait_for(lambda: "listed" in tool_row("facts-fact_of_the_day") and tool_row("facts-fact_of_the_day")) or ""),
+                      "and is listed in the tools table")
                 names = [t.name for t in (await session.list_tools()).tools]
                 check("facts-count_words" not in names, "the other held tool stays held")
                 # Approve per server, with a click.

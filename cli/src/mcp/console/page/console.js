@@ -113,7 +113,12 @@ function renderQuarantine(q) {
 }
 
 let toolsCache = [];
-function renderTools(tools) {
+let toolsKey = "";
+function renderTools(tools, force) {
+  // A gateway may front thousands of tools: the table is rebuilt only when they changed.
+  const key = JSON.stringify(tools.map((t) => [t.name, t.status]));
+  if (!force && key === toolsKey) return;
+  toolsKey = key;
   toolsCache = tools;
   const f = document.getElementById("tools-filter").value.trim().toLowerCase();
   const shown = tools.filter((t) => !f || t.name.toLowerCase().includes(f) || t.server.toLowerCase().includes(f));
@@ -185,7 +190,7 @@ async function search(event) {
 }
 
 document.getElementById("search-form").addEventListener("submit", search);
-document.getElementById("tools-filter").addEventListener("input", () => renderTools(toolsCache));
+document.getElementById("tools-filter").addEventListener("input", () => renderTools(toolsCache, true));
 refresh();
 loadConfig();
 setInterval(refresh, POLL_MS);
