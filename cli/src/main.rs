@@ -174,9 +174,14 @@ enum Command {
         /// A Host header value allowed besides loopback and the bound address; repeatable.
         #[arg(long, value_name = "HOST", requires = "http")]
         allow_host: Vec<String>,
-        /// Clients must send the token in this file as `Authorization: Bearer TOKEN`.
-        #[arg(long, value_name = "FILE", requires = "http")]
+        /// Clients must send the token in this file as `Authorization: Bearer TOKEN` (with
+        /// --console too: its token, instead of a fresh one).
+        #[arg(long, value_name = "FILE")]
         token_file: Option<std::path::PathBuf>,
+        /// Serve the web console at IP:PORT (loopback; beyond it needs --token-file). Its URL,
+        /// with a fresh token, is printed on stderr and written to console-url beside the state.
+        #[arg(long, value_name = "ADDR")]
+        console: Option<String>,
         /// Most client sessions at once over HTTP.
         #[arg(long, value_name = "N", default_value_t = 64, requires = "http")]
         max_sessions: usize,
@@ -447,6 +452,7 @@ fn run(cli: Cli, out: &mut String) -> Result<(), String> {
             allow_origin,
             allow_host,
             token_file,
+            console,
             max_sessions,
             session_idle_timeout,
             check,
@@ -484,6 +490,9 @@ fn run(cli: Cli, out: &mut String) -> Result<(), String> {
                 Some(McpAction::Approve { target }) => {
                     out.push_str(&mcp::approve(&config()?, state.as_deref(), &target)?)
                 }
+                None if token_file.is_some() && http.is_none() && console.is_none() => {
+                    return Err("--token-file: needs --http or --console".into());
+                }
                 None => mcp::run(&mcp::Options {
                     config: config()?,
                     check,
@@ -491,6 +500,8 @@ fn run(cli: Cli, out: &mut String) -> Result<(), String> {
                     model_dir,
                     embed_cache,
                     state,
+                    console,
+                    console_token_file: token_file.clone(),
                     http: http.map(|addr| mcp::HttpOptions {
                         addr,
                         allow_origins: allow_origin,

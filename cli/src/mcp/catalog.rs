@@ -45,6 +45,9 @@ pub struct Catalog {
     held: RwLock<HashMap<String, (usize, String)>>,
     /// Servers stopped by a config reload: a listing of theirs still under way is ignored.
     retired: RwLock<HashSet<usize>>,
+    /// Each server's last `tools/list` answer, as it came (the console shows what the allow and
+    /// deny lists left out, and judges it again after an approval).
+    listings: RwLock<HashMap<usize, Vec<Value>>>,
 }
 
 /// One client session's tool list (see the module doc).
@@ -82,6 +85,7 @@ impl Catalog {
             gate,
             held: RwLock::new(HashMap::new()),
             retired: RwLock::new(HashSet::new()),
+            listings: RwLock::new(HashMap::new()),
         })
     }
 
@@ -134,6 +138,37 @@ impl Catalog {
             }
         }
         write(&self.held).retain(|_, (s, _)| *s != index);
+        write(&self.listings).remove(&index);
+    }
+
+    /// Server `index`'s last `tools/list` answer (empty before its first).
+    pub fn listing(&self, index: usize) -> Vec<Value> {
+        read(&self.listings)
+            .get(&index)
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// Server `index`'s registered tools' routes, in name order.
+    pub fn routes_of(&self, index: usize) -> Vec<(String, Route)> {
+        let mut out: Vec<(String, Route)> = read(&self.routes)
+            .iter()
+            .filter(|(_, r)| r.server == index)
+            .map(|(n, r)| (n.clone(), r.clone()))
+            .collect();
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        out
+    }
+
+    /// Server `index`'s quarantined tools: registered name and the message its calls get.
+    pub fn held_of(&self, index: usize) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = read(&self.held)
+            .iter()
+            .filter(|(_, (s, _))| *s == index)
+            .map(|(n, (_, m))| (n.clone(), m.clone()))
+            .collect();
+        out.sort();
+        out
     }
 
     /// How many tools of server `index` are quarantined.
@@ -159,6 +194,7 @@ impl Catalog {
         if read(&self.retired).contains(&index) {
             return false;
         }
+        write(&self.listings).insert(index, entries.to_vec());
         let mut fresh: Vec<(Tool, Route)> = Vec::new();
         let mut raw: Vec<&Value> = Vec::new();
         let mut seen = HashSet::new();

@@ -57,6 +57,8 @@ pub struct Downstream {
     /// drops that connection and reconnects with backoff, so that the concurrent calls of one
     /// outage do not each start their own recovery. A stale generation is ignored.
     broken: watch::Sender<u64>,
+    /// How many starts were tried (the console shows the restarts).
+    starts: AtomicU64,
 }
 
 /// Receives the server's notifications: `tools/list_changed` asks for a new listing.
@@ -87,12 +89,18 @@ impl Downstream {
             stopped: watch::channel(false).0,
             generation: AtomicU64::new(0),
             broken: watch::channel(0).0,
+            starts: AtomicU64::new(0),
         })
     }
 
     /// Its position in the config (the catalog's key for its tools).
     pub fn index(&self) -> usize {
         self.index
+    }
+
+    /// How many times it was restarted (starts after the first).
+    pub fn restarts(&self) -> u64 {
+        self.starts.load(Ordering::Relaxed).saturating_sub(1)
     }
 
     /// Where it is now.
@@ -166,6 +174,7 @@ impl Downstream {
     ) {
         let mut backoff = FIRST_BACKOFF;
         loop {
+            self.starts.fetch_add(1, Ordering::Relaxed);
             self.state.send_replace(State::Starting);
             let began = Instant::now();
             let reason = match self.start(&catalog, &on_change).await {

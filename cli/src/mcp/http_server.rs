@@ -56,7 +56,7 @@ struct Gate {
 }
 
 /// Reads the token: the file's text without surrounding whitespace. Its value is never printed.
-fn read_token(path: &Path) -> Result<[u8; 32], String> {
+pub fn read_token(path: &Path) -> Result<[u8; 32], String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("--token-file {}: {e}", path.display()))?;
     let token = text.trim();

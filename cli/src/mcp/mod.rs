@@ -8,10 +8,11 @@
 //! Rust SDK (`rmcp`). One file per concept: [`config`], [`downstream`] (a server and its
 //! supervisor), [`transport`] (downstream servers over HTTP), [`catalog`] (registry, routes and
 //! each client's view), [`upstream`] (what a client sees), [`http_server`] (clients over HTTP),
-//! [`import`] (clients' configs moved behind the gateway).
+//! [`import`] (clients' configs moved behind the gateway), [`console`] (the web page).
 
 mod catalog;
 mod config;
+mod console;
 mod downstream;
 mod files;
 mod http_server;
@@ -54,6 +55,10 @@ pub struct Options {
     pub state: Option<PathBuf>,
     /// Serve clients over streamable HTTP instead of stdio.
     pub http: Option<HttpOptions>,
+    /// `--console ADDR` (else the config's `"console"`): the web console's listener.
+    pub console: Option<String>,
+    /// The token file the console asks for (beyond loopback it must be given).
+    pub console_token_file: Option<PathBuf>,
 }
 
 /// Runs the proxy until the client disconnects (or, with `check`, prints the servers' states).
@@ -80,12 +85,22 @@ pub fn run(options: &Options) -> Result<(), String> {
         if options.check {
             check(&catalog, &servers).await
         } else {
+            let console = match &options.console {
+                Some(addr) => Some(addr.clone()),
+                None => console::address_from_config(&options.config)?,
+            }
+            .map(|addr| console::ConsoleOptions {
+                addr,
+                token_file: options.console_token_file.clone(),
+                state: trust::commands::state_path(options.state.as_deref()).ok(),
+            });
             serve(
                 catalog,
                 servers,
                 &options.config,
                 options.watch,
                 options.http.as_ref(),
+                console.as_ref(),
             )
             .await
         }
@@ -178,6 +193,7 @@ async fn serve(
     config: &Path,
     watch: bool,
     http: Option<&HttpOptions>,
+    console: Option<&console::ConsoleOptions>,
 ) -> Result<(), String> {
     let servers = reload::Servers::new(&first);
     let hub = Hub::new();
@@ -190,6 +206,15 @@ async fn serve(
         )))
         .map_err(|e| e.to_string())?;
     let hook = hub.hook();
+    if let Some(options) = console {
+        let context = console::Context {
+            catalog: Arc::clone(&catalog),
+            servers: Arc::clone(&servers),
+            on_change: Arc::clone(&hook),
+            config: config.to_path_buf(),
+        };
+        console::start(options, context).await?;
+    }
     for s in first.iter() {
         tokio::spawn(Arc::clone(s).supervise(Arc::clone(&catalog), Arc::clone(&hook), false));
     }

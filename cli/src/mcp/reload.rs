@@ -82,16 +82,23 @@ impl Reloader {
             }
             last = now;
             match config::load(&self.path) {
-                Ok(servers) => self.apply(servers),
-                Err(e) => eprintln!(
-                    "toolregistry mcp: the config is refused ({e}); the running servers keep going as they were"
-                ),
+                Ok(servers) => {
+                    let what = self.apply(servers);
+                    super::console::activity::note_reload(true, what);
+                }
+                Err(e) => {
+                    eprintln!(
+                        "toolregistry mcp: the config is refused ({e}); the running servers keep going as they were"
+                    );
+                    super::console::activity::note_reload(false, e);
+                }
             }
         }
     }
 
-    /// Starts, stops and restarts servers so that the running set matches `wanted`.
-    fn apply(&self, wanted: Vec<ServerConfig>) {
+    /// Starts, stops and restarts servers so that the running set matches `wanted`; says what
+    /// changed.
+    fn apply(&self, wanted: Vec<ServerConfig>) -> String {
         let (mut added, mut removed, mut restarted) = (Vec::new(), Vec::new(), Vec::new());
         let running = self.servers.live();
         for server in &running {
@@ -130,12 +137,12 @@ impl Reloader {
             ));
         }
         if added.is_empty() && removed.is_empty() && restarted.is_empty() {
-            return;
+            return "no server changed".into();
         }
-        eprintln!(
-            "toolregistry mcp: config reloaded: added {added:?}, removed {removed:?}, restarted {restarted:?}"
-        );
+        let what = format!("added {added:?}, removed {removed:?}, restarted {restarted:?}");
+        eprintln!("toolregistry mcp: config reloaded: {what}");
         (self.on_change)();
+        what
     }
 
     fn stop(&self, server: &Arc<Downstream>, removed: bool) {

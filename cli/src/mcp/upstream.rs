@@ -47,6 +47,8 @@ impl Hub {
 /// Lives as long as the session's handler: its drop ends the session's announcer task and
 /// gives back its place under the session cap.
 struct Session {
+    /// Its number since the gateway started (the console's calls name it).
+    id: u64,
     done: CancellationToken,
     _permit: Option<OwnedSemaphorePermit>,
 }
@@ -85,6 +87,7 @@ impl Proxy {
             hub,
             changed: Arc::new(Notify::new()),
             session: Arc::new(Session {
+                id: super::console::activity::next_session(),
                 done: CancellationToken::new(),
                 _permit: permit,
             }),
@@ -208,6 +211,24 @@ pub fn host_function(
     })
 }
 
+/// A failed call's error text (its first text block), for the console's calls.
+fn failure(response: &CallToolResponse) -> Option<String> {
+    let CallToolResponse::Complete(result) = response else {
+        return None;
+    };
+    if result.is_error != Some(true) {
+        return None;
+    }
+    let value = serde_json::to_value(&result.content).ok()?;
+    Some(
+        value
+            .as_array()
+            .and_then(|a| a.iter().find_map(|c| c["text"].as_str()))
+            .unwrap_or("error")
+            .to_string(),
+    )
+}
+
 /// A call routed to a server the config no longer has (removed or restarted meanwhile).
 fn gone(server: &str) -> String {
     format!("MCP server {server:?} was stopped by a config reload; list the tools again")
@@ -280,16 +301,31 @@ impl ServerHandler for Proxy {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.as_ref();
         let text = |arguments: Option<JsonObject>| {
             serde_json::Value::Object(arguments.unwrap_or_default()).to_string()
         };
-        Ok(match name {
+        let began = (std::time::SystemTime::now(), std::time::Instant::now());
+        let response = match name {
             DISCOVER_TOOLS => self.discover(&text(request.arguments)).into(),
             CALL_DEFERRED => self.call_deferred(text(request.arguments)).await,
             _ => self.route(name, request.arguments).await,
-        })
+        };
+        // The console's calls: who, what, how long, ok or the error; never arguments or results.
+        let client = context.peer.peer_info().map(|i| i.client_info.name.clone());
+        let session = match client {
+            Some(c) => format!("#{} {c}", self.session.id),
+            None => format!("#{}", self.session.id),
+        };
+        super::console::activity::record(
+            session,
+            name,
+            began.0,
+            began.1.elapsed(),
+            failure(&response),
+        );
+        Ok(response)
     }
 }

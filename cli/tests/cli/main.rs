@@ -3,6 +3,8 @@
 //!
 //! Run one file's tests with a module filter: `cargo test --release -p toolregistry-cli --test cli readme::`.
 
+#[cfg(feature = "mcp")]
+mod console;
 mod eval;
 mod filters;
 mod program;

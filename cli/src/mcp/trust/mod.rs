@@ -247,6 +247,26 @@ impl Gate {
         lock(&self.counts).remove(server);
     }
 
+    /// The state file as it is now, or why there is none (pinning off).
+    pub fn state(&self) -> Result<StateFile, String> {
+        let _io = lock(&self.io);
+        match self.pinning() {
+            Some(p) => pins::load(p),
+            None => Err(self.status()),
+        }
+    }
+
+    /// [`approve`] on the state file, as `toolregistry mcp approve` does (load, approve, one
+    /// atomic write), serialized with this process's own listings' writes.
+    pub fn approve(&self, servers: &[String], target: &str) -> Result<String, String> {
+        let _io = lock(&self.io);
+        let path = self.pinning().cloned().ok_or_else(|| self.status())?;
+        let mut state = pins::load(&path)?;
+        let out = approve(servers, target, &mut state)?;
+        pins::save(&path, &state)?;
+        Ok(out)
+    }
+
     /// The scanner's findings on a server's last listing, as `rule (severity) N, ...`.
     pub fn findings(&self, server: &str) -> String {
         let counts = lock(&self.counts);
