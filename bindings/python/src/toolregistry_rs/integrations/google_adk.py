@@ -21,12 +21,15 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional
 
-from google.adk.agents.readonly_context import ReadonlyContext
-from google.adk.models.llm_request import LlmRequest
-from google.adk.tools.base_tool import BaseTool
-from google.adk.tools.base_toolset import BaseToolset
-from google.adk.tools.tool_context import ToolContext
-from google.genai import types
+try:
+    from google.adk.agents.readonly_context import ReadonlyContext
+    from google.adk.models.llm_request import LlmRequest
+    from google.adk.tools.base_tool import BaseTool
+    from google.adk.tools.base_toolset import BaseToolset
+    from google.adk.tools.tool_context import ToolContext
+    from google.genai import types
+except ImportError as e:  # the framework is the wheel's extra of the same name
+    raise ImportError(f"{__name__} needs google-adk: pip install 'toolregistry_rs[google-adk]' ({e})") from e
 
 from .._registry import Registry
 from ._core import SEARCH_DESCRIPTION, SEARCH_PARAMETERS, SEARCH_TOOL, Engine, ToolSpec, is_error

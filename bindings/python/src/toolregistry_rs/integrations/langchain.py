@@ -22,11 +22,14 @@ from __future__ import annotations
 
 from typing import Any, Awaitable, Callable, Dict, List, Optional, Sequence, Union
 
-from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
-from langchain_core.messages import ToolMessage
-from langchain_core.tools import BaseTool, StructuredTool
-from langgraph.types import Command
-from typing_extensions import Annotated, NotRequired
+try:
+    from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
+    from langchain_core.messages import ToolMessage
+    from langchain_core.tools import BaseTool, StructuredTool
+    from langgraph.types import Command
+    from typing_extensions import Annotated, NotRequired
+except ImportError as e:  # the framework is the wheel's extra of the same name
+    raise ImportError(f"{__name__} needs langchain: pip install 'toolregistry_rs[langchain]' ({e})") from e
 
 from .._registry import Registry
 from ._core import SEARCH_DESCRIPTION, SEARCH_PARAMETERS, SEARCH_TOOL, Engine, ToolSpec, is_error

@@ -24,9 +24,12 @@ from __future__ import annotations
 
 from typing import Any, AsyncIterator, Iterable, List, Optional
 
-from agents import FunctionTool
-from agents.models.interface import Model
-from agents.tool_context import ToolContext
+try:
+    from agents import FunctionTool
+    from agents.models.interface import Model
+    from agents.tool_context import ToolContext
+except ImportError as e:  # the framework is the wheel's extra of the same name
+    raise ImportError(f"{__name__} needs openai-agents: pip install 'toolregistry_rs[openai-agents]' ({e})") from e
 
 from .._registry import Registry
 from ._core import SEARCH_DESCRIPTION, SEARCH_PARAMETERS, SEARCH_TOOL, Engine, ToolSpec

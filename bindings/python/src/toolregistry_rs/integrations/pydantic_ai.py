@@ -28,13 +28,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
-from pydantic_ai import RunContext
-from pydantic_ai.capabilities import ToolSearch
-from pydantic_ai.messages import ModelRequest, ModelResponse, ToolAvailabilityDeltaPart, ToolCallPart
-from pydantic_ai.tools import ToolDefinition
-from pydantic_ai.toolsets import AbstractToolset
-from pydantic_ai.toolsets.abstract import ToolsetTool
-from pydantic_core import SchemaValidator, core_schema
+try:
+    from pydantic_ai import RunContext
+    from pydantic_ai.capabilities import ToolSearch
+    from pydantic_ai.messages import ModelRequest, ModelResponse, ToolAvailabilityDeltaPart, ToolCallPart
+    from pydantic_ai.tools import ToolDefinition
+    from pydantic_ai.toolsets import AbstractToolset
+    from pydantic_ai.toolsets.abstract import ToolsetTool
+    from pydantic_core import SchemaValidator, core_schema
+except ImportError as e:  # the framework is the wheel's extra of the same name
+    raise ImportError(f"{__name__} needs pydantic-ai: pip install 'toolregistry_rs[pydantic-ai]' ({e})") from e
 
 from .._registry import Registry
 from ._core import Engine
