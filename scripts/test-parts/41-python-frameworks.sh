@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The agent-framework adapters of the Python package (bindings/python/src/toolregistry_rs/
+# integrations/): the wheel built once (`pip wheel bindings/python`: the library scripts/test.sh's
+# cargo test already built), then for each framework an empty virtualenv in which
+# `WHEEL[extra]` is installed (the extra's pinned versions, bindings/python/pyproject.toml) with
+# pytest, running that framework's agent-loop test (bindings/python/integration_tests/) and the
+# import test; and one virtualenv with the wheel alone, where `import toolregistry_rs` works and
+# each adapter names its extra. The installs go through uv's pip interface (uv from the MCP parts'
+# virtualenv, shared with them; its cache is the user's, as scripts/test.sh sets it): pip takes
+# 15-36 s a framework here, uv 1-2 s. The pydantic-ai one also runs with pip itself, the command
+# the README gives, so the wheel's extras are checked against pip's resolver too.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+source scripts/lib/setup.sh
+target="${CARGO_TARGET_DIR:-target}"
+case "$target" in /*) ;; *) target="$PWD/$target" ;; esac
+dir="$target/python-frameworks"
+python="${PYTHON:-python3}"
+if ! command -v "$python" >/dev/null 2>&1 || ! "$python" -c "import venv, ensurepip" >/dev/null 2>&1; then
+  apt_install python3 python3-venv
+  python=python3
+fi
+# The package must work without any of these pointing at the library.
+unset TOOLREGISTRY_LIB LD_LIBRARY_PATH
+
+mcp_venv "$target/mcp-venv"
+uv="$target/mcp-venv/bin/uv"
+rm -rf "$dir"
+mkdir -p "$dir/dist"
+
+# The wheel alone: built with pip (the package's own build backend), installed with nothing else.
+"$python" -m venv "$dir/bare"
+"$dir/bare/bin/python" -m pip install --quiet --disable-pip-version-check pytest
+"$dir/bare/bin/python" -m pip wheel --quiet --disable-pip-version-check --no-deps -w "$dir/dist" bindings/python
+wheel=$(ls "$dir"/dist/toolregistry_rs-*.whl)
+"$dir/bare/bin/python" -m pip install --quiet --disable-pip-version-check "$wheel"
+tests="$PWD/bindings/python/integration_tests"
+run_tests() { # VENV TEST_FILE...
+  local venv="$1"; shift
+  (cd "$tests" && "$venv/bin/python" -m pytest -q -p no:cacheprovider --rootdir "$tests" "$@")
+}
+echo "--- the wheel alone"
+(cd / && "$dir/bare/bin/python" -c "import toolregistry_rs as tr; print('toolregistry_rs', tr.__version__)")
+run_tests "$dir/bare" test_no_framework.py
+
+for extra in pydantic-ai langchain openai-agents google-adk; do
+  module="${extra//-/_}"
+  echo "--- [$extra]"
+  start=$SECONDS
+  "$uv" venv --quiet --python "$python" "$dir/$extra"
+  "$uv" pip install --quiet --python "$dir/$extra/bin/python" pytest "$wheel[$extra]"
+  echo "installed in $((SECONDS - start)) s"
+  run_tests "$dir/$extra" "test_$module.py" test_no_framework.py
+done
+
+echo "--- [pydantic-ai] with pip itself"
+start=$SECONDS
+"$python" -m venv "$dir/pip-pydantic-ai"
+"$dir/pip-pydantic-ai/bin/python" -m pip install --quiet --disable-pip-version-check pytest "$wheel[pydantic-ai]"
+echo "installed in $((SECONDS - start)) s"
+run_tests "$dir/pip-pydantic-ai" test_pydantic_ai.py
