@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The agent-framework adapters of the Python package (bindings/python/src/toolregistry_rs/
-# integrations/): the wheel built once (`pip wheel bindings/python`: the library scripts/test.sh's
+# integrations/): the wheel built once (the package's build backend: the library scripts/test.sh's
 # cargo test already built), then for each framework an empty virtualenv in which
 # `WHEEL[extra]` is installed (the extra's pinned versions, bindings/python/pyproject.toml) with
 # pytest, running that framework's agent-loop test (bindings/python/integration_tests/) and the
@@ -23,39 +23,41 @@ fi
 # The package must work without any of these pointing at the library.
 unset TOOLREGISTRY_LIB LD_LIBRARY_PATH
 
-mcp_venv "$target/mcp-venv"
+# What each step costs, in the part's log.
+step() { echo "--- [${SECONDS}s] $*"; }
+[ -x "$target/mcp-venv/bin/uv" ] || mcp_venv "$target/mcp-venv"
 uv="$target/mcp-venv/bin/uv"
 rm -rf "$dir"
 mkdir -p "$dir/dist"
 
-# The wheel alone: built with pip (the package's own build backend), installed with nothing else.
-"$python" -m venv "$dir/bare"
-"$dir/bare/bin/python" -m pip install --quiet --disable-pip-version-check pytest
-"$dir/bare/bin/python" -m pip wheel --quiet --disable-pip-version-check --no-deps -w "$dir/dist" bindings/python
+# The wheel, built by the package's own build backend (uv build runs it as pip does), then
+# installed alone.
+step "the wheel"
+"$uv" build --quiet --wheel --out-dir "$dir/dist" bindings/python
 wheel=$(ls "$dir"/dist/toolregistry_rs-*.whl)
-"$dir/bare/bin/python" -m pip install --quiet --disable-pip-version-check "$wheel"
+"$uv" venv --quiet --python "$python" "$dir/bare"
+"$uv" pip install --quiet --python "$dir/bare/bin/python" pytest "$wheel"
 tests="$PWD/bindings/python/integration_tests"
 run_tests() { # VENV TEST_FILE...
   local venv="$1"; shift
   (cd "$tests" && "$venv/bin/python" -m pytest -q -p no:cacheprovider --rootdir "$tests" "$@")
 }
-echo "--- the wheel alone"
+step "the wheel alone"
 (cd / && "$dir/bare/bin/python" -c "import toolregistry_rs as tr; print('toolregistry_rs', tr.__version__)")
 run_tests "$dir/bare" test_no_framework.py
 
 for extra in pydantic-ai langchain openai-agents google-adk; do
   module="${extra//-/_}"
-  echo "--- [$extra]"
-  start=$SECONDS
+  step "[$extra]"
   "$uv" venv --quiet --python "$python" "$dir/$extra"
   "$uv" pip install --quiet --python "$dir/$extra/bin/python" pytest "$wheel[$extra]"
-  echo "installed in $((SECONDS - start)) s"
+  step "[$extra] installed"
   run_tests "$dir/$extra" "test_$module.py" test_no_framework.py
 done
 
-echo "--- [pydantic-ai] with pip itself"
-start=$SECONDS
+step "[pydantic-ai] with pip itself"
 "$python" -m venv "$dir/pip-pydantic-ai"
 "$dir/pip-pydantic-ai/bin/python" -m pip install --quiet --disable-pip-version-check pytest "$wheel[pydantic-ai]"
-echo "installed in $((SECONDS - start)) s"
+step "[pydantic-ai] installed with pip"
 run_tests "$dir/pip-pydantic-ai" test_pydantic_ai.py
+step "done"
