@@ -15,6 +15,8 @@ CURRENCY = "convert_currency"
 ASYNC_TOOL = "fetch_weather"
 FAILING = "explode_reactor"
 QUERY = "convert currency"
+#: Two needs in one query: the registry answers each (its intents), best first.
+TWO_NEEDS = "convert 100 dollars to euros and then tell me the weather in Paris"
 CURRENCY_ARGS = {"amount": 100, "from_currency": "USD", "to_currency": "EUR"}
 
 # 47 more deferred tools, far from money and weather.
@@ -130,6 +132,12 @@ class Scenario:
             r.register(_tool(name, description, {"input": {"type": "string"}}, []))
         self.deferred = {CURRENCY, ASYNC_TOOL, FAILING} | {n for n, _ in _OTHERS}
         assert len(self.deferred) == 50
+
+    def expected(self, query: str, top_k: int = 5) -> List[str]:
+        """What the registry's own discover answers for ``query`` (its default ranking)."""
+        with self.registry.discoverer() as d:
+            hits = [h["name"] for h in d.discover(query, top_k=top_k + 2)]
+        return [n for n in hits if n not in ("discover_tools", "call_deferred")][:top_k]
 
     def close(self) -> None:
         self.registry.close()

@@ -59,7 +59,7 @@ def test_search_then_call_the_found_tool(scenario):
     ]
     result, sent, tools = run(scenario, steps)
 
-    assert found[0] == CURRENCY and len(found) <= 5
+    assert found[0] == CURRENCY and found == scenario.expected(QUERY)
     first, second = set(sent[0]), set(sent[1])
     assert CORE in first and "search_tools" in first
     assert not scenario.deferred & first, first

@@ -59,8 +59,7 @@ def test_search_then_call_the_found_tool(scenario):
 
     result = run(scenario, [search, call_found, answer], sent)
 
-    assert found[0] == CURRENCY, found
-    assert len(found) <= 5
+    assert found[0] == CURRENCY and found == scenario.expected(QUERY), found
     # Before the search: the core tool and the search tool, none of the 50 deferred ones.
     assert CORE in sent[0] and "search_tools" in sent[0]
     assert not scenario.deferred & set(sent[0]), sent[0]
@@ -113,3 +112,23 @@ def test_failing_and_bad_calls_are_error_results(scenario):
     assert seen["b1"].startswith("Error:") and "timezone" in seen["b1"], seen
     # The failing function ran once; the badly typed call never reached its function.
     assert scenario.calls == [(FAILING, {"level": 3})]
+
+
+def test_search_is_the_registrys_discover(scenario):
+    """pydantic-ai's search_tools is answered by the registry (a query of two needs, each found),
+    not by pydantic-ai's keyword fallback."""
+    from scenario import TWO_NEEDS
+
+    sent: List[List[str]] = []
+    found: List[str] = []
+
+    def search(messages):
+        return ModelResponse(parts=[ToolCallPart("search_tools", {"queries": [TWO_NEEDS]}, tool_call_id="s1")])
+
+    def answer(messages):
+        found.extend(hit_names(returns(messages)[-1].content))
+        return ModelResponse(parts=[TextPart("ok")])
+
+    run(scenario, [search, answer], sent)
+    assert found == scenario.expected(TWO_NEEDS) == [ASYNC_TOOL, CURRENCY]
+    assert set(sent[1]) & scenario.deferred == {ASYNC_TOOL, CURRENCY}
