@@ -149,6 +149,19 @@ def _shipped_library(lib: Path, workdir: Path) -> Path:
 # ---- wheel writing ----------------------------------------------------------------------------
 
 
+def _extras() -> list[tuple[str, list[str]]]:
+    """[project.optional-dependencies] of pyproject.toml: ``name = ["req", ...]`` lines (the
+    one shape this file writes; no toml parser before 3.11)."""
+    text = (PACKAGE_DIR / "pyproject.toml").read_text(encoding="utf-8")
+    section = re.search(r"^\[project\.optional-dependencies\]\s*$(.*?)(?=^\[|\Z)", text, re.M | re.S)
+    if not section:
+        return []
+    extras = []
+    for m in re.finditer(r"^([A-Za-z0-9_.-]+)\s*=\s*\[(.*?)\]\s*$", section.group(1), re.M):
+        extras.append((m.group(1), re.findall(r'"([^"]+)"', m.group(2))))
+    return extras
+
+
 def _metadata(version: str) -> str:
     readme = PACKAGE_DIR / "README.md"
     lines = [
@@ -160,6 +173,9 @@ def _metadata(version: str) -> str:
         f"Requires-Python: {_project_field('requires-python')}",
         "Description-Content-Type: text/markdown",
     ]
+    for extra, requirements in _extras():
+        lines.append(f"Provides-Extra: {extra}")
+        lines += [f'Requires-Dist: {r}; extra == "{extra}"' for r in requirements]
     body = readme.read_text(encoding="utf-8") if readme.is_file() else ""
     return "\n".join(lines) + "\n\n" + body
 
