@@ -25,6 +25,7 @@ import urllib.request
 from pathlib import Path
 
 GATEWAY_TOOLS = {"discover_tools", "call_deferred"}
+CIMD_URL = "https://conformance-test.local/client-metadata.json"
 
 
 def open_url(url: str) -> None:
@@ -67,9 +68,12 @@ async def drive(url: str) -> None:
     program = os.environ.get("TOOLREGISTRY", "target/release/toolregistry")
     work = Path(tempfile.mkdtemp(prefix="tr-conformance-"))
     server = {"url": url, "defer": False, "trust": "off"}
+    # The client ID metadata document's URL the suite's authorization servers expect (its own
+    # example clients name the same one); used only where a server advertises support.
+    server["oauth"] = {"client_metadata_url": CIMD_URL}
     context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
     if context.get("client_id"):
-        server["oauth"] = {"client_id": context["client_id"]}
+        server["oauth"]["client_id"] = context["client_id"]
         if context.get("client_secret"):
             server["oauth"]["client_secret"] = context["client_secret"]
     config = work / "config.json"

@@ -59,6 +59,9 @@ impl Target {
             return Ok(None);
         };
         let mut manager = self.manager().await?;
+        if let Some(metadata) = entry.metadata.clone() {
+            manager.set_metadata(metadata);
+        }
         if !manager
             .initialize_from_store()
             .await
@@ -174,13 +177,14 @@ impl Target {
             .handle_callback_url(&format!("http://127.0.0.1:{port}{path}"))
             .await
             .map_err(|e| format!("exchanging the authorization code: {e}"))?;
-        if let Some(client) = client {
-            self.file
-                .update(&self.url, |e| {
+        self.file
+            .update(&self.url, |e| {
+                e.metadata = Some(metadata);
+                if let Some(client) = client {
                     e.clients.insert(issuer.clone(), client);
-                })
-                .map_err(|e| format!("saving the registered client: {e}"))?;
-        }
+                }
+            })
+            .map_err(|e| format!("saving the sign-in: {e}"))?;
         Ok(session.auth_manager)
     }
 }

@@ -4,7 +4,7 @@
 //! clients registered with each issuer. Nothing here is ever printed.
 
 use crate::mcp::files;
-use rmcp::transport::auth::{AuthError, CredentialStore, StoredCredentials};
+use rmcp::transport::auth::{AuthError, AuthorizationMetadata, CredentialStore, StoredCredentials};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -31,6 +31,10 @@ pub struct Entry {
     /// The tokens (with the issuer they came from), when signed in.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub credentials: Option<StoredCredentials>,
+    /// The authorization server's metadata found at sign-in: a refresh needs its token
+    /// endpoint, and the protected-resource metadata may be findable only from a 401.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<AuthorizationMetadata>,
     /// Clients by issuer: the one the tokens were issued to is needed to refresh them.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub clients: BTreeMap<String, Client>,
@@ -93,6 +97,7 @@ impl TokenFile {
         let entry = contents.servers.entry(url.to_string()).or_default();
         change(entry);
         if entry.credentials.is_none() && entry.clients.is_empty() {
+            // Metadata alone is no sign-in.
             contents.servers.remove(url);
         }
         self.write(&contents)
