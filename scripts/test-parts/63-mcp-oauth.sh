@@ -47,7 +47,14 @@ passing_2025_11_25="initialize tools_call sse-retry auth/metadata-default auth/m
   auth/scope-from-scopes-supported auth/scope-omitted-when-undefined auth/scope-step-up
   auth/scope-retry-limit auth/token-endpoint-auth-basic auth/token-endpoint-auth-post
   auth/token-endpoint-auth-none auth/pre-registration"
-passing_2026_07_28="PASSING_2026"
+passing_2026_07_28="http-invalid-tool-headers json-schema-ref-no-deref auth/metadata-default
+  auth/metadata-var1 auth/metadata-var2 auth/metadata-var3 auth/basic-cimd
+  auth/scope-from-www-authenticate auth/scope-from-scopes-supported auth/scope-omitted-when-undefined
+  auth/token-endpoint-auth-basic auth/token-endpoint-auth-post auth/token-endpoint-auth-none
+  auth/pre-registration auth/resource-mismatch auth/offline-access-scope
+  auth/offline-access-not-supported auth/iss-supported auth/iss-not-advertised
+  auth/iss-supported-missing auth/iss-wrong-issuer auth/iss-unexpected auth/iss-normalized
+  auth/metadata-issuer-mismatch"
 
 failed=0
 for revision in 2025-11-25 2026-07-28; do

@@ -182,6 +182,45 @@ class Handler(http.server.BaseHTTPRequestHandler):
         return self.send(404, {"error": "not_found"})
 
 
+async def serving(program, config, state, env, opener):
+    import anyio
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    changed = anyio.Event()
+
+    async def on_message(message):
+        if "tools/list_changed" in repr(message) or "ToolListChanged" in type(message).__name__:
+            changed.set()
+
+    errlog = open(Path(state).parent / "gateway.err", "w+")
+    params = StdioServerParameters(command=program, env=env, args=[
+        "mcp", "--config", str(config), "--state", str(state), "--open-with", "true", "--no-watch"])
+    async with stdio_client(params, errlog=errlog) as (read, write):
+        async with ClientSession(read, write, message_handler=on_message) as session:
+            await session.initialize()
+            names = [t.name for t in (await session.list_tools()).tools]
+            check(not any("whoami" in n for n in names), f"before sign-in the server has no tools: {names}")
+            p = await anyio.to_thread.run_sync(lambda: subprocess.run(
+                [program, "mcp", "login", "good", "--open-with", opener, "--config", str(config),
+                 "--state", str(state)], capture_output=True, text=True, env=env, timeout=60))
+            check(p.returncode == 0, "login beside the running gateway")
+            with anyio.move_on_after(20):
+                await changed.wait()
+            check(changed.is_set(), "the gateway sends tools/list_changed once the server is signed in")
+            names = [t.name for t in (await session.list_tools()).tools]
+            whoami = [n for n in names if "whoami" in n]
+            check(bool(whoami), f"the signed-in server's tool is listed: {names}")
+            if whoami:
+                r = await session.call_tool(whoami[0], {})
+                text = " ".join(getattr(c, "text", "") for c in r.content)
+                check("signed in to good" in text, f"its tool answers through the gateway: {text}")
+    errlog.seek(0)
+    err = errlog.read()
+    check("needs sign-in (toolregistry mcp login good)" in err, "the gateway's stderr says good needs sign-in")
+    check(not any(t in err for t in ISSUED), "the gateway's stderr has no token")
+
+
 def main():
     program = sys.argv[1]
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -245,6 +284,12 @@ def main():
     p = run("logout", "good")
     check(p.returncode == 0 and "signed out" in p.stdout, "logout good")
     check(f"{base}/good/mcp" not in json.loads(tokens.read_text()).get("servers", {}), "logout forgets the tokens")
+
+    # The running gateway: `good` needs sign-in (its own sign-in goes to an opener that never
+    # approves), the other servers fail; a login from elsewhere makes good's tool appear, with
+    # notifications/tools/list_changed, without a restart.
+    import anyio
+    anyio.run(serving, program, config, state, env, opener)
 
     server.shutdown()
     if FAILURES:

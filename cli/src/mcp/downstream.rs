@@ -226,8 +226,11 @@ impl Downstream {
             if once {
                 return;
             }
-            tokio::time::sleep(backoff).await;
-            backoff = (backoff * 2).min(MAX_BACKOFF);
+            // A server that needed sign-in starts again as soon as it is signed in.
+            tokio::select! {
+                () = tokio::time::sleep(backoff) => backoff = (backoff * 2).min(MAX_BACKOFF),
+                () = oauth::signed_in(&self.config) => {}
+            }
         }
     }
 

@@ -19,6 +19,10 @@ use std::sync::{Arc, Mutex};
 /// Most sign-ins one request may cause (the first, then step-ups): a server that keeps asking
 /// for more scope is refused after that.
 const MAX_SIGN_INS_PER_REQUEST: usize = 3;
+/// How long a request waits for the sign-in it started: an authorization server that approves
+/// at once (or a quick user) lets the request through; a slower sign-in goes on in the
+/// background, the request fails ("needs sign-in"), and the server starts again once it is done.
+const SIGN_IN_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 type HttpError = StreamableHttpError<reqwest::Error>;
 
@@ -61,6 +65,11 @@ impl ServerAuth {
             *self.manager.lock().await = stored;
         }
         Ok(())
+    }
+
+    /// How many sign-ins finished.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::SeqCst)
     }
 
     /// Why the server is not signed in, for `--check` and the log.
@@ -139,7 +148,10 @@ impl ServerAuth {
                 }
             }
         });
-        task.await.unwrap_or(false)
+        match tokio::time::timeout(SIGN_IN_WAIT, task).await {
+            Ok(done) => done.unwrap_or(false),
+            Err(_) => false,
+        }
     }
 
     /// Sends a request, signing in (and sending it again) on a 401 or 403 challenge.

@@ -128,6 +128,34 @@ pub fn needs_sign_in(config: &ServerConfig) -> Option<String> {
     ))
 }
 
+/// Resolves when `config`'s server may have been signed in since the call: a sign-in of this
+/// gateway finished, or the token file changed (`mcp login` in another process). Never, for a
+/// server that does not sign in. The supervisor waits on it beside its backoff, so that the
+/// server's tools appear at once.
+pub async fn signed_in(config: &ServerConfig) {
+    let context = CONTEXT.get();
+    let (Some(context), Some(remote)) = (context, config.remote.as_ref().filter(|r| applies(r)))
+    else {
+        return std::future::pending().await;
+    };
+    let known = || {
+        context
+            .servers
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&(config.name.clone(), remote.url.clone()))
+            .map(|a| a.generation())
+    };
+    let modified = || std::fs::metadata(context.file.path()).and_then(|m| m.modified()).ok();
+    let (generation, stamp) = (known(), modified());
+    loop {
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        if known() != generation || modified() != stamp {
+            return;
+        }
+    }
+}
+
 fn remote_named<'a>(servers: &'a [ServerConfig], name: &str) -> Result<(&'a ServerConfig, &'a Remote), String> {
     let server = servers
         .iter()
