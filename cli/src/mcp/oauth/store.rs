@@ -174,7 +174,7 @@ mod tests {
         assert!(file.entry("http://a/mcp").unwrap().clients.is_empty());
         assert_eq!(file.entry("http://b/mcp").unwrap().clients.len(), 1);
         std::fs::write(file.path(), b"not json").unwrap();
-        assert!(file.entry("http://b/mcp").unwrap_err().contains("not a token file"));
+        assert!(file.entry("http://b/mcp").err().unwrap_or_default().contains("not a token file"));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
