@@ -192,11 +192,7 @@ pub fn load(path: &std::path::Path) -> Result<Vec<ServerConfig>, String> {
 }
 
 /// A server's `"oauth"` object.
-fn oauth(
-    v: &Value,
-    at: &str,
-    env: &dyn Fn(&str) -> Option<String>,
-) -> Result<OAuthConfig, String> {
+fn oauth(v: &Value, at: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<OAuthConfig, String> {
     let obj = v
         .as_object()
         .ok_or_else(|| format!("{at}: expected an object"))?;

@@ -4,6 +4,7 @@
 //! may open a browser) and sends the request again, a bounded number of times.
 
 use super::flow::{Opener, Target};
+use axum::http::{HeaderName, HeaderValue};
 use futures::stream::BoxStream;
 use rmcp::model::ClientJsonRpcMessage;
 use rmcp::transport::auth::{AuthClient, AuthorizationManager};
@@ -11,7 +12,6 @@ use rmcp::transport::streamable_http_client::{
     SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
     StreamableHttpResponseLimits,
 };
-use axum::http::{HeaderName, HeaderValue};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -74,7 +74,10 @@ impl ServerAuth {
 
     /// Why the server is not signed in, for `--check` and the log.
     pub fn needs_sign_in(&self) -> String {
-        let mut text = format!("needs sign-in (toolregistry mcp login {})", self.target.name);
+        let mut text = format!(
+            "needs sign-in (toolregistry mcp login {})",
+            self.target.name
+        );
         if let Some(failed) = lock(&self.failed).as_ref() {
             text.push_str(&format!("; the last sign-in failed: {failed}"));
         }
@@ -125,17 +128,17 @@ impl ServerAuth {
         // sign-in running, and its tokens are there for the next start.
         let task = tokio::spawn(async move {
             let _held = held;
-            let result = auth.target.sign_in(Some(&challenge), &scopes, &opener).await;
+            let result = auth
+                .target
+                .sign_in(Some(&challenge), &scopes, &opener)
+                .await;
             match result {
                 Ok(manager) => {
                     let granted = manager.get_current_scopes().await;
                     *lock(&auth.scopes) = if granted.is_empty() { scopes } else { granted };
                     *auth.manager.lock().await = manager;
                     auth.generation.fetch_add(1, Ordering::SeqCst);
-                    eprintln!(
-                        "toolregistry mcp: server {:?}: signed in",
-                        auth.target.name
-                    );
+                    eprintln!("toolregistry mcp: server {:?}: signed in", auth.target.name);
                     true
                 }
                 Err(e) => {

@@ -71,7 +71,11 @@ impl Target {
         }
         // rmcp restores the client ID only; a confidential client needs its secret to refresh.
         let issuer = credentials.issuer.clone().unwrap_or_default();
-        if let Some(client) = entry.clients.get(&issuer).filter(|c| c.client_secret.is_some()) {
+        if let Some(client) = entry
+            .clients
+            .get(&issuer)
+            .filter(|c| c.client_secret.is_some())
+        {
             let config = rmcp::transport::auth::OAuthClientConfig::new(
                 client.client_id.clone(),
                 "http://127.0.0.1/callback",

@@ -59,7 +59,10 @@ fn target(name: &str, remote: &Remote, file: TokenFile) -> Target {
     }
 }
 
-async fn server_auth(config: &ServerConfig, remote: &Remote) -> Result<Option<Arc<ServerAuth>>, String> {
+async fn server_auth(
+    config: &ServerConfig,
+    remote: &Remote,
+) -> Result<Option<Arc<ServerAuth>>, String> {
     let Some(context) = CONTEXT.get() else {
         return Ok(None);
     };
@@ -146,7 +149,11 @@ pub async fn signed_in(config: &ServerConfig) {
             .get(&(config.name.clone(), remote.url.clone()))
             .map(|a| a.generation())
     };
-    let modified = || std::fs::metadata(context.file.path()).and_then(|m| m.modified()).ok();
+    let modified = || {
+        std::fs::metadata(context.file.path())
+            .and_then(|m| m.modified())
+            .ok()
+    };
     let (generation, stamp) = (known(), modified());
     loop {
         tokio::time::sleep(std::time::Duration::from_millis(500)).await;
@@ -156,7 +163,10 @@ pub async fn signed_in(config: &ServerConfig) {
     }
 }
 
-fn remote_named<'a>(servers: &'a [ServerConfig], name: &str) -> Result<(&'a ServerConfig, &'a Remote), String> {
+fn remote_named<'a>(
+    servers: &'a [ServerConfig],
+    name: &str,
+) -> Result<(&'a ServerConfig, &'a Remote), String> {
     let server = servers
         .iter()
         .find(|s| s.name == name)

@@ -86,13 +86,17 @@ impl TokenFile {
 
     /// The entry for server `url`.
     pub fn entry(&self, url: &str) -> Result<Entry, String> {
-        let _held = LOCK.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let _held = LOCK
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         Ok(self.read()?.servers.remove(url).unwrap_or_default())
     }
 
     /// Changes the entry of server `url` (an entry left empty is removed).
     pub fn update(&self, url: &str, change: impl FnOnce(&mut Entry)) -> Result<(), String> {
-        let _held = LOCK.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let _held = LOCK
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let mut contents = self.read()?;
         let entry = contents.servers.entry(url.to_string()).or_default();
         change(entry);
@@ -105,7 +109,9 @@ impl TokenFile {
 
     /// Forgets server `url`: tokens and clients. Whether there was anything.
     pub fn forget(&self, url: &str) -> Result<bool, String> {
-        let _held = LOCK.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let _held = LOCK
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let mut contents = self.read()?;
         let had = contents.servers.remove(url).is_some();
         if had {
@@ -166,7 +172,10 @@ mod tests {
             e.clients.insert("http://as".into(), client.clone());
         })
         .unwrap();
-        assert_eq!(file.entry("http://a/mcp").unwrap().clients["http://as"], client);
+        assert_eq!(
+            file.entry("http://a/mcp").unwrap().clients["http://as"],
+            client
+        );
         #[cfg(unix)]
         assert_eq!(files::mode_of(file.path()), Some(0o600));
         assert!(file.forget("http://a/mcp").unwrap());
@@ -174,7 +183,12 @@ mod tests {
         assert!(file.entry("http://a/mcp").unwrap().clients.is_empty());
         assert_eq!(file.entry("http://b/mcp").unwrap().clients.len(), 1);
         std::fs::write(file.path(), b"not json").unwrap();
-        assert!(file.entry("http://b/mcp").err().unwrap_or_default().contains("not a token file"));
+        assert!(
+            file.entry("http://b/mcp")
+                .err()
+                .unwrap_or_default()
+                .contains("not a token file")
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
