@@ -164,6 +164,10 @@ enum Command {
         /// The pins' state file (default: toolregistry/mcp-state.json in the user's data folder).
         #[arg(long, value_name = "FILE", global = true)]
         state: Option<std::path::PathBuf>,
+        /// Open a sign-in's authorization URL with CMD (split at spaces; the URL is its last
+        /// argument) instead of the system's opener.
+        #[arg(long, value_name = "CMD", global = true)]
+        open_with: Option<String>,
         /// Serve clients over streamable HTTP at IP:PORT (path /mcp) instead of stdio. Beyond
         /// loopback it needs --token-file.
         #[arg(long, value_name = "ADDR")]
@@ -232,6 +236,17 @@ enum McpAction {
         /// spaces; default: this program's path).
         #[arg(long, value_name = "COMMAND")]
         command: Option<String>,
+    },
+    /// Sign in to remote server NAME (OAuth, in the browser) ahead of time; the tokens go to
+    /// mcp-oauth.json beside the --state file (mode 0600).
+    Login {
+        /// The server's name in the config.
+        name: String,
+    },
+    /// Forget remote server NAME's tokens and registered clients.
+    Logout {
+        /// The server's name in the config.
+        name: String,
     },
     /// Print each quarantined tool: why, the scanner's findings, a diff old against new.
     Review,
@@ -448,6 +463,7 @@ fn run(cli: Cli, out: &mut String) -> Result<(), String> {
             action,
             config,
             state,
+            open_with,
             http,
             allow_origin,
             allow_host,
@@ -484,6 +500,15 @@ fn run(cli: Cli, out: &mut String) -> Result<(), String> {
                     })?)
                 }
                 Some(McpAction::Scan { files }) => out.push_str(&mcp::scan_catalogs(&files)?),
+                Some(McpAction::Login { name }) => out.push_str(&mcp::login(
+                    &config()?,
+                    state.as_deref(),
+                    &name,
+                    open_with.as_deref(),
+                )?),
+                Some(McpAction::Logout { name }) => {
+                    out.push_str(&mcp::logout(&config()?, state.as_deref(), &name)?)
+                }
                 Some(McpAction::Review) => {
                     out.push_str(&mcp::review(&config()?, state.as_deref())?)
                 }
@@ -502,6 +527,7 @@ fn run(cli: Cli, out: &mut String) -> Result<(), String> {
                     state,
                     console,
                     console_token_file: token_file.clone(),
+                    open_with,
                     http: http.map(|addr| mcp::HttpOptions {
                         addr,
                         allow_origins: allow_origin,

@@ -54,6 +54,20 @@ pub struct Remote {
     /// Headers sent with every request, `${VAR}` already expanded (values are secrets: never
     /// printed).
     pub headers: BTreeMap<String, String>,
+    /// `"oauth"`: how the gateway signs in to it (see `oauth`), when the config says.
+    pub oauth: Option<OAuthConfig>,
+}
+
+/// A server's `"oauth"`: `client_id` and `client_secret` of a client registered out of band,
+/// `scopes` to ask for, `client_metadata_url` (a client ID metadata document); all optional,
+/// each may name `${VAR}`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OAuthConfig {
+    pub client_id: Option<String>,
+    /// A secret: never printed.
+    pub client_secret: Option<String>,
+    pub scopes: Option<Vec<String>>,
+    pub client_metadata_url: Option<String>,
 }
 
 /// One downstream server.
@@ -107,6 +121,10 @@ impl ServerConfig {
         let mut out = text.to_string();
         // A header's value, and its last word alone (the token of "Bearer TOKEN"), longest first.
         let headers = self.remote.iter().flat_map(|r| r.headers.values());
+        let secrets = self
+            .remote
+            .iter()
+            .filter_map(|r| r.oauth.as_ref()?.client_secret.as_deref());
         let words = headers
             .clone()
             .filter_map(|v| v.split_whitespace().last().filter(|w| w.len() < v.len()));
@@ -116,6 +134,7 @@ impl ServerConfig {
             .map(String::as_str)
             .chain(headers.map(String::as_str))
             .chain(words)
+            .chain(secrets)
         {
             if value.len() >= 4 {
                 out = out.replace(value, "[redacted]");
@@ -172,6 +191,49 @@ pub fn load(path: &std::path::Path) -> Result<Vec<ServerConfig>, String> {
     parse(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
+/// A server's `"oauth"` object.
+fn oauth(v: &Value, at: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<OAuthConfig, String> {
+    let obj = v
+        .as_object()
+        .ok_or_else(|| format!("{at}: expected an object"))?;
+    let mut oauth = OAuthConfig::default();
+    for (key, v) in obj {
+        let at = format!("{at}.{key}");
+        // The secret's value is never in a message: only the key is named.
+        let text = |v: &Value| -> Result<String, String> {
+            let s = v
+                .as_str()
+                .filter(|s| !s.is_empty())
+                .ok_or_else(|| format!("{at}: expected a non-empty string"))?;
+            expand(s, env).map_err(|e| format!("{at}: {e}"))
+        };
+        match key.as_str() {
+            "client_id" => oauth.client_id = Some(text(v)?),
+            "client_secret" => oauth.client_secret = Some(text(v)?),
+            "client_metadata_url" => {
+                let url = text(v)?;
+                if !url.starts_with("https://") {
+                    return Err(format!("{at}: expected an https:// URL"));
+                }
+                oauth.client_metadata_url = Some(url);
+            }
+            "scopes" => {
+                oauth.scopes = Some(
+                    strings(v, &at)?
+                        .iter()
+                        .map(|s| expand(s, env).map_err(|e| format!("{at}: {e}")))
+                        .collect::<Result<_, _>>()?,
+                );
+            }
+            _ => eprintln!("toolregistry mcp: {at}: unknown key, ignored"),
+        }
+    }
+    if oauth.client_secret.is_some() && oauth.client_id.is_none() {
+        return Err(format!("{at}.client_secret: given without a client_id"));
+    }
+    Ok(oauth)
+}
+
 fn server(
     name: &str,
     obj: &Map<String, Value>,
@@ -206,6 +268,7 @@ fn server(
         remote: http.then(|| Remote {
             url: String::new(),
             headers: BTreeMap::new(),
+            oauth: None,
         }),
         args: Vec::new(),
         env: BTreeMap::new(),
@@ -304,6 +367,15 @@ fn server(
                     }
                     if let Some(remote) = config.remote.as_mut() {
                         remote.headers.insert(k.clone(), val);
+                    }
+                }
+            }
+            "oauth" => {
+                let oauth = oauth(v, &at, env)?;
+                match config.remote.as_mut() {
+                    Some(remote) => remote.oauth = Some(oauth),
+                    None => {
+                        return Err(format!("{at}: only a remote server (\"url\") signs in"));
                     }
                 }
             }

@@ -5,7 +5,7 @@
 
 use super::catalog::Catalog;
 use super::config::ServerConfig;
-use super::transport;
+use super::{oauth, transport};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientConfig, ClientRequest,
     CustomRequest, Implementation, JsonObject, ServerResult,
@@ -235,8 +235,11 @@ impl Downstream {
             if once {
                 return;
             }
-            tokio::time::sleep(backoff).await;
-            backoff = (backoff * 2).min(MAX_BACKOFF);
+            // A server that needed sign-in starts again as soon as it is signed in.
+            tokio::select! {
+                () = tokio::time::sleep(backoff) => backoff = (backoff * 2).min(MAX_BACKOFF),
+                () = oauth::signed_in(&self.config) => {}
+            }
         }
     }
 
@@ -258,10 +261,14 @@ impl Downstream {
         let timeout = self.config.timeout.max(MIN_START_TIMEOUT);
         let started = tokio::time::timeout(timeout, async {
             let service = match &self.config.remote {
-                Some(remote) => handler
-                    .serve(transport::client(remote)?)
-                    .await
-                    .map_err(|e| transport::describe("initialize", &e))?,
+                Some(remote) => {
+                    let headers = transport::headers(remote)?;
+                    match oauth::transport(&self.config, remote, headers).await? {
+                        Some(signing_in) => handler.serve(signing_in).await,
+                        None => handler.serve(transport::client(remote)?).await,
+                    }
+                    .map_err(|e| transport::describe_server(&self.config, "initialize", &e))?
+                }
                 None => {
                     let mut command = tokio::process::Command::new(&self.config.command);
                     command
@@ -306,7 +313,7 @@ impl Downstream {
             let answer = tokio::time::timeout(timeout, peer.send_request(request))
                 .await
                 .map_err(|_| format!("tools/list: no answer within {timeout:?}"))?
-                .map_err(|e| transport::describe("tools/list", &e))?;
+                .map_err(|e| transport::describe_server(&self.config, "tools/list", &e))?;
             let page = match answer {
                 ServerResult::CustomResult(r) => r.0,
                 other => serde_json::to_value(other).map_err(|e| format!("tools/list: {e}"))?,
@@ -363,7 +370,7 @@ impl Downstream {
                 error_result(self.config.redact(&format!(
                     "MCP server {:?} failed the call: {}",
                     self.config.name,
-                    transport::describe("tools/call", &e)
+                    transport::describe_server(&self.config, "tools/call", &e)
                 )))
                 .into()
             }

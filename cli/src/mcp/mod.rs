@@ -17,6 +17,7 @@ mod downstream;
 mod files;
 mod http_server;
 pub mod import;
+mod oauth;
 mod passthrough;
 mod reload;
 mod transport;
@@ -59,6 +60,34 @@ pub struct Options {
     pub console: Option<String>,
     /// The token file the console asks for (beyond loopback it must be given).
     pub console_token_file: Option<PathBuf>,
+    /// `--open-with CMD`: how a sign-in's authorization URL is opened (default: the system's
+    /// opener, and the URL printed).
+    pub open_with: Option<String>,
+}
+
+/// How a sign-in's authorization URL is opened: `--open-with CMD`, else the system's opener.
+fn opener(open_with: Option<&str>) -> oauth::flow::Opener {
+    match open_with {
+        Some(command) => oauth::flow::Opener::Command(command.to_string()),
+        None => oauth::flow::Opener::System,
+    }
+}
+
+/// `mcp login NAME`: signs in to a remote server ahead of time.
+pub fn login(
+    config: &Path,
+    state: Option<&Path>,
+    name: &str,
+    open_with: Option<&str>,
+) -> Result<String, String> {
+    let state = trust::commands::state_path(state)?;
+    oauth::login(config, &state, name, opener(open_with))
+}
+
+/// `mcp logout NAME`: forgets a remote server's tokens.
+pub fn logout(config: &Path, state: Option<&Path>, name: &str) -> Result<String, String> {
+    let state = trust::commands::state_path(state)?;
+    oauth::logout(config, &state, name)
 }
 
 /// Runs the proxy until the client disconnects (or, with `check`, prints the servers' states).
@@ -72,6 +101,13 @@ pub fn run(options: &Options) -> Result<(), String> {
         .enable_all()
         .build()
         .map_err(|e| format!("starting the async runtime: {e}"))?;
+    // `--check` never opens a browser: a server that needs sign-in says so.
+    oauth::configure(
+        trust::commands::state_path(options.state.as_deref())
+            .ok()
+            .as_deref(),
+        (!options.check).then(|| opener(options.open_with.as_deref())),
+    );
     let result = runtime.block_on(async {
         let gate = trust::Gate::new(trust::commands::state_path(options.state.as_deref()).ok());
         let catalog = Arc::new(Catalog::new(registry, gate)?);

@@ -7,7 +7,7 @@
 //! on 404 is off: under concurrent calls each 404 started its own recovery, and each recovery
 //! failed the other calls in flight (BENCHMARKS.md, the load with the server killed).
 
-use super::config::Remote;
+use super::config::{Remote, ServerConfig};
 use axum::http::{HeaderName, HeaderValue};
 use rmcp::service::{ClientInitializeError, ServiceError};
 use rmcp::transport::StreamableHttpClientTransport;
@@ -17,6 +17,14 @@ use std::collections::HashMap;
 /// The client transport for `remote`. Header values are marked sensitive (kept out of the HTTP
 /// stack's debug output); config errors name the header, never its value.
 pub fn client(remote: &Remote) -> Result<StreamableHttpClientTransport<reqwest::Client>, String> {
+    let config = StreamableHttpClientTransportConfig::with_uri(remote.url.as_str())
+        .custom_headers(headers(remote)?)
+        .reinit_on_expired_session(false);
+    Ok(StreamableHttpClientTransport::from_config(config))
+}
+
+/// The config's headers of `remote`, checked, values marked sensitive.
+pub fn headers(remote: &Remote) -> Result<HashMap<HeaderName, HeaderValue>, String> {
     let mut headers = HashMap::with_capacity(remote.headers.len());
     for (name, value) in &remote.headers {
         let name = HeaderName::from_bytes(name.as_bytes())
@@ -26,10 +34,7 @@ pub fn client(remote: &Remote) -> Result<StreamableHttpClientTransport<reqwest::
         value.set_sensitive(true);
         headers.insert(name, value);
     }
-    let config = StreamableHttpClientTransportConfig::with_uri(remote.url.as_str())
-        .custom_headers(headers)
-        .reinit_on_expired_session(false);
-    Ok(StreamableHttpClientTransport::from_config(config))
+    Ok(headers)
 }
 
 /// An rmcp error that may carry an HTTP 401.
@@ -69,6 +74,17 @@ impl Failure for ClientInitializeError {
             other => other.to_string(),
         }
     }
+}
+
+/// [`describe`] for `config`'s server: a 401 of a server that signs in says it needs sign-in
+/// and how.
+pub fn describe_server(config: &ServerConfig, what: &str, error: &impl Failure) -> String {
+    if error.unauthorized()
+        && let Some(text) = super::oauth::needs_sign_in(config)
+    {
+        return format!("{what}: {text}");
+    }
+    describe(what, error)
 }
 
 /// The wording for a failed `what` (`initialize`, `tools/list`, `tools/call`): a 401 says so

@@ -1,0 +1,319 @@
+//! The HTTP client of a server that signs in: rmcp's `AuthClient` (the stored token on every
+//! request, refreshed before it expires and once on a 401) inside [`SignInClient`], which meets
+//! a 401 it cannot refresh past, or a 403 `insufficient_scope`, with a sign-in (when the gateway
+//! may open a browser) and sends the request again, a bounded number of times.
+
+use super::flow::{Opener, Target};
+use axum::http::{HeaderName, HeaderValue};
+use futures::stream::BoxStream;
+use rmcp::model::ClientJsonRpcMessage;
+use rmcp::transport::auth::{AuthClient, AuthorizationManager};
+use rmcp::transport::streamable_http_client::{
+    SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
+    StreamableHttpResponseLimits,
+};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Most sign-ins one request may cause (the first, then step-ups): a server that keeps asking
+/// for more scope is refused after that.
+const MAX_SIGN_INS_PER_REQUEST: usize = 3;
+/// How long a request waits for the sign-in it started: an authorization server that approves
+/// at once (or a quick user) lets the request through; a slower sign-in goes on in the
+/// background, the request fails ("needs sign-in"), and the server starts again once it is done.
+const SIGN_IN_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+type HttpError = StreamableHttpError<reqwest::Error>;
+
+/// One server's sign-in state, shared by its connections (one per start).
+pub struct ServerAuth {
+    pub target: Target,
+    /// The manager every request takes its token from (the `AuthClient`'s own).
+    manager: Arc<tokio::sync::Mutex<AuthorizationManager>>,
+    /// How the browser is opened; `None`: never (`--check`), the server just needs sign-in.
+    opener: Option<Opener>,
+    /// One sign-in at a time: held by the sign-in's own task.
+    signing: Arc<tokio::sync::Mutex<()>>,
+    /// Counts the sign-ins: a request that failed before one finished just tries again.
+    generation: AtomicU64,
+    /// The scopes asked for so far (a step-up asks for their union with the challenge's).
+    scopes: Mutex<Vec<String>>,
+    /// Why the last sign-in failed; an interactive sign-in that failed is not retried by the
+    /// gateway on its own (`toolregistry mcp login NAME` is).
+    failed: Mutex<Option<String>>,
+}
+
+impl ServerAuth {
+    /// The state of `target`'s server, with no tokens read yet.
+    pub async fn new(target: Target, opener: Option<Opener>) -> Result<ServerAuth, String> {
+        let manager = target.manager().await?;
+        Ok(ServerAuth {
+            target,
+            manager: Arc::new(tokio::sync::Mutex::new(manager)),
+            opener,
+            signing: Arc::new(tokio::sync::Mutex::new(())),
+            generation: AtomicU64::new(0),
+            scopes: Mutex::new(Vec::new()),
+            failed: Mutex::new(None),
+        })
+    }
+
+    /// Takes up the tokens in the token file (signed in by `mcp login` or an earlier run).
+    pub async fn reload(&self) -> Result<(), String> {
+        if let Some(stored) = self.target.stored().await? {
+            *self.manager.lock().await = stored;
+        }
+        Ok(())
+    }
+
+    /// How many sign-ins finished.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::SeqCst)
+    }
+
+    /// Why the server is not signed in, for `--check` and the log.
+    pub fn needs_sign_in(&self) -> String {
+        let mut text = format!(
+            "needs sign-in (toolregistry mcp login {})",
+            self.target.name
+        );
+        if let Some(failed) = lock(&self.failed).as_ref() {
+            text.push_str(&format!("; the last sign-in failed: {failed}"));
+        }
+        text
+    }
+
+    /// The client for one connection.
+    pub async fn client(self: &Arc<Self>) -> Result<SignInClient, String> {
+        // `AuthClient::new` wants a manager of its own; the shared one replaces it at once.
+        let placeholder = AuthorizationManager::new(self.target.url.as_str())
+            .await
+            .map_err(|e| e.to_string())?;
+        let mut inner = AuthClient::new(reqwest::Client::default(), placeholder);
+        inner.auth_manager = Arc::clone(&self.manager);
+        Ok(SignInClient {
+            inner,
+            auth: Arc::clone(self),
+        })
+    }
+
+    /// Signs in after a request met `challenge` (`step_up`: a 403 asking for more scope), unless
+    /// another sign-in finished since `seen`. Whether the request should be sent again.
+    async fn sign_in_after(self: &Arc<Self>, seen: u64, challenge: &str, step_up: bool) -> bool {
+        let held = Arc::clone(&self.signing).lock_owned().await;
+        if self.generation.load(Ordering::SeqCst) != seen {
+            return true;
+        }
+        let Some(opener) = self.opener.clone() else {
+            return false;
+        };
+        if lock(&self.failed).is_some() {
+            return false;
+        }
+        let scopes = if step_up {
+            let mut union = lock(&self.scopes).clone();
+            for s in challenge_scopes(challenge) {
+                if !union.contains(&s) {
+                    union.push(s);
+                }
+            }
+            union
+        } else {
+            Vec::new()
+        };
+        let auth = Arc::clone(self);
+        let challenge = challenge.to_string();
+        // Its own task: a request given up on (the start's timeout) leaves the browser's
+        // sign-in running, and its tokens are there for the next start.
+        let task = tokio::spawn(async move {
+            let _held = held;
+            let result = auth
+                .target
+                .sign_in(Some(&challenge), &scopes, &opener)
+                .await;
+            match result {
+                Ok(manager) => {
+                    let granted = manager.get_current_scopes().await;
+                    *lock(&auth.scopes) = if granted.is_empty() { scopes } else { granted };
+                    *auth.manager.lock().await = manager;
+                    auth.generation.fetch_add(1, Ordering::SeqCst);
+                    eprintln!("toolregistry mcp: server {:?}: signed in", auth.target.name);
+                    true
+                }
+                Err(e) => {
+                    eprintln!(
+                        "toolregistry mcp: server {:?}: sign-in failed: {e}",
+                        auth.target.name
+                    );
+                    *lock(&auth.failed) = Some(e);
+                    false
+                }
+            }
+        });
+        match tokio::time::timeout(SIGN_IN_WAIT, task).await {
+            Ok(done) => done.unwrap_or(false),
+            Err(_) => false,
+        }
+    }
+
+    /// Sends a request, signing in (and sending it again) on a 401 or 403 challenge.
+    async fn with_sign_in<T, F, Fut>(self: &Arc<Self>, call: F) -> Result<T, HttpError>
+    where
+        F: Fn() -> Fut,
+        Fut: Future<Output = Result<T, HttpError>>,
+    {
+        let mut sign_ins = 0;
+        loop {
+            let seen = self.generation.load(Ordering::SeqCst);
+            match call().await {
+                Err(e @ (HttpError::AuthRequired(_) | HttpError::InsufficientScope(_)))
+                    if sign_ins < MAX_SIGN_INS_PER_REQUEST =>
+                {
+                    sign_ins += 1;
+                    let step_up = matches!(e, HttpError::InsufficientScope(_));
+                    let challenge = e.auth_challenge().unwrap_or_default().to_string();
+                    if !self.sign_in_after(seen, &challenge, step_up).await {
+                        return Err(e);
+                    }
+                }
+                other => return other,
+            }
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The scopes a challenge names.
+fn challenge_scopes(challenge: &str) -> Vec<String> {
+    super::flow::challenge_scope(challenge)
+        .map(|s| s.split_whitespace().map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+/// A connection's HTTP client: see the module doc.
+#[derive(Clone)]
+pub struct SignInClient {
+    inner: AuthClient<reqwest::Client>,
+    auth: Arc<ServerAuth>,
+}
+
+impl StreamableHttpClient for SignInClient {
+    type Error = reqwest::Error;
+
+    async fn post_message(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<StreamableHttpPostResponse, HttpError> {
+        self.auth
+            .with_sign_in(|| {
+                self.inner.post_message(
+                    uri.clone(),
+                    message.clone(),
+                    session_id.clone(),
+                    auth_header.clone(),
+                    custom_headers.clone(),
+                )
+            })
+            .await
+    }
+
+    async fn post_message_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> Result<StreamableHttpPostResponse, HttpError> {
+        self.auth
+            .with_sign_in(|| {
+                self.inner.post_message_with_max_sse_event_size(
+                    uri.clone(),
+                    message.clone(),
+                    session_id.clone(),
+                    auth_header.clone(),
+                    custom_headers.clone(),
+                    max_sse_event_size,
+                )
+            })
+            .await
+    }
+
+    async fn post_message_with_response_limits(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        limits: StreamableHttpResponseLimits,
+    ) -> Result<StreamableHttpPostResponse, HttpError> {
+        self.auth
+            .with_sign_in(|| {
+                self.inner.post_message_with_response_limits(
+                    uri.clone(),
+                    message.clone(),
+                    session_id.clone(),
+                    auth_header.clone(),
+                    custom_headers.clone(),
+                    limits,
+                )
+            })
+            .await
+    }
+
+    async fn delete_session(
+        &self,
+        uri: Arc<str>,
+        session_id: Arc<str>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<(), HttpError> {
+        self.inner
+            .delete_session(uri, session_id, auth_header, custom_headers)
+            .await
+    }
+
+    async fn get_stream(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<BoxStream<'static, Result<sse_stream::Sse, SseError>>, HttpError> {
+        self.inner
+            .get_stream(uri, session_id, last_event_id, auth_header, custom_headers)
+            .await
+    }
+
+    async fn get_stream_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> Result<BoxStream<'static, Result<sse_stream::Sse, SseError>>, HttpError> {
+        self.inner
+            .get_stream_with_max_sse_event_size(
+                uri,
+                session_id,
+                last_event_id,
+                auth_header,
+                custom_headers,
+                max_sse_event_size,
+            )
+            .await
+    }
+}
