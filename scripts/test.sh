@@ -86,8 +86,8 @@ cat "$logs/prefetch.log"
 
 # The parts, two at a time (scripts/lib/run_parts.py): most wait on one core. A part names the
 # parts it must follow (`# after:`); the rest start longest first.
-order=(10-c-cpp 40-python 41-python-frameworks 11-c-cpp-release 80-java 35-node 30-csharp 45-sdk-conformance 90-cross-language 70-dist
-       61-mcp-http 46-model 62-mcp-trust 60-mcp 20-go 50-memcheck)
+order=(63-mcp-oauth 10-c-cpp 40-python 41-python-frameworks 11-c-cpp-release 80-java 35-node 30-csharp 45-sdk-conformance 90-cross-language 70-dist
+       61-mcp-http 46-model 62-mcp-trust 63-mcp-console 60-mcp 20-go 50-memcheck)
 parts=()
 for name in "${order[@]}"; do
   [ -e "scripts/test-parts/$name.sh" ] && parts+=("scripts/test-parts/$name.sh")
