@@ -1,21 +1,23 @@
 //! Co-use, a step of the fuse stage: the answer's best hits bring in the tools they are used
 //! with (learned from the tasks the host ran: [`crate::usage`]), when the evidence is strong.
 //!
-//! A tool `B` is brought in by a hit `A` among the answer's first [`ANCHORS`] when all hold:
+//! A tool `B` is brought in by a hit `A` among the answer's first half ([`protected`]: the
+//! hits the query ranks well) when all hold:
 //!
-//! - **Used with `A` in most of `A`'s tasks, with confidence**: the lower bound of the Wilson
-//!   interval ([`Z`]) on "`B` used in a task of `A`" is at least [`MIN_SHARE`] (so 2 of 2 tasks
-//!   is not yet enough, 3 of 3 is), and `B` was used with `A` more often than in tasks overall
-//!   (a tool used in every task, a login step, is brought in only by the tools that need it
-//!   more than the others do).
-//! - **Fits the query at all**: it shares a scored word with the query, or in `hybrid` its
-//!   cosine with the query is at least [`MIN_FIT`] of the best hit's.
+//! - **A repeated pair**: used together in at least [`MIN_TOGETHER`] tasks (a pair seen once, a
+//!   random combination, says nothing).
+//! - **Used with `A` in a good share of `A`'s tasks, with confidence**: the lower bound of the
+//!   Wilson interval ([`Z`]) on "`B` used in a task of `A`" is at least [`MIN_SHARE_FIT`] when
+//!   `B` fits the query, at least [`MIN_SHARE`] when it does not (a login step nobody asks for
+//!   is brought in only by the tools it goes with nearly always); and `B` was used with `A` more
+//!   often than in tasks overall (a tool in every task is nobody's partner in particular).
+//! - **Fits the query**: it shares a scored word with the query, or in `hybrid` its cosine with
+//!   the query is at least [`MIN_FIT`] of the best hit's.
 //! - **May be in the answer**: registered, enabled (a quarantined or disabled tool is not
 //!   indexed, and never brought in), admitted by the request's filters, and not in it already.
 //!
 //! A tool brought in never pushes out a hit the query itself ranks well: it takes an empty place
-//! (the answer was short of `top_k`) or the place of the lowest hit past the first half of the
-//! answer ([`protected`]), and goes after the hits it does not replace, with their lowest score
+//! (the answer was short of `top_k`) or the place of the lowest hit past the first half, and goes after the hits it does not replace, with their lowest score
 //! (the answer stays in score order). With nothing recorded, with `"usage": false` or with the
 //! `reference` profile, the answer is exactly fuse's.
 
@@ -29,23 +31,28 @@ use crate::index::DocId;
 use crate::registry::State;
 use crate::usage::UsageStore;
 
-/// How many of the answer's first hits bring in partners: what the query ranks best.
-pub const ANCHORS: usize = 3;
-/// The least lower bound on the share of a hit's tasks its partner was used in.
-pub const MIN_SHARE: f64 = 0.5;
-/// The Wilson interval's z (one-sided 95 %): a small count is trusted less.
-pub const Z: f64 = 1.64;
+/// A pair seen once says nothing (a one-off, a random combination): partners are tools used
+/// together in at least this many tasks.
+pub const MIN_TOGETHER: u32 = 2;
+/// The least lower bound on the share of a hit's tasks its partner was used in, for a partner
+/// that fits the query.
+pub const MIN_SHARE_FIT: f64 = 0.1;
+/// The same for a partner that does not fit the query (a login step nobody asks for): it must
+/// be used in most of the hit's tasks.
+pub const MIN_SHARE: f64 = 0.6;
+/// The Wilson interval's z (one-sided about 84 %): a small count is trusted less.
+pub const Z: f64 = 1.0;
 /// In `hybrid`, a partner sharing no word with the query fits it when its cosine is at least
 /// this share of the best hit's.
 pub const MIN_FIT: f32 = 0.5;
 
-/// The first places of an answer of `top_k` that a tool brought in never takes: half the
-/// answer, rounded up, and at least [`ANCHORS`].
+/// The first places of an answer of `top_k`, the hits the query ranks well: they bring in
+/// partners and no tool brought in takes their place. Half the answer, rounded up, at least 3.
 pub fn protected(top_k: usize) -> usize {
-    top_k.div_ceil(2).max(ANCHORS)
+    top_k.div_ceil(2).max(3)
 }
 
-/// The lower bound of the Wilson score interval on a share of `k` in `n`.
+/// The lower bound of the Wilson score interval (z = [`Z`]) on a share of `k` in `n`.
 pub fn wilson_lower(k: u32, n: u32) -> f64 {
     if n == 0 {
         return 0.0;
@@ -72,17 +79,21 @@ pub(crate) fn bring_in(
     {
         return;
     }
+    let keep = protected(request.top_k);
     let total = usage.task_count().max(1) as f64;
     let best_cosine = (search.profile == Profile::Hybrid)
         .then(|| cosine(state, &lists.whole.vector, hits[0].doc))
         .flatten();
     let mut found: Vec<(f64, Ranked)> = Vec::new();
-    for anchor in hits.iter().take(ANCHORS) {
+    for anchor in hits.iter().take(keep) {
         let name = state.tool_at(anchor.doc).name();
         let tasks = usage.tasks_of(name);
         for p in usage.partners(name) {
             let share = wilson_lower(p.together, tasks);
-            if share < MIN_SHARE || f64::from(p.together) / f64::from(tasks) <= f64::from(p.tasks) / total {
+            // Used with this hit more than with tasks in general (a tool in every task is
+            // nobody's partner in particular).
+            let related = f64::from(p.together) / f64::from(tasks) > f64::from(p.tasks) / total;
+            if p.together < MIN_TOGETHER || share < MIN_SHARE_FIT || !related {
                 continue;
             }
             let Some(doc) = state.enabled_slot(&p.name) else {
@@ -91,7 +102,7 @@ pub(crate) fn bring_in(
             if hits.iter().any(|h| h.doc == doc)
                 || found.iter().any(|(_, h)| h.doc == doc)
                 || !request.admits(state.tool_at(doc))
-                || !fits(state, options, lists, best_cosine, doc)
+                || (share < MIN_SHARE && !fits(state, options, lists, best_cosine, doc))
             {
                 continue;
             }
@@ -114,7 +125,6 @@ pub(crate) fn bring_in(
         return;
     }
     found.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.doc.cmp(&b.1.doc)));
-    let keep = protected(request.top_k);
     // Empty places first, then the lowest hits past the protected ones.
     let room = request.top_k.saturating_sub(hits.len()) + hits.len().saturating_sub(keep);
     let take = found.len().min(room);
@@ -168,6 +178,8 @@ mod tests {
         assert!(wilson_lower(3, 3) >= MIN_SHARE);
         assert!(wilson_lower(12, 15) >= MIN_SHARE);
         assert!(wilson_lower(3, 15) < MIN_SHARE);
+        assert!(wilson_lower(3, 15) >= MIN_SHARE_FIT);
+        assert!(wilson_lower(2, 40) < MIN_SHARE_FIT);
         assert_eq!(wilson_lower(0, 0), 0.0);
         assert!(wilson_lower(100, 100) < 1.0);
     }
