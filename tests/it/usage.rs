@@ -92,9 +92,11 @@ fn a_strong_partner_is_brought_in_and_says_why() {
 fn the_first_half_of_the_answer_is_never_pushed_out() {
     let r = registry();
     with_login_habit(&r);
-    // No score floor: the answer is full of tools the query ranks.
+    // No score floor nor filler filter ("agenda" is in most of these tools): the answer is full
+    // of tools the query ranks.
     let options = DiscoveryOptions {
         min_score_ratio: 0.0,
+        max_df_ratio: 0.0,
         ..Default::default()
     };
     let d = r.discoverer(options);
