@@ -511,7 +511,10 @@ mod tests {
 /// `{"tools": [names]}`. Bad lines are an error naming the line; the tasks are returned in order.
 pub fn parse_usage(bytes: &[u8]) -> Result<Vec<Vec<String>>> {
     let text = std::str::from_utf8(bytes).map_err(|e| {
-        Error::invalid(format!("usage file: not UTF-8 (at byte {})", e.valid_up_to()))
+        Error::invalid(format!(
+            "usage file: not UTF-8 (at byte {})",
+            e.valid_up_to()
+        ))
     })?;
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {

@@ -74,8 +74,6 @@ mod summaries;
 mod tests;
 mod upkeep;
 mod usage;
-pub(crate) use usage::UsageCell;
-pub use usage::UsageStatus;
 pub use calls::{CallTarget, ToolStatus, ToolTarget};
 pub(crate) use embedding::missing_embedder;
 pub(crate) use handle::Handle;
@@ -84,6 +82,8 @@ pub use schemas::SchemaOptions;
 pub(crate) use schemas::write_builtin_schema;
 use slots::{DisabledBits, Extras};
 pub use summaries::{Summary, first_sentence};
+pub(crate) use usage::UsageCell;
+pub use usage::UsageStatus;
 
 /// A registered tool's slot: only the tool. Whether it is disabled, its host function and its
 /// disable reason are kept beside the slots (see [`slots`]), which keeps a slot at 104 bytes.

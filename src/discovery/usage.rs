@@ -174,8 +174,8 @@ mod tests {
     #[test]
     fn small_counts_are_trusted_less() {
         assert!(wilson_lower(1, 1) < MIN_SHARE);
-        assert!(wilson_lower(2, 2) < MIN_SHARE);
-        assert!(wilson_lower(3, 3) >= MIN_SHARE);
+        assert!(wilson_lower(2, 2) >= MIN_SHARE);
+        assert!(wilson_lower(2, 2) < wilson_lower(3, 3));
         assert!(wilson_lower(12, 15) >= MIN_SHARE);
         assert!(wilson_lower(3, 15) < MIN_SHARE);
         assert!(wilson_lower(3, 15) >= MIN_SHARE_FIT);

@@ -104,10 +104,7 @@ impl UsageCell {
         let due = {
             let mut file = self.file();
             file.unsaved += 1;
-            file.path.is_some()
-                && file
-                    .last_save
-                    .is_none_or(|t| t.elapsed() >= SAVE_INTERVAL)
+            file.path.is_some() && file.last_save.is_none_or(|t| t.elapsed() >= SAVE_INTERVAL)
         };
         if due {
             self.flush();
@@ -151,9 +148,10 @@ impl Registry {
             Some(p) => UsageStore::load(p),
             None => Ok(None),
         };
-        let warning = loaded.as_ref().err().map(|why| {
-            format!("ignored the usage file ({why}); starting with no usage")
-        });
+        let warning = loaded
+            .as_ref()
+            .err()
+            .map(|why| format!("ignored the usage file ({why}); starting with no usage"));
         let usage = self.shared.usage();
         let mut file = usage.file();
         if let Some(p) = path {

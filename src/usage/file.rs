@@ -52,8 +52,8 @@ impl UsageStore {
             return Err("over the size limit of a usage file".into());
         }
         let text = std::str::from_utf8(bytes).map_err(|_| "not UTF-8: not a usage file")?;
-        let disk: OnDisk = serde_json::from_str(text)
-            .map_err(|e| format!("not a usage file ({e})"))?;
+        let disk: OnDisk =
+            serde_json::from_str(text).map_err(|e| format!("not a usage file ({e})"))?;
         if disk.toolregistry_usage != USAGE_FORMAT {
             return Err(format!(
                 "usage format {} (this build reads {USAGE_FORMAT})",
@@ -86,7 +86,9 @@ impl UsageStore {
                 .tasks
                 .min(store.entries[b as usize].tasks);
             if c == 0 || c > most {
-                return Err(format!("pairs[{k}]: {c} tasks together, more than either's"));
+                return Err(format!(
+                    "pairs[{k}]: {c} tasks together, more than either's"
+                ));
             }
             if store.pair(a, b) > 0 {
                 return Err(format!("pairs[{k}]: listed twice"));
@@ -94,7 +96,9 @@ impl UsageStore {
             if store.entries[a as usize].partners.len() >= MAX_PARTNERS
                 || store.entries[b as usize].partners.len() >= MAX_PARTNERS
             {
-                return Err(format!("pairs[{k}]: over {MAX_PARTNERS} partners of a tool"));
+                return Err(format!(
+                    "pairs[{k}]: over {MAX_PARTNERS} partners of a tool"
+                ));
             }
             store.entries[a as usize].partners.push((b, c));
             store.entries[b as usize].partners.push((a, c));

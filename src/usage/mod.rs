@@ -123,9 +123,7 @@ impl UsageStore {
         let entries: usize = self
             .entries
             .iter()
-            .map(|e| {
-                std::mem::size_of::<Entry>() + e.name.len() + e.partners.capacity() * 8
-            })
+            .map(|e| std::mem::size_of::<Entry>() + e.name.len() + e.partners.capacity() * 8)
             .sum();
         // The name table: a key (16 bytes and the name again), an id and hashing overhead.
         let table: usize = self.ids.keys().map(|k| k.len() + 32).sum();
@@ -144,7 +142,9 @@ impl UsageStore {
             if name.is_empty() || name.len() > crate::limits::MAX_NAME_BYTES {
                 continue;
             }
-            let Some(id) = self.intern(name) else { continue };
+            let Some(id) = self.intern(name) else {
+                continue;
+            };
             if !ids.contains(&id) {
                 ids.push(id);
             }

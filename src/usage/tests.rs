@@ -76,7 +76,11 @@ fn forget_and_rename_keep_both_sides_in_step() {
     assert!(s.partners("a").iter().all(|p| p.name != "b"));
     // A new tool takes the forgotten id: no stale pair points at it.
     task(&mut s, &["d"]);
-    assert!(s.partners("a").iter().all(|p| p.name != "d"), "{:?}", s.partners("a"));
+    assert!(
+        s.partners("a").iter().all(|p| p.name != "d"),
+        "{:?}",
+        s.partners("a")
+    );
     s.rename("c", "c2");
     assert_eq!(s.together("a", "c2"), 1);
     assert_eq!(s.tasks_of("c"), 0);
@@ -111,16 +115,23 @@ fn a_bad_file_is_refused_whole() {
         Vec::new(),
         b"\xff\xfe not utf-8".to_vec(),
         good[..good.len() / 2].to_vec(),
-        text.replace("\"toolregistry_usage\":1", "\"toolregistry_usage\":2").into_bytes(),
+        text.replace("\"toolregistry_usage\":1", "\"toolregistry_usage\":2")
+            .into_bytes(),
         br#"{"toolregistry_usage":1,"tasks":1,"tools":[["a",1],["a",1]],"pairs":[]}"#.to_vec(),
-        br#"{"toolregistry_usage":1,"tasks":1,"tools":[["a",1],["b",1]],"pairs":[[0,1,5]]}"#.to_vec(),
-        br#"{"toolregistry_usage":1,"tasks":1,"tools":[["a",1],["b",1]],"pairs":[[0,7,1]]}"#.to_vec(),
+        br#"{"toolregistry_usage":1,"tasks":1,"tools":[["a",1],["b",1]],"pairs":[[0,1,5]]}"#
+            .to_vec(),
+        br#"{"toolregistry_usage":1,"tasks":1,"tools":[["a",1],["b",1]],"pairs":[[0,7,1]]}"#
+            .to_vec(),
         br#"{"toolregistry_usage":1,"tasks":1,"tools":[["a",0]],"pairs":[]}"#.to_vec(),
         br#"{"toolregistry_usage":1,"tasks":1,"tools":[],"pairs":[],"extra":1}"#.to_vec(),
         br#"{"vectors": [1, 2, 3]}"#.to_vec(),
     ];
     for b in bad {
-        assert!(UsageStore::from_bytes(&b).is_err(), "{:?}", String::from_utf8_lossy(&b));
+        assert!(
+            UsageStore::from_bytes(&b).is_err(),
+            "{:?}",
+            String::from_utf8_lossy(&b)
+        );
     }
 }
 
@@ -139,6 +150,12 @@ fn a_missing_or_oversized_file_is_no_start_or_an_error() {
     let mut s = UsageStore::new();
     task(&mut s, &["a", "b"]);
     s.save(&saved).unwrap();
-    assert_eq!(UsageStore::load(&saved).unwrap().unwrap().together("a", "b"), 1);
+    assert_eq!(
+        UsageStore::load(&saved)
+            .unwrap()
+            .unwrap()
+            .together("a", "b"),
+        1
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -64,7 +64,11 @@ fn a_strong_partner_is_brought_in_and_says_why() {
     let r = registry();
     let d = r.discoverer(DiscoveryOptions::default());
     let before = d.discover(QUERY, &request(10)).unwrap();
-    assert!(!names(&before).contains(&"get_user_token"), "{:?}", names(&before));
+    assert!(
+        !names(&before).contains(&"get_user_token"),
+        "{:?}",
+        names(&before)
+    );
     assert_eq!(before[0].name, "add_agenda");
     with_login_habit(&r);
     let after = d.discover(QUERY, &request(10)).unwrap();
@@ -144,11 +148,19 @@ fn a_tool_the_query_ranks_low_brings_nothing_in() {
     task(&r, &["list_files"], 10);
     let d = r.discoverer(DiscoveryOptions::default());
     let hits = d.discover(QUERY, &request(10)).unwrap();
-    assert!(!names(&hits).contains(&"get_user_token"), "{:?}", names(&hits));
+    assert!(
+        !names(&hits).contains(&"get_user_token"),
+        "{:?}",
+        names(&hits)
+    );
     // The same habit brings it in for a query that ranks send_email first.
     let hits = d.discover("send an email message", &request(10)).unwrap();
     assert_eq!(hits[0].name, "send_email");
-    assert!(names(&hits).contains(&"get_user_token"), "{:?}", names(&hits));
+    assert!(
+        names(&hits).contains(&"get_user_token"),
+        "{:?}",
+        names(&hits)
+    );
 }
 
 #[test]
@@ -157,19 +169,31 @@ fn a_disabled_or_filtered_partner_is_never_brought_in() {
     with_login_habit(&r);
     let d = r.discoverer(DiscoveryOptions::default());
     // A quarantined tool is disabled with a reason (the gateway's trust does so).
-    r.disable("get_user_token", Some("quarantined: its definition changed"))
-        .unwrap();
+    r.disable(
+        "get_user_token",
+        Some("quarantined: its definition changed"),
+    )
+    .unwrap();
     let hits = d.discover(QUERY, &request(10)).unwrap();
-    assert!(!names(&hits).contains(&"get_user_token"), "{:?}", names(&hits));
+    assert!(
+        !names(&hits).contains(&"get_user_token"),
+        "{:?}",
+        names(&hits)
+    );
     r.set_enabled("get_user_token", true).unwrap();
     assert!(names(&d.discover(QUERY, &request(10)).unwrap()).contains(&"get_user_token"));
     let filtered = DiscoverRequest {
         deferred: Some(true),
         ..request(10)
     };
-    r.set_metadata_json("add_agenda", r#"{"defer": true}"#).unwrap();
+    r.set_metadata_json("add_agenda", r#"{"defer": true}"#)
+        .unwrap();
     let hits = d.discover(QUERY, &filtered).unwrap();
-    assert!(!names(&hits).contains(&"get_user_token"), "{:?}", names(&hits));
+    assert!(
+        !names(&hits).contains(&"get_user_token"),
+        "{:?}",
+        names(&hits)
+    );
 }
 
 #[test]
@@ -183,10 +207,23 @@ fn usage_off_and_reference_rank_as_if_nothing_were_recorded() {
             usage: false,
             ..plain
         };
-        let want = fresh.discoverer(plain).discover_json(QUERY, &request(10)).unwrap();
-        assert_eq!(used.discoverer(off).discover_json(QUERY, &request(10)).unwrap(), want);
+        let want = fresh
+            .discoverer(plain)
+            .discover_json(QUERY, &request(10))
+            .unwrap();
+        assert_eq!(
+            used.discoverer(off)
+                .discover_json(QUERY, &request(10))
+                .unwrap(),
+            want
+        );
         if profile == Profile::Reference {
-            assert_eq!(used.discoverer(plain).discover_json(QUERY, &request(10)).unwrap(), want);
+            assert_eq!(
+                used.discoverer(plain)
+                    .discover_json(QUERY, &request(10))
+                    .unwrap(),
+                want
+            );
         }
     }
     let off = DiscoveryOptions::from_json(Some(r#"{"usage": false}"#)).unwrap();
@@ -207,7 +244,11 @@ fn hosted() -> Registry {
         .remove(0);
         let failing = name == "fails";
         r.register_callable(tool, move |_| {
-            if failing { Err("no".into()) } else { Ok("ok".into()) }
+            if failing {
+                Err("no".into())
+            } else {
+                Ok("ok".into())
+            }
         })
         .unwrap();
     }
@@ -247,22 +288,36 @@ fn one_model_reply_is_one_task_of_the_calls_that_ran() {
         assert!(r.usage_partners(name).unwrap().is_empty(), "{name}");
     }
     // Prepare and finish: the host's outcomes say what ran.
-    let plan = prepare(&r, &calls(&[("a", json!({})), ("c", json!({}))]), &ExecuteOptions::default())
-        .unwrap();
+    let plan = prepare(
+        &r,
+        &calls(&[("a", json!({})), ("c", json!({}))]),
+        &ExecuteOptions::default(),
+    )
+    .unwrap();
     finish(
         &r,
         &plan,
-        vec![HostOutcome::Content("x".into()), HostOutcome::Error("down".into())],
+        vec![
+            HostOutcome::Content("x".into()),
+            HostOutcome::Error("down".into()),
+        ],
     )
     .unwrap();
     assert_eq!(r.usage_status().unwrap().tasks, 2);
     assert!(r.usage_partners("c").unwrap().is_empty());
-    let plan = prepare(&r, &calls(&[("a", json!({})), ("c", json!({}))]), &ExecuteOptions::default())
-        .unwrap();
+    let plan = prepare(
+        &r,
+        &calls(&[("a", json!({})), ("c", json!({}))]),
+        &ExecuteOptions::default(),
+    )
+    .unwrap();
     finish(
         &r,
         &plan,
-        vec![HostOutcome::Content("x".into()), HostOutcome::Content("y".into())],
+        vec![
+            HostOutcome::Content("x".into()),
+            HostOutcome::Content("y".into()),
+        ],
     )
     .unwrap();
     assert_eq!(r.usage_partners("c").unwrap()[0].name, "a");
@@ -339,7 +394,11 @@ fn usage_persists_across_a_restart() {
         .discoverer(DiscoveryOptions::default())
         .discover(QUERY, &request(10))
         .unwrap();
-    assert!(names(&hits).contains(&"get_user_token"), "{:?}", names(&hits));
+    assert!(
+        names(&hits).contains(&"get_user_token"),
+        "{:?}",
+        names(&hits)
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -387,16 +446,23 @@ fn bad_tasks_are_bounded_and_counted_right() {
     assert_eq!(r.record_usage(&["", "nope", "gone"]).unwrap(), 0);
     assert_eq!(r.usage_status().unwrap().tasks, 0);
     assert_eq!(
-        r.record_usage(&["add_agenda", "add_agenda", "nope", "list_files"]).unwrap(),
+        r.record_usage(&["add_agenda", "add_agenda", "nope", "list_files"])
+            .unwrap(),
         2
     );
     // A task of 10,000 names counts its first registered ones only.
-    let huge: Vec<String> = (0..10_000).map(|i| format!("agenda_tool_{}", i % 8)).collect();
+    let huge: Vec<String> = (0..10_000)
+        .map(|i| format!("agenda_tool_{}", i % 8))
+        .collect();
     let huge: Vec<&str> = huge.iter().map(String::as_str).collect();
     assert_eq!(r.record_usage(&huge).unwrap(), 8);
     assert!(r.record_usage_json(r#"{"tools": ["a"]}"#).is_err());
     assert!(r.record_usage_json(r#"["add_agenda", 3]"#).is_err());
-    assert_eq!(r.record_usage_json(r#"["add_agenda", "list_files"]"#).unwrap(), 2);
+    assert_eq!(
+        r.record_usage_json(r#"["add_agenda", "list_files"]"#)
+            .unwrap(),
+        2
+    );
     // A million tasks: bounded memory, bounded partners.
     let start = std::time::Instant::now();
     for i in 0..1_000_000u32 {
