@@ -397,6 +397,32 @@ pub fn score_rankings(queries: &[EvalQuery], text: &str) -> Result<Metrics> {
     Ok(aggregate(&scores, zero, &latencies))
 }
 
+/// Parses a usage file for `toolregistry eval --usage`: one observed task per non-empty line,
+/// `{"tools": [names]}`. Bad lines are an error naming the line; the tasks are returned in order.
+pub fn parse_usage(bytes: &[u8]) -> Result<Vec<Vec<String>>> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        Error::invalid(format!(
+            "usage file: not UTF-8 (at byte {})",
+            e.valid_up_to()
+        ))
+    })?;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let at = format!("usage line {}", i + 1);
+        let v = parse_json(line, &at)?;
+        let tools = v
+            .get("tools")
+            .ok_or_else(|| Error::invalid(format!("{at}: expected {{\"tools\": [names]}}")))?;
+        let names = crate::limits::string_list(tools, &format!("{at}.tools"))?
+            .ok_or_else(|| Error::invalid(format!("{at}.tools: expected an array of names")))?;
+        out.push(names);
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -505,30 +531,4 @@ mod tests {
             assert!(e.contains(expected), "{text}: {e}");
         }
     }
-}
-
-/// Parses a usage file for `toolregistry eval --usage`: one observed task per non-empty line,
-/// `{"tools": [names]}`. Bad lines are an error naming the line; the tasks are returned in order.
-pub fn parse_usage(bytes: &[u8]) -> Result<Vec<Vec<String>>> {
-    let text = std::str::from_utf8(bytes).map_err(|e| {
-        Error::invalid(format!(
-            "usage file: not UTF-8 (at byte {})",
-            e.valid_up_to()
-        ))
-    })?;
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let at = format!("usage line {}", i + 1);
-        let v = parse_json(line, &at)?;
-        let tools = v
-            .get("tools")
-            .ok_or_else(|| Error::invalid(format!("{at}: expected {{\"tools\": [names]}}")))?;
-        let names = crate::limits::string_list(tools, &format!("{at}.tools"))?
-            .ok_or_else(|| Error::invalid(format!("{at}.tools: expected an array of names")))?;
-        out.push(names);
-    }
-    Ok(out)
 }

@@ -146,6 +146,7 @@ fn write_warning(out: &mut Vec<u8>, warning: Option<&str>) {
 }
 
 /// Writes a hit's object up to (not including) its schema and closing brace.
+#[allow(clippy::too_many_arguments)]
 fn write_hit_head(
     out: &mut Vec<u8>,
     name: &str,

@@ -82,7 +82,7 @@ pub(crate) fn bring_in(
     let keep = protected(request.top_k);
     let total = usage.task_count().max(1) as f64;
     let best_cosine = (search.profile == Profile::Hybrid)
-        .then(|| cosine(state, &lists.whole.vector, hits[0].doc))
+        .then(|| cosine(state, lists.whole.vector, hits[0].doc))
         .flatten();
     let mut found: Vec<(f64, Ranked)> = Vec::new();
     for anchor in hits.iter().take(keep) {
@@ -151,7 +151,7 @@ fn fits(
     {
         return true;
     }
-    match (best_cosine, cosine(state, &lists.whole.vector, doc)) {
+    match (best_cosine, cosine(state, lists.whole.vector, doc)) {
         (Some(best), Some(c)) => best > 0.0 && c >= MIN_FIT * best,
         _ => false,
     }
