@@ -263,6 +263,17 @@ pub struct Ranked {
 /// with an empty ranking, and [`Metrics::failed`] and [`Metrics::first_error`] report it. The
 /// `Result` is kept for errors of the run as a whole.
 pub fn evaluate(discoverer: &Discoverer, queries: &[EvalQuery]) -> Result<(Metrics, Vec<Ranked>)> {
+    evaluate_with(discoverer, queries, &mut |_, _| {})
+}
+
+/// [`evaluate`] with `around(query, true)` called before each query's discover and
+/// `around(query, false)` after it (`--usage leave-one-out` takes the query's own task out of
+/// the usage and puts it back).
+pub fn evaluate_with(
+    discoverer: &Discoverer,
+    queries: &[EvalQuery],
+    around: &mut dyn FnMut(&EvalQuery, bool),
+) -> Result<(Metrics, Vec<Ranked>)> {
     let request = DiscoverRequest {
         top_k: CUTOFF,
         ..Default::default()
@@ -273,6 +284,7 @@ pub fn evaluate(discoverer: &Discoverer, queries: &[EvalQuery]) -> Result<(Metri
     let mut zero = 0;
     let (mut failed, mut first_error) = (0, None);
     for q in queries {
+        around(q, true);
         let start = Instant::now();
         let hits = match discoverer.discover(&q.query, &request) {
             Ok(hits) => hits,
@@ -283,6 +295,7 @@ pub fn evaluate(discoverer: &Discoverer, queries: &[EvalQuery]) -> Result<(Metri
             }
         };
         let latency_ms = start.elapsed().as_secs_f64() * 1e3;
+        around(q, false);
         latencies.push(latency_ms);
         let ranked: Vec<String> = hits.into_iter().map(|h| h.name).collect();
         if ranked.is_empty() {
@@ -382,6 +395,32 @@ pub fn score_rankings(queries: &[EvalQuery], text: &str) -> Result<Metrics> {
         ));
     }
     Ok(aggregate(&scores, zero, &latencies))
+}
+
+/// Parses a usage file for `toolregistry eval --usage`: one observed task per non-empty line,
+/// `{"tools": [names]}`. Bad lines are an error naming the line; the tasks are returned in order.
+pub fn parse_usage(bytes: &[u8]) -> Result<Vec<Vec<String>>> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        Error::invalid(format!(
+            "usage file: not UTF-8 (at byte {})",
+            e.valid_up_to()
+        ))
+    })?;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let at = format!("usage line {}", i + 1);
+        let v = parse_json(line, &at)?;
+        let tools = v
+            .get("tools")
+            .ok_or_else(|| Error::invalid(format!("{at}: expected {{\"tools\": [names]}}")))?;
+        let names = crate::limits::string_list(tools, &format!("{at}.tools"))?
+            .ok_or_else(|| Error::invalid(format!("{at}.tools: expected an array of names")))?;
+        out.push(names);
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

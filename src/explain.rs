@@ -609,6 +609,7 @@ fn ranked(doc: DocId, score: f64) -> Ranked {
         doc,
         score,
         intent: None,
+        brought_in: None,
     }
 }
 

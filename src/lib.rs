@@ -54,6 +54,7 @@ pub mod registry;
 pub mod schema;
 pub mod suggest;
 pub mod tool;
+pub mod usage;
 pub mod validate;
 
 pub mod ffi;

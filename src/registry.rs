@@ -73,6 +73,7 @@ mod summaries;
 #[cfg(test)]
 mod tests;
 mod upkeep;
+mod usage;
 pub use calls::{CallTarget, ToolStatus, ToolTarget};
 pub(crate) use embedding::missing_embedder;
 pub(crate) use handle::Handle;
@@ -81,6 +82,8 @@ pub use schemas::SchemaOptions;
 pub(crate) use schemas::write_builtin_schema;
 use slots::{DisabledBits, Extras};
 pub use summaries::{Summary, first_sentence};
+pub(crate) use usage::UsageCell;
+pub use usage::UsageStatus;
 
 /// A registered tool's slot: only the tool. Whether it is disabled, its host function and its
 /// disable reason are kept beside the slots (see [`slots`]), which keeps a slot at 104 bytes.
@@ -166,6 +169,9 @@ pub(crate) struct Shared {
     /// the state are not counted: when the last handle goes, the thread is stopped and joined on
     /// that caller's thread.
     users: std::sync::atomic::AtomicUsize,
+    /// The co-use counts (see [`crate::usage`]): under their own lock, so recording a task
+    /// never waits for nor changes the state.
+    usage: UsageCell,
 }
 
 /// One shared rendering: (key, generation it was made at, value).
@@ -508,18 +514,23 @@ impl Registry {
         };
         if let Some(key) = obj
             .keys()
-            .find(|k| !matches!(k.as_str(), "discovery" | "embedding"))
+            .find(|k| !matches!(k.as_str(), "discovery" | "embedding" | "usage"))
         {
             return Err(Error::invalid(format!(
-                "options.{key}: unknown option (expected discovery or embedding)"
+                "options.{key}: unknown option (expected discovery, embedding or usage)"
             )));
         }
+        let usage = usage::options_from_value(obj.get("usage"))?;
         // The embedder first: discovery options that ask for `hybrid` need it.
         if let Some(e) = crate::embed::attach::options_from_registry(obj.get("embedding"))? {
             registry.set_embedding_options(&e)?;
         }
         if let Some(v) = obj.get("discovery") {
             registry.enable_discovery_json(Some(&v.to_string()))?;
+        }
+        if let Some(path) = usage {
+            // A file that cannot be read is an empty start; its warning is in usage_status.
+            registry.enable_usage(path.as_deref())?;
         }
         Ok(registry)
     }
@@ -624,6 +635,8 @@ impl Registry {
         }
         let id = state.slot_id(name)?;
         let host = state.remove(id);
+        // Under the write lock: no task naming it can be recorded in between.
+        self.shared.usage().forget(name);
         drop(state);
         drop(host);
         Ok(())

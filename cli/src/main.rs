@@ -110,6 +110,11 @@ enum Command {
         /// The engine's name in the report of --score (default: the file's name).
         #[arg(long, value_name = "NAME", requires = "score")]
         label: Option<String>,
+        /// Usage seen before the queries run: FILE (JSON lines {"tools": [names]}, each one
+        /// observed task), or `leave-one-out` (every other query's relevant tools as one task
+        /// each: a query never sees its own).
+        #[arg(long, value_name = "FILE|leave-one-out", conflicts_with = "score")]
+        usage: Option<String>,
         /// Turn enhanced analysis and scoring changes off, for ablation: comma-separated of nfkc,
         /// split, stem, param_docs, stopwords, per_field_norm, query_saturation, background,
         /// values.
@@ -601,6 +606,7 @@ fn run(cli: Cli, out: &mut String) -> Result<(), String> {
             ablate,
             score,
             label,
+            usage,
         } => {
             let read = |file: &str| {
                 let path = catalog.join(file);
@@ -631,7 +637,35 @@ fn run(cli: Cli, out: &mut String) -> Result<(), String> {
             let options = ranking.options()?;
             let discoverer = registry.discoverer(options);
             let profile = discoverer.profile().map_err(err)?;
-            let (m, ranked) = eval::evaluate(&discoverer, &queries).map_err(err)?;
+            let leave_one_out = usage.as_deref() == Some("leave-one-out");
+            let tasks: Vec<Vec<String>> = match usage.as_deref() {
+                None => Vec::new(),
+                Some("leave-one-out") => queries.iter().map(|q| q.relevant.clone()).collect(),
+                Some(file) => {
+                    let bytes = std::fs::read(file).map_err(|e| format!("--usage {file}: {e}"))?;
+                    eval::parse_usage(&bytes).map_err(|e| format!("--usage {file}: {e}"))?
+                }
+            };
+            for task in &tasks {
+                let names: Vec<&str> = task.iter().map(String::as_str).collect();
+                registry.record_usage(&names).map_err(err)?;
+            }
+            let names = |q: &eval::EvalQuery| -> Vec<String> { q.relevant.clone() };
+            let mut around = |q: &eval::EvalQuery, before: bool| {
+                if !leave_one_out {
+                    return;
+                }
+                let own = names(q);
+                let own: Vec<&str> = own.iter().map(String::as_str).collect();
+                // A query never sees its own task: out before its discover, back after.
+                let _ = if before {
+                    registry.unrecord_usage(&own)
+                } else {
+                    registry.record_usage(&own).map(|_| ())
+                };
+            };
+            let (m, ranked) =
+                eval::evaluate_with(&discoverer, &queries, &mut around).map_err(err)?;
             if let Some(path) = rankings {
                 let mut text = String::new();
                 for r in &ranked {

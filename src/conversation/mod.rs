@@ -23,6 +23,19 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::sync::Mutex;
 
+impl Drop for Conversation {
+    /// The conversation ended: its task is recorded (when usage is on).
+    fn drop(&mut self) {
+        let task = match self.loaded.get_mut() {
+            Ok(l) => std::mem::take(&mut l.task),
+            Err(e) => std::mem::take(&mut e.into_inner().task),
+        };
+        if !task.is_empty() {
+            self.record_task(&task);
+        }
+    }
+}
+
 /// One conversation over a registry. `Send + Sync`: calls from several threads are serialized
 /// per conversation; many conversations share one registry.
 pub struct Conversation {
@@ -40,7 +53,15 @@ struct Loaded {
     /// The fingerprint of the last answer, with the registry generation and load count it was
     /// computed at: when neither changed, the same bytes come out and need no hashing again.
     fingerprint: Option<(u64, usize, String)>,
+    /// The distinct tools whose calls ran since the last task was recorded, oldest first: the
+    /// conversation's task (see [`CONVERSATION_TASK_TOOLS`]).
+    task: Vec<String>,
 }
+
+/// Most distinct tools of one conversation's task: when a call of one more tool runs, the task
+/// so far is recorded and a new one begins (a long conversation is several tasks, not one that
+/// pairs its first tool with its thousandth).
+pub const CONVERSATION_TASK_TOOLS: usize = 16;
 
 impl Conversation {
     /// A conversation over `registry` (the state is shared, not copied).
@@ -63,6 +84,7 @@ impl Conversation {
             loaded: Mutex::new(Loaded {
                 names,
                 fingerprint: None,
+                task: Vec::new(),
             }),
         })
     }
@@ -197,6 +219,12 @@ impl Conversation {
         self.finish_with(&plan, outcomes, false)
     }
 
+    /// Records `task` (the tools whose calls ran) as one task of usage.
+    fn record_task(&self, task: &[String]) {
+        let names: Vec<&str> = task.iter().map(String::as_str).collect();
+        self.registry.record_ran(&names);
+    }
+
     /// Step one of [`execute_json`](Self::execute_json): the calls planned, searches answered
     /// with the conversation's options. Nothing is loaded yet: [`finish`](Self::finish) loads
     /// what the calls revealed, in the order the model made them.
@@ -297,7 +325,23 @@ impl Conversation {
                 .iter()
                 .for_each(|n| push_unique(&mut loaded.names, n));
         }
+        // The conversation is the task (bounded): recorded when it ends or its window is full.
+        let mut full = None;
+        if self.registry.usage_recording() {
+            for name in crate::exec::ran(plan, &results) {
+                if loaded.task.iter().any(|n| n == name) {
+                    continue;
+                }
+                if loaded.task.len() == CONVERSATION_TASK_TOOLS {
+                    full = Some(std::mem::take(&mut loaded.task));
+                }
+                loaded.task.push(name.to_string());
+            }
+        }
         drop(loaded);
+        if let Some(task) = full {
+            self.record_task(&task);
+        }
         Ok(crate::exec::messages_json(plan, &results))
     }
 

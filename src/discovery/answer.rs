@@ -26,6 +26,7 @@ impl Answer<'_> {
                     doc,
                     score: 1.0,
                     intent: None,
+                    brought_in: None,
                 })
                 .collect(),
             exact: true,
@@ -59,9 +60,12 @@ pub struct Hit {
     /// The need of the query this tool answers, when the query holds several (its words, as the
     /// query has them).
     pub intent: Option<String>,
+    /// Why the tool is in the answer when the query did not rank it there: brought in by a hit
+    /// it is used with ("used with `X` in 12 of its 15 tasks"; see [`crate::discovery::usage`]).
+    pub brought_in: Option<String>,
 }
 
-/// Renders hits as the JSON answer: `[{"name", "description", "score", "namespace", "deferred", "intent"?, "schema"?, "warning"?}]`.
+/// Renders hits as the JSON answer: `[{"name", "description", "score", "namespace", "deferred", "intent"?, "brought_in"?, "schema"?, "warning"?}]`.
 pub fn hits_to_json(hits: &[Hit]) -> String {
     let mut out = Vec::with_capacity(128 * hits.len() + 2);
     out.push(b'[');
@@ -85,6 +89,7 @@ fn write_hit(out: &mut Vec<u8>, h: &Hit) {
         h.namespace.as_deref(),
         h.deferred,
         h.intent.as_deref(),
+        h.brought_in.as_deref(),
     );
     if let Some(schema) = &h.schema {
         out.extend_from_slice(b",\"schema\":");
@@ -141,6 +146,7 @@ fn write_warning(out: &mut Vec<u8>, warning: Option<&str>) {
 }
 
 /// Writes a hit's object up to (not including) its schema and closing brace.
+#[allow(clippy::too_many_arguments)]
 fn write_hit_head(
     out: &mut Vec<u8>,
     name: &str,
@@ -149,6 +155,7 @@ fn write_hit_head(
     namespace: Option<&str>,
     deferred: bool,
     intent: Option<&str>,
+    brought_in: Option<&str>,
 ) {
     out.extend_from_slice(b"{\"name\":");
     write_str(out, name);
@@ -166,6 +173,10 @@ fn write_hit_head(
     if let Some(intent) = intent {
         out.extend_from_slice(b",\"intent\":");
         write_str(out, intent);
+    }
+    if let Some(why) = brought_in {
+        out.extend_from_slice(b",\"brought_in\":");
+        write_str(out, why);
     }
 }
 
@@ -193,6 +204,7 @@ pub(crate) fn hits(state: &State, answer: &Answer<'_>, request: &DiscoverRequest
                 schema,
                 warning,
                 intent: answer.intent_of(h).map(str::to_string),
+                brought_in: h.brought_in.map(|b| super::usage::reason(state, &b)),
             }
         })
         .collect();
@@ -225,6 +237,7 @@ pub(crate) fn json(state: &State, answer: &Answer<'_>, request: &DiscoverRequest
         }
         let tool = state.tool_at(h.doc);
         let deferred = tool.metadata().defer;
+        let brought_in = h.brought_in.map(|b| super::usage::reason(state, &b));
         if !compact {
             write_hit_head(
                 &mut out,
@@ -234,6 +247,7 @@ pub(crate) fn json(state: &State, answer: &Answer<'_>, request: &DiscoverRequest
                 tool.namespace(),
                 deferred,
                 answer.intent_of(h),
+                brought_in.as_deref(),
             );
             if exact || deferred {
                 out.extend_from_slice(b",\"schema\":");
@@ -260,6 +274,7 @@ pub(crate) fn json(state: &State, answer: &Answer<'_>, request: &DiscoverRequest
             tool.namespace(),
             deferred,
             answer.intent_of(h),
+            brought_in.as_deref(),
         );
         out.push(b'}');
         if !fits(&out) && i > 0 {

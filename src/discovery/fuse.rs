@@ -40,6 +40,20 @@ pub(crate) struct Ranked {
     /// The need it answers (an index into the plan's intents), when the query has several and
     /// some need's ranking holds it.
     pub intent: Option<usize>,
+    /// Brought in by a hit it is used with (the co-use step, [`super::usage`]), not ranked by
+    /// the query.
+    pub brought_in: Option<BroughtIn>,
+}
+
+/// Why a tool was brought in: used with the hit `by` in `together` of `by`'s `tasks` tasks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct BroughtIn {
+    /// The hit that brought it in.
+    pub by: DocId,
+    /// Tasks the two were used in together.
+    pub together: u32,
+    /// Tasks `by` was used in.
+    pub tasks: u32,
 }
 
 /// Fuses a search's lists into its answer: the best `top_k` tools, the score floor applied.
@@ -60,6 +74,7 @@ pub(crate) fn fuse(
                 doc: h.doc,
                 score: h.score,
                 intent: None,
+                brought_in: None,
             })
             .collect();
         if let Some(floor) = score_floor(options, hits.first().map(|h| h.score)) {
@@ -153,7 +168,15 @@ pub(crate) fn merge(
                 })
                 .map(|(i, _)| i);
             let score = WHOLE_WEIGHT * r[0] + (1.0 - WHOLE_WEIGHT) * top;
-            (Ranked { doc, score, intent }, top)
+            (
+                Ranked {
+                    doc,
+                    score,
+                    intent,
+                    brought_in: None,
+                },
+                top,
+            )
         })
         .filter(|(r, top)| r.score > 0.0 && (floor_ratio <= 0.0 || *top >= floor_ratio))
         .collect();

@@ -8,7 +8,8 @@
 //! 3. [`retrieve`]: for the whole query and each need, the candidates by words ([`lexical`],
 //!    BM25F scored in [`crate::index`]) and in `hybrid` by meaning ([`semantic`]).
 //! 4. [`fuse`]: each need's words and meaning fused ([`hybrid`], with [`phrases`]), then the
-//!    whole query's ranking merged with its needs', cut to `top_k` and the score floor.
+//!    whole query's ranking merged with its needs', cut to `top_k` and the score floor; then the
+//!    best hits bring in the tools they are used with, when the evidence is strong ([`usage`]).
 //! 5. [`answer`]: the hits as typed values or JSON, within `max_tokens`.
 //!
 //! `options` holds how to rank and what to ask (parsed from JSON). The query's vectors are
@@ -25,6 +26,7 @@ mod phrases;
 pub(crate) mod plan;
 pub(crate) mod retrieve;
 pub(crate) mod semantic;
+pub mod usage;
 pub(crate) mod validate;
 
 pub use answer::{Hit, hits_to_json};
@@ -105,8 +107,18 @@ fn run<T>(
         request,
         retrieve::Reach::Answer(options.min_score_ratio),
     )?;
+    let mut hits = fuse::fuse(&state, options, &search, &lists, request);
+    usage::bring_in(
+        &state,
+        &shared.usage().read(),
+        options,
+        &search,
+        &lists,
+        request,
+        &mut hits,
+    );
     let answer = Answer {
-        hits: fuse::fuse(&state, options, &search, &lists, request),
+        hits,
         exact: false,
         intents: search.intents.iter().map(|r| &query[r.clone()]).collect(),
     };

@@ -180,6 +180,10 @@ pub struct DiscoveryOptions {
     /// keeps every need's best tools (`enhanced` and `hybrid`; `reference` never does). Default
     /// true; `"intents": false` ranks every query as one need.
     pub intents: bool,
+    /// Whether the answer's best hits bring in the tools they are used with, when usage was
+    /// recorded (see [`crate::discovery::usage`]; `enhanced` and `hybrid`, never `reference`).
+    /// Default true; `"usage": false` ranks as if nothing were recorded.
+    pub usage: bool,
 }
 
 impl Default for DiscoveryOptions {
@@ -209,6 +213,7 @@ impl DiscoveryOptions {
             profile_named: true,
             fusion: Default::default(),
             intents: true,
+            usage: true,
         };
         match profile {
             Profile::Reference => reference,
@@ -317,9 +322,14 @@ impl DiscoveryOptions {
                         Error::invalid(format!("{here}: expected a boolean, got {}", kind_of(v)))
                     })?
                 }
+                "usage" => {
+                    o.usage = v.as_bool().ok_or_else(|| {
+                        Error::invalid(format!("{here}: expected a boolean, got {}", kind_of(v)))
+                    })?
+                }
                 _ => {
                     return Err(Error::invalid(format!(
-                        "{here}: unknown option (expected profile, field_weights, min_score_ratio, max_df_ratio, k1, b, delta, fusion or intents)"
+                        "{here}: unknown option (expected profile, field_weights, min_score_ratio, max_df_ratio, k1, b, delta, fusion, intents or usage)"
                     )));
                 }
             }

@@ -13,8 +13,10 @@
 mod options;
 mod plan;
 mod schedule;
+mod task;
 
 pub(crate) use schedule::run_host_calls;
+pub(crate) use task::ran;
 
 pub use options::ExecuteOptions;
 pub use plan::{HostCall, HostOutcome, Plan, PlannedCall, PlannedSearch, Step, read_results};
@@ -44,6 +46,8 @@ pub fn execute_json(
     // The host functions ran here, on the registry's own targets: their results stand even if
     // one unregistered its own tool while it ran.
     let results = outcomes_in_order(registry, &plan, outcomes, false);
+    // One model reply is one task.
+    registry.record_ran(&task::ran(&plan, &results));
     Ok(messages_json(&plan, &results))
 }
 
@@ -128,6 +132,7 @@ pub fn prepare(registry: &Registry, calls_json: &str, options: &ExecuteOptions) 
 /// in plan order), byte for byte what [`execute_json`] writes for the same outcomes.
 pub fn finish(registry: &Registry, plan: &Plan, outcomes: Vec<HostOutcome>) -> Result<String> {
     let results = outcomes_in_order(registry, plan, outcomes, true);
+    registry.record_ran(&task::ran(plan, &results));
     Ok(messages_json(plan, &results))
 }
 

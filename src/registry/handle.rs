@@ -41,6 +41,8 @@ impl std::ops::Deref for Handle {
 impl Drop for Handle {
     fn drop(&mut self) {
         if self.0.users.fetch_sub(1, Ordering::AcqRel) == 1 {
+            // The last user: what was recorded since the last write is written now.
+            self.0.usage().flush();
             if let Some(e) = self.0.replace_embedding(None) {
                 e.finish();
             }

@@ -31,3 +31,4 @@ mod registry;
 mod schema_clean;
 mod scripts;
 mod stress;
+mod usage;

@@ -181,3 +181,57 @@ fn cli_eval_counts_failing_queries_as_misses() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `eval --usage FILE`: the observed tasks bring a partner into a query's answer (COMP@10 rises);
+/// a bad usage file is an error naming the line, a non-UTF-8 one says so.
+#[test]
+fn cli_eval_with_usage() {
+    let dir = std::env::temp_dir().join(format!("tr-eval-usage-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("catalog.json"),
+        r#"[{"name": "add_agenda", "description": "Add an agenda item.", "parameters": {"type": "object", "properties": {}}},
+            {"name": "get_user_token", "description": "Get the user token by username and password.", "parameters": {"type": "object", "properties": {}}},
+            {"name": "list_files", "description": "List the files of a folder.", "parameters": {"type": "object", "properties": {}}}]"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("queries.jsonl"),
+        "{\"id\": \"q1\", \"query\": \"add an agenda item\", \"relevant\": [\"add_agenda\", \"get_user_token\"]}\n",
+    )
+    .unwrap();
+    let run = |usage: &std::path::Path| {
+        crate::program::toolregistry()
+            .args(["eval", "--profile", "enhanced", "--json", "--catalog"])
+            .arg(&dir)
+            .arg("--usage")
+            .arg(usage)
+            .output()
+            .unwrap()
+    };
+    let usage = dir.join("usage.jsonl");
+    let mut text = String::new();
+    for _ in 0..5 {
+        text.push_str(
+            "{\"tools\": [\"add_agenda\", \"get_user_token\"]}\n{\"tools\": [\"list_files\"]}\n",
+        );
+    }
+    std::fs::write(&usage, text).unwrap();
+    let out = run(&usage);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let m: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(m["comp@10"], 1.0, "{m}");
+    std::fs::write(&usage, "{\"tools\": [\"add_agenda\"]}\n{\"tools\": 3}\n").unwrap();
+    let out = run(&usage);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("usage line 2"));
+    std::fs::write(&usage, b"{\"tools\": [\"\xff\"]}\n").unwrap();
+    let out = run(&usage);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not UTF-8"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
