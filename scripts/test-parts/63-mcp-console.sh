@@ -2,8 +2,9 @@
 # The gateway's web console (`toolregistry mcp --console`, cargo feature `mcp`) in a real browser:
 # Debian's headless Chromium and its driver (installed when missing), driven by Selenium from PyPI
 # with the system browser (no browser download), against a gateway the official MCP Python SDK's
-# client starts, in front of mcp-server-time and the scripted server of
-# tests/mcp/console/poisoning.py (see tests/mcp/console/test_console.py for what is checked). The
+# client starts, in front of mcp-server-time, the scripted server of tests/mcp/console/poisoning.py
+# and an OAuth-protected server (the scripted authorization server and MCP server of
+# tests/mcp/test_oauth.py; see tests/mcp/console/test_console.py for what is checked). The
 # virtualenv stays in $target/console-venv; the page's screenshots go to
 # $target/console-screenshots (docs/images/mcp-console-*.png are copies of them).
 set -euo pipefail

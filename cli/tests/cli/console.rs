@@ -107,6 +107,13 @@ fn the_console_refuses_what_it_must() {
     );
     let (code, _) = request(port, &post, body);
     assert_eq!(code, 403, "a POST without the CSRF token");
+    let sign_in_body = r#"{"server": "nobody"}"#;
+    let sign_in = format!(
+        "POST /api/sign-in HTTP/1.1\r\n{host}\r\n{bearer}\r\nContent-Type: application/json"
+    );
+    let (code, answer) = request(port, &sign_in, sign_in_body);
+    assert_eq!(code, 403, "a Sign in POST without the CSRF token: {answer}");
+    assert!(answer.contains("CSRF"), "{answer}");
     let (_, session) = request(
         port,
         &format!("GET /api/session HTTP/1.1\r\n{host}\r\n{bearer}"),
@@ -138,6 +145,21 @@ fn the_console_refuses_what_it_must() {
     );
     assert_eq!(code, 409, "{answer}");
     assert!(answer.contains("no server of that name"), "{answer}");
+    let (code, _) = request(
+        port,
+        &format!("{sign_in}\r\nX-Console-Csrf: {csrf}\r\nOrigin: http://evil.example"),
+        sign_in_body,
+    );
+    assert_eq!(code, 403, "a Sign in POST from another origin");
+    let (code, answer) = request(
+        port,
+        &format!("{sign_in}\r\nX-Console-Csrf: {csrf}"),
+        sign_in_body,
+    );
+    assert_eq!(code, 409, "{answer}");
+    assert!(answer.contains("no server of that name"), "{answer}");
+    let (code, answer) = request(port, &format!("{sign_in}\r\nX-Console-Csrf: {csrf}"), "{}");
+    assert_eq!(code, 400, "{answer}");
     drop(gateway);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,18 +1,24 @@
 """The gateway's web console (`toolregistry mcp --console`), in a real browser: headless Chromium
 driven by Selenium, against a gateway the official MCP Python SDK's client started over stdio, in
 front of real servers (mcp-server-time; poisoning.py, whose tool turned poisoned since it was
-pinned; and a remote server that cannot be reached, so "failed" with its error). The page lists
-the servers and their states; the quarantined tool shows its diff; Approve in the page makes the
-tool appear to the SDK client (per tool, then per server); a search shows hits with reasons; the client's call appears under
-calls. Then the refusals over plain HTTP (no token 401; a POST without the CSRF token, or from
-another Origin, or to another Host, 403; no literal secret of the config's env/headers in any
-answer; beyond loopback without --token-file the gateway refuses to start), the same state file
-after an Approve in the page and after `toolregistry mcp approve`, and --console beside --http.
-With SCREENSHOTS=DIR, the page's screenshots go there (docs/ holds the ones committed).
+pinned; a remote server that cannot be reached, so "failed" with its error; and a remote server
+protected by OAuth, the scripted authorization server and MCP server of tests/mcp/test_oauth.py,
+whose first authorization the person declines). The page lists the servers and their states; the
+protected server needs sign-in, and its Sign in (the gateway's own sign-in, with `--open-with` a
+browser that approves at once, as the oauth tests' opener does) makes it run, its tool listed in
+the page and to the SDK client; the quarantined tool shows its diff; Approve in the page makes the
+tool appear to the SDK client (per tool, then per server); a search shows hits with reasons; the
+client's call appears under calls. Then the refusals over plain HTTP (no token 401; a POST
+without the CSRF token, or from another Origin, or to another Host, 403; no literal secret of
+the config's env/headers in any answer; beyond loopback without --token-file the gateway refuses
+to start), the same state file after an Approve in the page and after `toolregistry mcp
+approve`, and --console beside --http. With SCREENSHOTS=DIR, the page's screenshots go there
+(docs/ holds the ones committed).
 
 Usage: test_console.py PROXY_BINARY
 """
 
+from http.server import ThreadingHTTPServer
 import json
 import os
 import shutil
@@ -20,8 +26,10 @@ import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -40,6 +48,33 @@ BIN = Path(PY).parent
 ENV_SECRET = "env-secret-7f3a9c51"
 HEADER_SECRET = "header-secret-2b8d41e6"
 FAILURES: list[str] = []
+# The approving browser of the oauth tests: requests the authorization URL without following
+# redirects, then the Location it got (the gateway's loopback listener).
+OPENER = f"{PY} {HERE.parent / 'conformance_driver.py'} --open"
+
+sys.path.insert(0, str(HERE.parent))
+import test_oauth  # noqa: E402  (the scripted authorization server and protected MCP server)
+
+test_oauth.ACCESS_TTL = 3600  # refreshing is test_oauth's to check
+
+
+class DeclinesFirst(test_oauth.Handler):
+    """test_oauth's servers, where the person declines the first authorization (the gateway's
+    own sign-in at start) and approves the next ones (the console's Sign in)."""
+
+    authorizations: list[str] = []
+
+    def do_GET(self):
+        url, parts = self.split()
+        if len(parts) == 2 and parts[1] == "authorize":
+            DeclinesFirst.authorizations.append(parts[0])
+            if len(DeclinesFirst.authorizations) == 1:
+                q = dict(urllib.parse.parse_qsl(url.query))
+                target = q["redirect_uri"] + "?" + urllib.parse.urlencode(
+                    {"error": "access_denied", "error_description": "the person declined",
+                     "state": q.get("state", "")})
+                return self.send(302, headers=[("location", target)])
+        return super().do_GET()
 
 
 def check(ok: bool, what: str) -> None:
@@ -48,7 +83,7 @@ def check(ok: bool, what: str) -> None:
         FAILURES.append(what)
 
 
-def write_config(tmp: Path, version: Path, name: str) -> Path:
+def write_config(tmp: Path, version: Path, name: str, protected: str | None) -> Path:
     config = {"mcpServers": {
         "time": {"command": str(BIN / "mcp-server-time"), "args": ["--local-timezone", "UTC"], "defer": False},
         "facts": {"command": PY, "args": [str(HERE / "poisoning.py"), str(version)],
@@ -56,6 +91,9 @@ def write_config(tmp: Path, version: Path, name: str) -> Path:
         # Port 9 (discard): nothing listens, so the server is "failed" with its error.
         "remote": {"url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": f"Bearer {HEADER_SECRET}"}},
     }}
+    if protected:
+        # No "headers": it signs in. Nothing pinned, so that the state file stays the CLI twin's.
+        config["mcpServers"]["protected"] = {"url": protected, "defer": False, "trust": "off"}
     path = tmp / name
     path.write_text(json.dumps(config))
     return path
@@ -66,11 +104,11 @@ def proxy(*args, timeout=120) -> subprocess.CompletedProcess:
                           stdin=subprocess.DEVNULL)
 
 
-def pinned_then_poisoned(tmp: Path, label: str) -> tuple[Path, Path]:
+def pinned_then_poisoned(tmp: Path, label: str, protected: str | None = None) -> tuple[Path, Path]:
     """A config and a state file where facts/fact_of_the_day was pinned benign, then changed."""
     version = tmp / f"version-{label}"
     version.write_text("1")
-    config = write_config(tmp, version, f"config-{label}.json")
+    config = write_config(tmp, version, f"config-{label}.json", protected)
     state = tmp / f"state-{label}" / "mcp-state.json"
     proxy("--check", "--config", str(config), "--state", str(state))
     version.write_text("2")
@@ -133,6 +171,15 @@ def refusals(base: str, token: str, csrf: str) -> None:
     code, _ = http(f"{base}/api/approve", "POST",
                    {**bearer, "X-Console-Csrf": csrf, "Origin": "http://evil.example"}, body)
     check(code == 403, f"a POST from another Origin: 403 ({code})")
+    sign_in = json.dumps({"server": "protected"}).encode()
+    code, text = http(f"{base}/api/sign-in", "POST", bearer, sign_in)
+    check(code == 403 and "CSRF" in text, f"a Sign in POST without the CSRF token: 403 ({code})")
+    code, _ = http(f"{base}/api/sign-in", "POST",
+                   {**bearer, "X-Console-Csrf": csrf, "Origin": "http://evil.example"}, sign_in)
+    check(code == 403, f"a Sign in POST from another Origin: 403 ({code})")
+    code, text = http(f"{base}/api/sign-in", "POST", {**bearer, "X-Console-Csrf": csrf},
+                      json.dumps({"server": "time"}).encode())
+    check(code == 409 and "only a remote server" in text, f"Sign in for a program on stdio: 409 ({code} {text.strip()})")
     code, _ = http(f"{base}/api/overview", headers={**bearer, "Host": "evil.example"})
     check(code == 403, f"another Host (DNS rebinding): 403 ({code})")
     with urllib.request.urlopen(urllib.request.Request(f"{base}/", headers={"Authorization": f"Bearer {token}"})) as r:
@@ -160,11 +207,40 @@ def no_secret(base: str, token: str) -> None:
           and config["remote"]["headers"]["Authorization"] == "••••••", "the config's env and headers are masked")
 
 
-async def in_browser(tmp: Path, shots: Path | None) -> tuple[Path, Path]:
-    config, state = pinned_then_poisoned(tmp, "page")
+async def sign_in(driver, session, row, tool_row, oauth_base: str) -> None:
+    """The protected server needs sign-in; Sign in in the page makes it run, its tool listed."""
+    names = [t.name for t in (await session.list_tools()).tools]
+    check("protected-whoami" not in names, "before sign-in the protected server's tool is not listed")
+
+    def press():
+        driver.find_element(By.CSS_SELECTOR, 'button[data-sign-in="protected"]').click()
+        return True
+
+    check(bool(wait_for(press)), "Sign in is pressed")
+    link = wait_for(lambda: driver.find_element(By.CSS_SELECTOR, '#sign-in-note a[data-sign-in-url="protected"]'))
+    href = link.get_attribute("href") if link else ""
+    check(href.startswith(f"{oauth_base}/protected/authorize?") and "code_challenge=" in href,
+          f"the page shows the authorization URL for a person to open: {href[:60]}...")
+    note = driver.find_element(By.ID, "sign-in-note").text
+    check("--open-with" in note, f"and says what opened it: {note[:100]!r}")
+    running = wait_for(lambda: "running" in row("protected") and row("protected"), timeout=30)
+    check(bool(running) and " 1 " in f" {running} " and "Sign in" not in running,
+          f"once signed in the server runs with its tool: {running!r}")
+    listed = wait_for(lambda: "listed" in tool_row("protected-whoami") and tool_row("protected-whoami"))
+    check(bool(listed), f"its tool is in the page's tools table: {listed!r}")
+    check(await wait_listed(session, "protected-whoami"), "and appears to the SDK client")
+    r = await session.call_tool("protected-whoami", {})
+    text = " ".join(getattr(c, "text", "") for c in r.content)
+    check("signed in to protected" in text, f"its tool answers through the gateway: {text}")
+    check(DeclinesFirst.authorizations == ["protected", "protected"],
+          f"two authorizations: the gateway's own (declined), the page's: {DeclinesFirst.authorizations}")
+
+
+async def in_browser(tmp: Path, shots: Path | None, oauth_base: str) -> tuple[Path, Path]:
+    config, state = pinned_then_poisoned(tmp, "page", f"{oauth_base}/protected/mcp")
     errlog = open(tmp / "gateway-stderr.log", "w+")
     params = StdioServerParameters(command=PROXY, args=["mcp", "--config", str(config), "--state", str(state),
-                                                        "--console", "127.0.0.1:0"])
+                                                        "--console", "127.0.0.1:0", "--open-with", OPENER])
     async with stdio_client(params, errlog=errlog) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()
@@ -183,14 +259,21 @@ async def in_browser(tmp: Path, shots: Path | None) -> tuple[Path, Path]:
                 driver.get(url)
                 check("token=" not in driver.current_url, "the token leaves the address bar for a cookie")
                 row = lambda name: driver.find_element(By.CSS_SELECTOR, f'tr[data-server="{name}"]').text
-                wait_for(lambda: "running" in row("time") and "running" in row("facts") and "failed" in row("remote"))
+                wait_for(lambda: "running" in row("time") and "running" in row("facts") and "failed" in row("remote")
+                         and "needs sign-in" in row("protected") and "declined" in row("protected"))
                 check("running" in row("time"), f"time is running: {row('time')!r}")
                 check("running" in row("facts") and " 0 2 " in f" {row('facts')} ", f"facts is running, 2 quarantined: {row('facts')!r}")
                 check("failed" in row("remote") and "connection failed" in row("remote"),
                       f"remote is failed with its error: {row('remote')[:120]!r}")
+                check("needs sign-in" in row("protected") and "mcp login protected" in row("protected")
+                      and "the person declined" in row("protected") and "Sign in" in row("protected"),
+                      f"protected needs sign-in, with why and a Sign in button: {row('protected')[:160]!r}")
+                label = driver.find_element(By.CSS_SELECTOR, 'button[data-sign-in="protected"]').get_attribute("aria-label")
+                check(label == "Sign in to protected", f"the Sign in button is labelled: {label!r}")
                 if shots:
                     driver.find_element(By.ID, "servers").screenshot(str(shots / "mcp-console-servers.png"))
                 tool_row = lambda name: driver.find_element(By.CSS_SELECTOR, f'tr[data-tool="{name}"]').text
+                await sign_in(driver, session, row, tool_row, oauth_base)
                 check("quarantined" in (wait_for(lambda: tool_row("facts-fact_of_the_day")) or "")
                       and "listed" in tool_row("time-get_current_time"),
                       "the tools table: the held tool quarantined, time's tools listed")
@@ -305,9 +388,12 @@ def main() -> int:
     shots = Path(os.environ["SCREENSHOTS"]) if os.environ.get("SCREENSHOTS") else None
     if shots:
         shots.mkdir(parents=True, exist_ok=True)
+    oauth = ThreadingHTTPServer(("127.0.0.1", 0), DeclinesFirst)
+    threading.Thread(target=oauth.serve_forever, daemon=True).start()
+    oauth_base = f"http://127.0.0.1:{oauth.server_port}"
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
-        _, page_state = anyio.run(in_browser, tmp, shots)
+        _, page_state = anyio.run(in_browser, tmp, shots, oauth_base)
         same_state_as_cli(tmp, page_state)
         beyond_loopback(tmp)
         beside_http(tmp)

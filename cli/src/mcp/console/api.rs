@@ -1,8 +1,10 @@
-//! The console's JSON API (docs/mcp-console.md): what the page polls, and the one change it
-//! makes, Approve. Every answer is JSON; every string in it passes each server's redaction.
+//! The console's JSON API (docs/mcp-console.md): what the page polls, and the two changes it
+//! makes, Approve and Sign in. Every answer is JSON; every string in it passes each server's
+//! redaction.
 
 use super::{Console, activity, query_value};
 use crate::mcp::downstream::State as Run;
+use crate::mcp::oauth;
 use crate::mcp::trust::pins;
 use axum::extract::{Request, State};
 use axum::http::{StatusCode, header};
@@ -18,7 +20,7 @@ pub const MASK: &str = "••••••";
 /// Most hits a search answers.
 const MAX_TOP_K: usize = 50;
 
-/// Largest body of a POST (a target name).
+/// Largest body of a POST (a target or server name).
 const MAX_BODY: usize = 64 * 1024;
 
 type Shared = State<Arc<Console>>;
@@ -207,26 +209,71 @@ fn search_json(c: &Console, q: &str, top_k: usize) -> Result<Value, String> {
 /// `toolregistry mcp approve` does to the state file, then the server's last listing is
 /// judged again so that the approved tools are listed (and the clients told) at once.
 pub async fn approve(State(c): Shared, request: Request) -> Response {
-    let body = match axum::body::to_bytes(request.into_body(), MAX_BODY).await {
-        Ok(b) => b,
-        Err(_) => {
-            return answer(
-                &c,
-                StatusCode::PAYLOAD_TOO_LARGE,
-                json!({"error": "body too large"}),
-            );
+    let target = match string_field(request, "target").await {
+        Ok(Some(t)) => t,
+        Ok(None) => {
+            let e = "expected {\"target\": \"SERVER\"} or {\"target\": \"SERVER/TOOL\"}";
+            return answer(&c, StatusCode::BAD_REQUEST, json!({"error": e}));
         }
-    };
-    let target = serde_json::from_slice::<Value>(&body)
-        .ok()
-        .and_then(|v| v.get("target")?.as_str().map(str::to_string));
-    let Some(target) = target else {
-        let e = "expected {\"target\": \"SERVER\"} or {\"target\": \"SERVER/TOOL\"}";
-        return answer(&c, StatusCode::BAD_REQUEST, json!({"error": e}));
+        Err(status) => return answer(&c, status, json!({"error": "body too large"})),
     };
     match approve_target(&c, &target) {
         Ok(lines) => answer(&c, StatusCode::OK, json!({"approved": lines})),
         Err(e) => answer(&c, StatusCode::CONFLICT, json!({"error": e})),
+    }
+}
+
+/// The string `field` of a POST's JSON body; `None` when the body is not such an object.
+async fn string_field(request: Request, field: &str) -> Result<Option<String>, StatusCode> {
+    let body = axum::body::to_bytes(request.into_body(), MAX_BODY)
+        .await
+        .map_err(|_| StatusCode::PAYLOAD_TOO_LARGE)?;
+    Ok(serde_json::from_slice::<Value>(&body)
+        .ok()
+        .and_then(|v| v.get(field)?.as_str().map(str::to_string)))
+}
+
+/// `POST /api/sign-in` with `{"server": "SERVER"}`: the gateway's own sign-in for a remote
+/// server that needs one (its `--open-with` or the system's opener, its token file), started
+/// now. `202` with the authorization URL once the browser is sent there (for a person to open
+/// when no browser opened); the sign-in goes on in the background, and the server starts again
+/// (its tools listed, the clients told) as soon as it is done.
+pub async fn sign_in(State(c): Shared, request: Request) -> Response {
+    let name = match string_field(request, "server").await {
+        Ok(Some(n)) => n,
+        Ok(None) => {
+            let e = "expected {\"server\": \"SERVER\"}";
+            return answer(&c, StatusCode::BAD_REQUEST, json!({"error": e}));
+        }
+        Err(status) => return answer(&c, status, json!({"error": "body too large"})),
+    };
+    let Some(server) = c
+        .context
+        .servers
+        .live()
+        .into_iter()
+        .find(|s| s.config.name == name)
+    else {
+        let e = format!("no server of that name: {name:?}");
+        return answer(&c, StatusCode::CONFLICT, json!({"error": e}));
+    };
+    match oauth::sign_in_now(&server.config).await {
+        Ok(started) => {
+            eprintln!("toolregistry mcp: console: sign-in to {name:?} started");
+            let body = json!({
+                "server": name,
+                "authorization_url": started.authorization_url,
+                "opener": started.opener,
+            });
+            answer(&c, StatusCode::ACCEPTED, body)
+        }
+        Err(oauth::SignInError::NotApplicable(e)) => {
+            answer(&c, StatusCode::CONFLICT, json!({"error": e}))
+        }
+        Err(oauth::SignInError::Failed(e)) => {
+            let e = format!("server {name:?}: sign-in failed: {e}");
+            answer(&c, StatusCode::BAD_GATEWAY, json!({"error": e}))
+        }
     }
 }
 
@@ -263,6 +310,8 @@ fn servers_json(c: &Console) -> Value {
             .live()
             .iter()
             .map(|s| {
+                let sign_in = oauth::status(&s.config);
+                let needed = sign_in.as_ref().is_some_and(|x| x.needed);
                 let (state, error, retry) = match s.state() {
                     Run::Starting if s.restarts() > 0 => ("restarting", None, None),
                     Run::Starting => ("starting", None, None),
@@ -277,6 +326,16 @@ fn servers_json(c: &Console) -> Value {
                         ),
                     ),
                 };
+                // A server whose last answer was a challenge no sign-in got past: whatever its
+                // supervisor is doing (waiting to start again, starting), it needs sign-in.
+                let state = if needed { "needs sign-in" } else { state };
+                let sign_in = sign_in.map(|x| {
+                    let url = x
+                        .authorization_url
+                        .filter(|u| u.starts_with("https://") || u.starts_with("http://"));
+                    json!({"needed": x.needed, "signing": x.signing,
+                           "authorization_url": url, "last_failure": x.last_failure})
+                });
                 let (transport, target) = match &s.config.remote {
                     Some(r) => ("http", r.url.clone()),
                     None => ("stdio", s.config.command.clone()),
@@ -293,6 +352,7 @@ fn servers_json(c: &Console) -> Value {
                     "restarts": s.restarts(),
                     "defer": s.config.defer,
                     "findings": gate.findings(&s.config.name),
+                    "sign_in": sign_in,
                 })
             })
             .collect(),

@@ -1,6 +1,7 @@
 //! `toolregistry mcp --console ADDR`: a web page, served by the gateway on a listener of its own,
-//! that shows the servers, the tools, the quarantine (with Approve), a search playground and the
-//! last calls, and a small JSON API under `/api/` that the page uses (and scripts may).
+//! that shows the servers (with Sign in for one that needs OAuth sign-in), the tools, the
+//! quarantine (with Approve), a search playground and the last calls, and a small JSON API under
+//! `/api/` that the page uses (and scripts may).
 //!
 //! Security model (docs/mcp-console.md): loopback by default, beyond loopback only with
 //! `--token-file`. Every request carries the token (`?token=`, which the page trades for an
@@ -153,6 +154,7 @@ pub async fn start(options: &ConsoleOptions, context: Context) -> Result<(), Str
         .route("/api/config", axum::routing::get(api::config))
         .route("/api/search", axum::routing::get(api::search))
         .route("/api/approve", axum::routing::post(api::approve))
+        .route("/api/sign-in", axum::routing::post(api::sign_in))
         .fallback(|| async { plain(StatusCode::NOT_FOUND, "Not Found\n") })
         .layer(axum::middleware::from_fn_with_state(
             Arc::clone(&console),

@@ -98,6 +98,19 @@ impl Target {
         scopes: &[String],
         opener: &Opener,
     ) -> Result<AuthorizationManager, String> {
+        self.sign_in_reporting(challenge, scopes, opener, &|_| {})
+            .await
+    }
+
+    /// [`Target::sign_in`], with `shown` told the authorization URL as soon as the browser is
+    /// sent there (the console gives it to its page, for a person to open).
+    pub async fn sign_in_reporting(
+        &self,
+        challenge: Option<&str>,
+        scopes: &[String],
+        opener: &Opener,
+        shown: &(dyn Fn(&str) + Send + Sync),
+    ) -> Result<AuthorizationManager, String> {
         let mut manager = self.manager().await?;
         let resolution = manager
             .resolve_metadata_from_challenge(challenge)
@@ -168,7 +181,9 @@ impl Target {
         let session = AuthorizationSession::new(manager, request)
             .await
             .map_err(|(_, e)| format!("starting the authorization: {e}"))?;
-        open(&self.name, session.get_authorization_url(), opener);
+        let url = session.get_authorization_url();
+        open(&self.name, url, opener);
+        shown(url);
         let path = tokio::time::timeout(SIGN_IN_TIMEOUT, redirected(&listener))
             .await
             .map_err(|_| {
@@ -213,13 +228,10 @@ fn open(name: &str, url: &str, opener: &Opener) {
             let Some(program) = words.next() else { return };
             (program, words.collect())
         }
-        Opener::System => {
-            let found = ["xdg-open", "open"].into_iter().find(|p| on_path(p));
-            match found {
-                Some(p) => (p.to_string(), Vec::new()),
-                None => return,
-            }
-        }
+        Opener::System => match system_opener() {
+            Some(p) => (p.to_string(), Vec::new()),
+            None => return,
+        },
     };
     args.push(url.to_string());
     match tokio::process::Command::new(&program)
@@ -235,6 +247,22 @@ fn open(name: &str, url: &str, opener: &Opener) {
             });
         }
         Err(e) => eprintln!("toolregistry mcp: server {name:?}: running {program:?}: {e}"),
+    }
+}
+
+/// The system's opener, when there is one.
+fn system_opener() -> Option<&'static str> {
+    ["xdg-open", "open"].into_iter().find(|p| on_path(p))
+}
+
+impl Opener {
+    /// What runs with the authorization URL: `--open-with`, the system's opener, or `None` when
+    /// there is none (the URL is printed, and a person opens it).
+    pub fn describe(&self) -> Option<String> {
+        match self {
+            Opener::Command(_) => Some("--open-with".to_string()),
+            Opener::System => system_opener().map(str::to_string),
+        }
     }
 }
 

@@ -115,6 +115,90 @@ pub async fn transport(
     )))
 }
 
+/// The sign-in state of `config`'s server, once it met its first answer; `None` for a server
+/// that does not sign in.
+pub fn status(config: &ServerConfig) -> Option<client::Status> {
+    let remote = config.remote.as_ref().filter(|r| applies(r))?;
+    let context = CONTEXT.get()?;
+    let known = context
+        .servers
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .get(&(config.name.clone(), remote.url.clone()))
+        .cloned();
+    Some(known.map_or(
+        client::Status {
+            needed: false,
+            signing: false,
+            authorization_url: None,
+            last_failure: None,
+        },
+        |a| a.status(),
+    ))
+}
+
+/// Why a sign-in the console asked for did not start.
+pub enum SignInError {
+    /// The server does not sign in, or this gateway cannot.
+    NotApplicable(String),
+    /// The flow failed before the browser was sent anywhere (discovery, registration).
+    Failed(String),
+}
+
+/// A sign-in the console started: its authorization URL, and what opened it (`None`: nothing
+/// did, a person opens the URL).
+pub struct Started {
+    pub authorization_url: String,
+    pub opener: Option<String>,
+}
+
+/// The console's Sign in for `config`'s server: the gateway's own sign-in (its opener, its
+/// token file), started now; a sign-in still waiting on the browser is replaced, a failed one
+/// retried. It returns once the browser is sent to the authorization URL; the server starts
+/// again as soon as the sign-in is done ([`signed_in`]).
+pub async fn sign_in_now(config: &ServerConfig) -> Result<Started, SignInError> {
+    let remote = config.remote.as_ref().ok_or_else(|| {
+        SignInError::NotApplicable(format!(
+            "server {:?} is a program on stdio: only a remote server (\"url\") signs in",
+            config.name
+        ))
+    })?;
+    if !applies(remote) {
+        return Err(SignInError::NotApplicable(format!(
+            "server {:?} sends its own \"Authorization\" header (the config's \"headers\"); \
+             remove it to sign in instead",
+            config.name
+        )));
+    }
+    let auth = server_auth(config, remote)
+        .await
+        .map_err(SignInError::Failed)?
+        .ok_or_else(|| {
+            SignInError::NotApplicable(
+                "this gateway keeps no sign-ins (no state folder for the token file)".to_string(),
+            )
+        })?;
+    let challenge = match auth.last_challenge() {
+        Some(c) => Some(c),
+        None => probe(&remote.url).await,
+    };
+    let (url, opener) = auth
+        .sign_in_now(challenge)
+        .await
+        .map_err(|e| SignInError::Failed(config.redact(&e)))?;
+    // The URL comes from the authorization server's metadata: a page may link to http(s) only.
+    if !(url.starts_with("https://") || url.starts_with("http://")) {
+        return Err(SignInError::Failed(format!(
+            "the authorization URL is not http(s): {}",
+            toolregistry::limits::cut(&url, 80)
+        )));
+    }
+    Ok(Started {
+        authorization_url: url,
+        opener,
+    })
+}
+
 /// What a 401 means for `config`'s server: it needs sign-in (and how), when it signs in.
 pub fn needs_sign_in(config: &ServerConfig) -> Option<String> {
     let remote = config.remote.as_ref().filter(|r| applies(r))?;

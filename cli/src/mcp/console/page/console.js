@@ -1,5 +1,7 @@
-// The gateway console's page: polls /api/overview and renders it; Approve and Search. Every
-// value is set with textContent (never as HTML): tool definitions come from untrusted servers.
+// The gateway console's page: polls /api/overview and renders it; Approve, Sign in and Search.
+// Every value is set with textContent (never as HTML): tool definitions come from untrusted
+// servers, and a link's address is http(s) only (an authorization URL comes from the server's
+// authorization server).
 "use strict";
 
 const POLL_MS = 1500;
@@ -37,19 +39,90 @@ async function getJSON(path) {
   return r.json();
 }
 
+function httpUrl(url) {
+  try {
+    const u = new URL(url);
+    return u.protocol === "https:" || u.protocol === "http:" ? u.href : null;
+  } catch (e) {
+    return null;
+  }
+}
+
+// A link to an authorization URL, opened in a new tab.
+function signInLink(url, text, server) {
+  const href = httpUrl(url);
+  if (!href) return null;
+  return el("a", { href, target: "_blank", rel: "noopener noreferrer", "data-sign-in-url": server,
+    "data-focus": `link:${server}` }, text);
+}
+
+// Servers whose Sign in is being asked for (a second press waits for the first).
+const signingIn = new Set();
+async function signIn(server) {
+  if (signingIn.has(server)) return;
+  signingIn.add(server);
+  const note = document.getElementById("sign-in-note");
+  try {
+    const r = await fetch("/api/sign-in", {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-Console-Csrf": csrf },
+      body: JSON.stringify({ server }),
+    });
+    const body = await r.json().catch(() => ({}));
+    if (!r.ok) throw new Error(body.error || `${r.status}`);
+    const how = body.opener
+      ? `The sign-in page was opened with ${body.opener}; if no browser came up, `
+      : "No browser could be opened here: ";
+    note.replaceChildren(`Sign-in to ${server} started. ${how}`,
+      signInLink(body.authorization_url, "open the sign-in page", server) || "(no usable address)",
+      " (the browser comes back to the gateway's machine; it waits up to 300 s).");
+    note.className = "";
+  } catch (e) {
+    note.textContent = `sign in to ${server}: ${e.message}`;
+    note.className = "err";
+  } finally {
+    signingIn.delete(server);
+    await refresh();
+  }
+}
+
+function serverState(s) {
+  const nodes = [el("span", { class: `state-${s.state.replace(/ /g, "-")}` }, s.state)];
+  if (s.last_error) nodes.push(el("div", { class: "err" }, s.last_error));
+  if (s.retry_in_s !== null && s.retry_in_s !== undefined && s.state === "failed") {
+    nodes.push(el("div", { class: "muted" }, `next start in ${s.retry_in_s.toFixed(1)} s`));
+  }
+  const sign = s.sign_in;
+  if (sign && s.state === "needs sign-in") {
+    if (sign.authorization_url) {
+      nodes.push(el("div", {}, "Waiting for the browser: ",
+        signInLink(sign.authorization_url, "open the sign-in page", s.name)));
+    }
+    nodes.push(el("div", {}, el("button", { type: "button", "data-sign-in": s.name,
+      "data-focus": `sign-in:${s.name}`, "aria-label": `Sign in to ${s.name}`,
+      onclick: () => signIn(s.name) }, "Sign in")));
+  }
+  return nodes;
+}
+
 function renderServers(servers, pinning) {
   document.getElementById("pinning").textContent = pinning;
+  // Rebuilt at every poll: the focused button or link gets the focus back.
+  const focused = document.activeElement && document.activeElement.getAttribute("data-focus");
   replace("servers-body", ...servers.map((s) => el("tr", { "data-server": s.name },
     el("th", { scope: "row" }, s.name),
     el("td", {}, s.transport, el("br"), el("span", { class: "muted" }, s.target)),
-    el("td", {}, el("span", { class: `state-${s.state}` }, s.state),
-      s.last_error ? el("div", { class: "err" }, s.last_error) : null,
-      s.retry_in_s !== null && s.retry_in_s !== undefined && s.state === "failed"
-        ? el("div", { class: "muted" }, `next start in ${s.retry_in_s.toFixed(1)} s`) : null),
+    el("td", {}, ...serverState(s)),
     el("td", {}, s.tools),
     el("td", {}, s.quarantined),
     el("td", {}, s.restarts),
     el("td", { class: "muted" }, s.findings))));
+  if (focused) {
+    const again = [...document.querySelectorAll("#servers-body [data-focus]")]
+      .find((n) => n.getAttribute("data-focus") === focused);
+    if (again) again.focus();
+  }
 }
 
 function diffView(diff) {
