@@ -13,7 +13,9 @@ after ACCESS_TTL seconds and refresh tokens). Prefixes:
 Checked: login then --check shows the server running with its tool; the token file has mode
 0600; no token is on stdout, stderr or in --check; an expired access token is refreshed without
 the user (the refresh grant used); each error case fails with a message naming the server,
-writes nothing to the token file, and the good server keeps running beside it; logout forgets.
+writes nothing to the token file, and the good server keeps running beside it; logout forgets;
+the running gateway's web console shows the server needing sign-in, with the URL of the sign-in
+waiting on the browser.
 
 Usage: test_oauth.py PATH/TO/toolregistry
 """
@@ -31,6 +33,7 @@ import tempfile
 import threading
 import time
 import urllib.parse
+import urllib.request
 from pathlib import Path
 
 ACCESS_TTL = 3
@@ -195,12 +198,26 @@ async def serving(program, config, state, env, opener):
 
     errlog = open(Path(state).parent / "gateway.err", "w+")
     params = StdioServerParameters(command=program, env=env, args=[
-        "mcp", "--config", str(config), "--state", str(state), "--open-with", "true", "--no-watch"])
+        "mcp", "--config", str(config), "--state", str(state), "--open-with", "true", "--no-watch",
+        "--console", "127.0.0.1:0"])
     async with stdio_client(params, errlog=errlog) as (read, write):
         async with ClientSession(read, write, message_handler=on_message) as session:
             await session.initialize()
             names = [t.name for t in (await session.list_tools()).tools]
             check(not any("whoami" in n for n in names), f"before sign-in the server has no tools: {names}")
+            # The web console meanwhile: good needs sign-in, its sign-in waits on the browser,
+            # and the page is given the authorization URL to open.
+            url = (Path(state).parent / "console-url").read_text().strip()
+            request = urllib.request.Request(url.split("/?")[0] + "/api/servers",
+                                             headers={"Authorization": f"Bearer {url.split('token=')[1]}"})
+            with urllib.request.urlopen(request, timeout=10) as r:
+                servers = {s["name"]: s for s in json.loads(r.read())}
+            good = servers.get("good", {})
+            sign_in = good.get("sign_in") or {}
+            base = config_base(config)
+            check(good.get("state") == "needs sign-in" and sign_in.get("needed") and sign_in.get("signing")
+                  and (sign_in.get("authorization_url") or "").startswith(f"{base}/good/authorize?"),
+                  f"the console: good needs sign-in, its sign-in waits with its URL: {good.get('state')} {sign_in}")
             p = await anyio.to_thread.run_sync(lambda: subprocess.run(
                 [program, "mcp", "login", "good", "--open-with", opener, "--config", str(config),
                  "--state", str(state)], capture_output=True, text=True, env=env, timeout=60))
@@ -219,6 +236,11 @@ async def serving(program, config, state, env, opener):
     err = errlog.read()
     check("needs sign-in (toolregistry mcp login good)" in err, "the gateway's stderr says good needs sign-in")
     check(not any(t in err for t in ISSUED), "the gateway's stderr has no token")
+
+
+def config_base(config):
+    """The scripted server's base URL, from the config's good server."""
+    return json.loads(Path(config).read_text())["mcpServers"]["good"]["url"].rsplit("/good/", 1)[0]
 
 
 def main():
