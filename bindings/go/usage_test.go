@@ -112,7 +112,7 @@ func TestRecordUsageBadInput(t *testing.T) {
 		says string
 	}{
 		{`["add_agenda"`, CodeInvalidJSON, "line 1"},
-		{`["add_agenda", 7]`, CodeInvalidArgument, "usage[1]: expected a string, got number"},
+		{`["add_agenda", 7]`, CodeInvalidArgument, "usage[1]: expected a string, got a number"},
 		{`{"tools": []}`, CodeInvalidArgument, "expected an array"},
 		{"[\"a\x00\"]", CodeInvalidJSON, "NUL"},
 		{"[\"\xff\"]", CodeInvalidUTF8, "names_json"},

@@ -14,10 +14,10 @@ use std::path::Path;
 /// its 15 tasks"`). The same as `{"usage": {"path": ...}}` (or `{"usage": true}` without a
 /// path) in `tr_registry_new`'s options.
 ///
-/// `path` may be NULL: no file (the counts live in memory, or keep the path set before). With a path, the counts are loaded from
-/// that file now (replacing the ones in memory) and written back to it atomically, at most every
-/// 5 seconds while tasks are recorded, by `tr_registry_save_usage`, and when the last handle of
-/// the registry is freed. A missing file is an empty start; a corrupt, foreign or oversized one
+/// `path` may be NULL: no file (the counts live in memory, or keep the path set before). With a
+/// path, the counts are loaded from that file now (replacing the ones in memory) and written back
+/// to it atomically, at most every 5 seconds while tasks are recorded, by `tr_registry_save_usage`,
+/// and when the last handle of the registry is freed. A missing file is an empty start; a corrupt, foreign or oversized one
 /// is an empty start too (not an error): `tr_registry_usage_status` shows its `warning`, and the
 /// file is overwritten at the next write. Calling it again with another path switches to it.
 /// Thread-safe. Errors: NULL_ARGUMENT (`r`), INVALID_UTF8, INVALID_ARGUMENT (an empty path).
@@ -36,7 +36,9 @@ pub unsafe extern "C" fn tr_registry_enable_usage(
         let registry = unsafe { registry_ref(r) }?;
         let path = unsafe { opt_arg_str(path, "path") }?;
         if path == Some("") {
-            return Err(crate::error::Error::invalid("path: expected a file path, got \"\"").into());
+            return Err(
+                crate::error::Error::invalid("path: expected a file path, got \"\"").into(),
+            );
         }
         registry.enable_usage(path.map(Path::new))?;
         Ok(())
@@ -53,7 +55,16 @@ pub unsafe extern "C" fn tr_registry_enable_usage(
 /// Thread-safe: tasks may be recorded from many threads while others discover.
 /// Errors: NULL_ARGUMENT (`r`, `names_json`), INVALID_UTF8, INVALID_JSON, TOO_LARGE (over
 /// 64 MiB), INVALID_ARGUMENT (not an array of strings: the message names the first bad
-/// element, e.g. `usage[2]: expected a string, got number`). On error nothing is recorded.
+/// element, e.g. `usage[2]: expected a string, got a number`). On error nothing is recorded.
+///
+/// ```c
+/// size_t counted = 0;
+/// char *err = NULL;
+/// if (tr_registry_record_usage(r, "[\"get_user_token\", \"add_agenda\"]", &counted, &err) != TR_STATUS_OK) {
+///     fprintf(stderr, "record_usage: %s\n", err);
+///     tr_string_free(err);
+/// }
+/// ```
 ///
 /// # Safety
 /// Every pointer argument is NULL or valid: handles come from this library and are not yet freed,

@@ -169,7 +169,7 @@ static void test_bad_input(void) {
                   "line 1");
     err = NULL;
     expect_status(tr_registry_record_usage(r, "[\"add_agenda\", 7]", &counted, &err), TR_STATUS_INVALID_ARGUMENT,
-                  err, "usage[1]: expected a string, got number");
+                  err, "usage[1]: expected a string, got a number");
     err = NULL;
     expect_status(tr_registry_record_usage(r, "{\"tools\": []}", &counted, &err), TR_STATUS_INVALID_ARGUMENT, err,
                   "expected an array");

@@ -160,12 +160,7 @@ fn what_does_not_count() {
     let mut err = ptr::null_mut();
     check(
         unsafe {
-            tr_registry_record_usage(
-                r.0,
-                c"[\"list_files\"]".as_ptr(),
-                ptr::null_mut(),
-                &mut err,
-            )
+            tr_registry_record_usage(r.0, c"[\"list_files\"]".as_ptr(), ptr::null_mut(), &mut err)
         },
         &mut err,
     )
@@ -188,13 +183,19 @@ fn a_task_of_ten_thousand_names_is_bounded() {
     let json = serde_json::to_string(&names).unwrap();
     let start = Instant::now();
     let counted = record(&r, json.as_bytes()).unwrap();
-    assert!(start.elapsed() < Duration::from_secs(2), "{:?}", start.elapsed());
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        start.elapsed()
+    );
     // add_agenda and the eight agenda tools, each once.
     assert_eq!(counted, 9);
     // Past 32 distinct registered names, the rest do not count.
     let many = tools_json();
     let r2 = Reg(new_registry_with(None, &many).0);
-    let extra: Vec<String> = (0..100).map(|i| format!(r#"{{"name": "extra_{i}", "description": "Extra."}}"#)).collect();
+    let extra: Vec<String> = (0..100)
+        .map(|i| format!(r#"{{"name": "extra_{i}", "description": "Extra."}}"#))
+        .collect();
     let (mut out, mut err) = (ptr::null_mut(), ptr::null_mut());
     check(
         unsafe {
@@ -232,10 +233,18 @@ fn bad_input_gets_its_status_and_records_nothing() {
         (
             br#"["add_agenda", 3]"#,
             "TR_STATUS_INVALID_ARGUMENT",
-            "usage[1]: expected a string, got number",
+            "usage[1]: expected a string, got a number",
         ),
-        (br#"[["add_agenda"]]"#, "TR_STATUS_INVALID_ARGUMENT", "usage[0]"),
-        (b"\"add_agenda\"", "TR_STATUS_INVALID_ARGUMENT", "got string"),
+        (
+            br#"[["add_agenda"]]"#,
+            "TR_STATUS_INVALID_ARGUMENT",
+            "usage[0]",
+        ),
+        (
+            b"\"add_agenda\"",
+            "TR_STATUS_INVALID_ARGUMENT",
+            "got a string",
+        ),
     ];
     for (input, want, needle) in cases {
         let (name, message) = record(&r, input).expect_err(want);
@@ -277,7 +286,11 @@ fn null_arguments() {
             &mut err,
             "registry",
         );
-        expect(tr_registry_save_usage(ptr::null(), &mut err), &mut err, "registry");
+        expect(
+            tr_registry_save_usage(ptr::null(), &mut err),
+            &mut err,
+            "registry",
+        );
         expect(
             tr_registry_usage_status(ptr::null(), &mut out, &mut err),
             &mut err,
@@ -359,7 +372,10 @@ fn a_corrupt_usage_file_is_an_empty_start_with_a_warning() {
     let s = status(&r);
     assert_eq!(s["tasks"], 0);
     assert!(
-        s["warning"].as_str().unwrap().contains("ignored the usage file"),
+        s["warning"]
+            .as_str()
+            .unwrap()
+            .contains("ignored the usage file"),
         "{s}"
     );
     // The next write replaces it with a good file.

@@ -81,7 +81,7 @@ namespace ToolRegistry.Tests
                 Eq(Status.InvalidJson, e.Status, "malformed JSON's status");
                 e = Throws<InvalidInputException>(() => r.RecordUsageJson("[\"add_agenda\", 7]"), "a number");
                 Eq(Status.InvalidArgument, e.Status, "a number's status");
-                True(e.Message.Contains("usage[1]: expected a string, got number"), e.Message);
+                True(e.Message.Contains("usage[1]: expected a string, got a number"), e.Message);
                 e = Throws<InvalidInputException>(() => r.RecordUsage(new[] { "add_agenda", "\ud800" }), "a lone surrogate");
                 Eq(Status.InvalidUtf8, e.Status, "a lone surrogate's status");
                 Throws<ArgumentNullException>(() => r.RecordUsage(null), "null names");

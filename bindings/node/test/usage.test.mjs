@@ -66,7 +66,7 @@ test("usage: unknown, repeated and empty names do not count; bad input throws", 
   assert.throws(
     () => r.recordUsage(["add_agenda", 7]),
     (e) => e instanceof ToolRegistryError && e.status === "TR_STATUS_INVALID_ARGUMENT" &&
-      e.message.includes("usage[1]: expected a string, got number"),
+      e.message.includes("usage[1]: expected a string, got a number"),
   );
   assert.throws(() => r.recordUsage("add_agenda"), TypeError);
   assert.equal(r.usageStatus().tasks, 1);

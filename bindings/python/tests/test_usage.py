@@ -61,7 +61,7 @@ def test_what_does_not_count_and_bad_input():
         with pytest.raises(tr.ToolRegistryError) as e:
             r.record_usage(["add_agenda", 7])
         assert e.value.status == tr.Status.INVALID_ARGUMENT
-        assert "usage[1]: expected a string, got number" in e.value.message
+        assert "usage[1]: expected a string, got a number" in e.value.message
         with pytest.raises(TypeError):
             r.record_usage("add_agenda")
         with pytest.raises(tr.ToolRegistryError) as e:

@@ -86,7 +86,7 @@ class UsageTest {
             assertEquals(Status.INVALID_JSON, json.status());
             ToolRegistryException type = assertThrows(ToolRegistryException.class, () -> r.recordUsageJson("[\"add_agenda\", 7]"));
             assertEquals(Status.INVALID_ARGUMENT, type.status());
-            assertTrue(type.getMessage().contains("usage[1]: expected a string, got number"), type.getMessage());
+            assertTrue(type.getMessage().contains("usage[1]: expected a string, got a number"), type.getMessage());
             ToolRegistryException utf8 = assertThrows(ToolRegistryException.class, () -> r.recordUsage("add_agenda", "\ud800"));
             assertEquals(Status.INVALID_UTF8, utf8.status());
             assertEquals(1, r.usageStatus().tasks());
