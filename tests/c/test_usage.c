@@ -154,40 +154,37 @@ static void expect_status(tr_status got, tr_status want, char *err, const char *
     tr_string_free(err);
 }
 
+/* EXPECT(call, status, needle): runs `call`, which may use a fresh `char *err` as its err_out, then
+ * checks its status and message (the call first: C leaves the order of arguments unspecified). */
+#define EXPECT(call_with_err, want, needle)                                           \
+    do {                                                                              \
+        char *err = NULL;                                                             \
+        tr_status expect_st_ = (call_with_err);                                       \
+        expect_status(expect_st_, want, err, needle);                                 \
+    } while (0)
+
 static void test_bad_input(void) {
     tr_registry *r = new_registry(NULL);
-    char *err = NULL, *out = NULL;
+    char *out = NULL;
     size_t counted = 77;
     static const char bad_utf8[] = {'[', '"', (char)0xff, '"', ']', 0};
-    expect_status(tr_registry_record_usage(NULL, "[]", &counted, &err), TR_STATUS_NULL_ARGUMENT, err, "registry");
-    err = NULL;
-    expect_status(tr_registry_record_usage(r, NULL, &counted, &err), TR_STATUS_NULL_ARGUMENT, err, "names_json");
-    err = NULL;
-    expect_status(tr_registry_record_usage(r, bad_utf8, &counted, &err), TR_STATUS_INVALID_UTF8, err, "names_json");
-    err = NULL;
-    expect_status(tr_registry_record_usage(r, "[\"add_agenda\"", &counted, &err), TR_STATUS_INVALID_JSON, err,
-                  "line 1");
-    err = NULL;
-    expect_status(tr_registry_record_usage(r, "[\"add_agenda\", 7]", &counted, &err), TR_STATUS_INVALID_ARGUMENT,
-                  err, "usage[1]: expected a string, got a number");
-    err = NULL;
-    expect_status(tr_registry_record_usage(r, "{\"tools\": []}", &counted, &err), TR_STATUS_INVALID_ARGUMENT, err,
-                  "expected an array");
-    err = NULL;
-    expect_status(tr_registry_record_usage(r, "null", &counted, &err), TR_STATUS_INVALID_ARGUMENT, err, "null");
+    EXPECT(tr_registry_record_usage(NULL, "[]", &counted, &err), TR_STATUS_NULL_ARGUMENT, "registry");
+    EXPECT(tr_registry_record_usage(r, NULL, &counted, &err), TR_STATUS_NULL_ARGUMENT, "names_json");
+    EXPECT(tr_registry_record_usage(r, bad_utf8, &counted, &err), TR_STATUS_INVALID_UTF8, "names_json");
+    EXPECT(tr_registry_record_usage(r, "[\"add_agenda\"", &counted, &err), TR_STATUS_INVALID_JSON, "line 1");
+    EXPECT(tr_registry_record_usage(r, "[\"add_agenda\", 7]", &counted, &err), TR_STATUS_INVALID_ARGUMENT,
+           "usage[1]: expected a string, got a number");
+    EXPECT(tr_registry_record_usage(r, "{\"tools\": []}", &counted, &err), TR_STATUS_INVALID_ARGUMENT,
+           "expected an array");
+    EXPECT(tr_registry_record_usage(r, "null", &counted, &err), TR_STATUS_INVALID_ARGUMENT, "null");
     CHECK(tr_registry_record_usage(r, "[1]", &counted, NULL) == TR_STATUS_INVALID_ARGUMENT); /* err_out NULL */
     CHECK_MSG(counted == 77, "a failed call wrote counted_out: %zu", counted);
-    err = NULL;
-    expect_status(tr_registry_usage_status(r, NULL, &err), TR_STATUS_NULL_ARGUMENT, err, "json_out");
-    err = NULL;
-    expect_status(tr_registry_usage_status(NULL, &out, &err), TR_STATUS_NULL_ARGUMENT, err, "registry");
+    EXPECT(tr_registry_usage_status(r, NULL, &err), TR_STATUS_NULL_ARGUMENT, "json_out");
+    EXPECT(tr_registry_usage_status(NULL, &out, &err), TR_STATUS_NULL_ARGUMENT, "registry");
     CHECK(out == NULL);
-    err = NULL;
-    expect_status(tr_registry_save_usage(NULL, &err), TR_STATUS_NULL_ARGUMENT, err, "registry");
-    err = NULL;
-    expect_status(tr_registry_enable_usage(NULL, NULL, &err), TR_STATUS_NULL_ARGUMENT, err, "registry");
-    err = NULL;
-    expect_status(tr_registry_enable_usage(r, "", &err), TR_STATUS_INVALID_ARGUMENT, err, "path");
+    EXPECT(tr_registry_save_usage(NULL, &err), TR_STATUS_NULL_ARGUMENT, "registry");
+    EXPECT(tr_registry_enable_usage(NULL, NULL, &err), TR_STATUS_NULL_ARGUMENT, "registry");
+    EXPECT(tr_registry_enable_usage(r, "", &err), TR_STATUS_INVALID_ARGUMENT, "path");
     CHECK(status_number(r, "tasks") == 0);
     OK(tr_registry_save_usage(r, &err)); /* no path: nothing to do */
     tr_registry_free(r);
