@@ -313,7 +313,7 @@ fn null_arguments() {
         .unwrap_err();
         assert_eq!(name, "TR_STATUS_INVALID_ARGUMENT", "{message}");
         assert_eq!(
-            tr_registry_enable_usage(r.0, b"\xff\0".as_ptr().cast(), ptr::null_mut()),
+            tr_registry_enable_usage(r.0, c"\xff".as_ptr(), ptr::null_mut()),
             tr_status::TR_STATUS_INVALID_UTF8
         );
     }
