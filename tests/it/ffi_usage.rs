@@ -409,3 +409,47 @@ fn a_write_that_fails_is_internal_with_the_reason() {
     assert_eq!(status(&r)["tasks"], 1);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn tasks_recorded_from_many_threads_while_others_discover_all_count() {
+    let r = registry(None);
+    // The handle is shared by the threads; the registry outlives them (scoped threads).
+    let handle = r.0 as usize;
+    std::thread::scope(|scope| {
+        for t in 0..4 {
+            scope.spawn(move || {
+                let r = handle as *mut tr_registry;
+                let task = cstr(if t % 2 == 0 {
+                    r#"["add_agenda", "get_user_token"]"#
+                } else {
+                    r#"["list_files", "send_email"]"#
+                });
+                for _ in 0..200 {
+                    let (mut counted, mut err) = (0usize, ptr::null_mut());
+                    let status = unsafe {
+                        tr_registry_record_usage(r, task.as_ptr(), &mut counted, &mut err)
+                    };
+                    check(status, &mut err).unwrap();
+                    assert_eq!(counted, 2);
+                }
+            });
+        }
+        scope.spawn(move || {
+            // A second view of the same handle, never freed through (the test's `r` frees it).
+            let view = std::mem::ManuallyDrop::new(Reg(handle as *mut tr_registry));
+            for _ in 0..50 {
+                assert!(!discover(&view, None).is_empty());
+                status(&view);
+            }
+        });
+    });
+    let s = status(&r);
+    assert_eq!(s["tasks"], 800, "{s}");
+    assert_eq!(
+        brought_in(&discover(&r, None)),
+        vec![(
+            "get_user_token".to_string(),
+            "used with `add_agenda` in 400 of its 400 tasks".to_string()
+        )]
+    );
+}
