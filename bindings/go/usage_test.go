@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -156,5 +157,47 @@ func TestUsageFileAcrossARestart(t *testing.T) {
 	want := []string{"get_user_token: " + usageReason}
 	if got := broughtIn(t, again, DiscoveryOptions{}); !slices.Equal(got, want) {
 		t.Fatalf("after a restart brought in %v, want %v", got, want)
+	}
+}
+
+// Tasks recorded from many goroutines while others discover all count (go test -race).
+func TestRecordUsageConcurrently(t *testing.T) {
+	r := usageRegistry(t)
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			task := []string{"add_agenda", "get_user_token"}
+			if g%2 == 1 {
+				task = []string{"list_files", "send_email"}
+			}
+			for i := 0; i < 100; i++ {
+				if n, err := r.RecordUsage(task...); err != nil || n != 2 {
+					t.Errorf("RecordUsage(%v) = %d, %v", task, n, err)
+					return
+				}
+			}
+		}(g)
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		d, err := r.NewDiscoverer(DiscoveryOptions{})
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer d.Close()
+		for i := 0; i < 20; i++ {
+			if _, err := d.Discover(usageQuery, 10); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	wg.Wait()
+	if s, err := r.UsageStatus(); err != nil || s.Tasks != 400 {
+		t.Fatalf("status %+v, %v; want 400 tasks", s, err)
 	}
 }
