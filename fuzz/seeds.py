@@ -99,6 +99,14 @@ def main():
     for i, calls in enumerate(sorted(list(conv.glob("*/calls.json")) + list(corpus.glob("*/*/calls.json")))):
         body = json.dumps(json.loads(calls.read_text())).encode()
         write("conversation", bytes([i % 10]) + body + b'\n["send_email"]')
+    # Usage: a task per first line (the golden tools' names, unknown names, repeats, an empty
+    # task, wrong types), then bytes the target reads as operations.
+    names = [t.get("name") or t.get("function", {}).get("name") for t in picked[:8]]
+    names = [n for n in names if isinstance(n, str)]
+    fixture = ["read_file", "send_email", "convert_currency", "github-list_issues", "delete-user"]
+    for i, task in enumerate([fixture[:2], fixture[1:4], fixture + ["no_such_tool"], [fixture[0]] * 3,
+                              [], names, ["", "x" * 2000], [1, None], {"tools": fixture}]):
+        write("usage", json.dumps(task).encode() + b"\n" + bytes(range(i, i + 24)))
     counts = {d.name: len(list(d.iterdir())) for d in sorted(OUT.iterdir())}
     print("seeds:", ", ".join(f"{k} {v}" for k, v in counts.items()))
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Asks the same queries through Rust, C, C++, Go, C#, Python, Node and Java, prints the answers side by side, and fails
 unless all eight give the same names, in the same order, with the same scores (bit for bit), the same
-namespace, deferred flag and intent (the need of a query holding several that the hit answers). The
-`hybrid` queries use a fake embedder that each language implements alike (tests/cross/discover.rs
-for Rust, which the CLI cannot load).
+namespace, deferred flag, intent (the need of a query holding several that the hit answers) and
+brought_in (why a hit was brought in by a tool it is used with: the USAGE queries record the same
+tasks in every language first). The `hybrid` queries use a fake embedder that each language
+implements alike (tests/cross/discover.rs for Rust, which the CLI cannot load).
 
 Usage: scripts/cross_language.py CATALOG.json  (the programs are built by scripts/test-parts/90-cross-language.sh)
 """
@@ -31,6 +32,21 @@ QUERIES = [
     (TWO_NEEDS, 8, "hybrid"),
 ]
 
+# Queries with recorded usage (issue 52): every program records the same tasks (one JSON array of
+# names a line, through its binding's record_usage) before the query, and the answer must bring a
+# partner in, with the same reason in every language. A travel habit: finding a bus goes with the
+# destination's weather in 12 tasks, with nothing in 3; 10 other tasks set alarms. The query ranks
+# the weather tool nowhere near its first 8 places; the habit brings it in.
+USAGE_TASKS = "\n".join(
+    ['["Buses_3_FindBus", "Weather_1_GetWeather"]'] * 12
+    + ['["Buses_3_FindBus"]'] * 3
+    + ['["Alarm_1_AddAlarm", "Alarm_1_GetAlarms"]'] * 10
+)
+USAGE_QUERIES = [
+    ("find a bus from Boston to New York for two people", 8, "enhanced", USAGE_TASKS),
+    ("find a bus from Boston to New York for two people", 8, "hybrid", USAGE_TASKS),
+]
+
 
 def node_env():
     """The Node binding loads the release library (built by the Node part, dist/ compiled there)."""
@@ -56,27 +72,30 @@ def java(main, *args):
 
 
 def programs(catalog):
+    """Each language's discover program: (query, top_k, profile, usage tasks or "") -> (argv, env)."""
     target = os.environ.get("CARGO_TARGET_DIR", "target")
     cross = os.path.join(target, "cross")
     env_cs = dict(os.environ, LD_LIBRARY_PATH=os.path.join(target, "csharp"))
+    cross_discover = os.path.join(target, "release", "examples", "cross_discover")
+    with_usage = lambda u: [u] if u else []  # noqa: E731 (the programs' optional last argument)
     return {
-        "rust": lambda q, k, p: (
-            [os.path.join(target, "release", "examples", "cross_discover"), catalog, q, str(k)]
-            if p == "hybrid" else
+        "rust": lambda q, k, p, u: (
+            [cross_discover, catalog, q, str(k), "--usage", u, "--profile", p] if u else
+            [cross_discover, catalog, q, str(k)] if p == "hybrid" else
             [os.path.join(target, "release", "toolregistry"), "discover", "--json", "--catalog", catalog,
              "--top-k", str(k), "--options", json.dumps({"profile": p}), q], None),
-        "c": lambda q, k, p: ([os.path.join(cross, "discover_c"), catalog, q, str(k), p], None),
-        "c++": lambda q, k, p: ([os.path.join(cross, "discover_cpp"), catalog, q, str(k), p], None),
-        "go": lambda q, k, p: ([os.path.join(cross, "trdiscover"), "-catalog", catalog, "-top-k", str(k),
-                                "-profile", p, q], None),
-        "c#": lambda q, k, p: (["mono", os.path.join(target, "csharp", "DiscoverCli.exe"), "--json", catalog, q,
-                                str(k), p], env_cs),
-        "python": lambda q, k, p: ([os.path.join(target, "python-venv", "bin", "python"),
-                                    os.path.join("bindings", "python", "tests", "cross_discover.py"), catalog, q, str(k), p],
-                                   None),
-        "node": lambda q, k, p: (["node", os.path.join(NODE_TESTS, "cross_discover.mjs"), catalog, q, str(k), p],
-                                 node_env()),
-        "java": lambda q, k, p: java("CrossDiscover", catalog, q, k, p),
+        "c": lambda q, k, p, u: ([os.path.join(cross, "discover_c"), catalog, q, str(k), p] + with_usage(u), None),
+        "c++": lambda q, k, p, u: ([os.path.join(cross, "discover_cpp"), catalog, q, str(k), p] + with_usage(u), None),
+        "go": lambda q, k, p, u: ([os.path.join(cross, "trdiscover"), "-catalog", catalog, "-top-k", str(k),
+                                   "-profile", p, "-usage", u, q], None),
+        "c#": lambda q, k, p, u: (["mono", os.path.join(target, "csharp", "DiscoverCli.exe"), "--json", catalog, q,
+                                   str(k), p] + with_usage(u), env_cs),
+        "python": lambda q, k, p, u: ([os.path.join(target, "python-venv", "bin", "python"),
+                                       os.path.join("bindings", "python", "tests", "cross_discover.py"), catalog, q,
+                                       str(k), p] + with_usage(u), None),
+        "node": lambda q, k, p, u: (["node", os.path.join(NODE_TESTS, "cross_discover.mjs"), catalog, q, str(k), p]
+                                    + with_usage(u), node_env()),
+        "java": lambda q, k, p, u: java("CrossDiscover", catalog, q, k, p, *with_usage(u)),
     }
 
 
@@ -88,14 +107,16 @@ def programs(catalog):
 PULL_LANGUAGES = ("node",)
 
 
-def rust_query_vector(catalog, query, top_k):
+def rust_query_vector(catalog, query, top_k, usage=""):
     """The Rust side of a `hybrid` query with the query's vector given by the host."""
     target = os.environ.get("CARGO_TARGET_DIR", "target")
-    return [os.path.join(target, "release", "examples", "cross_discover"), catalog, query, str(top_k), "--query-vector"]
+    argv = [os.path.join(target, "release", "examples", "cross_discover"), catalog, query, str(top_k), "--query-vector"]
+    return argv + (["--usage", usage] if usage else [])
 
 
 def normalized(answer):
-    return [(h["name"], float(h["score"]), h.get("namespace"), bool(h["deferred"]), h.get("intent")) for h in answer]
+    return [(h["name"], float(h["score"]), h.get("namespace"), bool(h["deferred"]), h.get("intent"),
+             h.get("brought_in")) for h in answer]
 
 
 # explain: the Rust CLI and the Node and Java bindings (query, tool, top_k, profile); the same JSON
@@ -231,10 +252,10 @@ def check_corpus(corpus, kind):
 def main():
     catalog = sys.argv[1]
     failures = 0
-    for query, top_k, profile in QUERIES:
+    for query, top_k, profile, usage in [q + ("",) for q in QUERIES] + USAGE_QUERIES:
         answers = {}
         for language, command in programs(catalog).items():
-            argv, env = command(query, top_k, profile)
+            argv, env = command(query, top_k, profile, usage)
             out = subprocess.run(argv, capture_output=True, text=True, env=env)
             if out.returncode != 0:
                 print(f"{language}: exit {out.returncode}: {out.stderr.strip()}")
@@ -243,13 +264,13 @@ def main():
             answers[language] = normalized(json.loads(out.stdout))
         pulled = None
         if profile == "hybrid":
-            out = subprocess.run(rust_query_vector(catalog, query, top_k), capture_output=True, text=True)
+            out = subprocess.run(rust_query_vector(catalog, query, top_k, usage), capture_output=True, text=True)
             if out.returncode != 0:
                 print(f"rust (query vector): exit {out.returncode}: {out.stderr.strip()}")
                 failures += 1
             else:
                 pulled = normalized(json.loads(out.stdout))
-        print(f"\nquery {query!r} top_k={top_k} profile={profile}")
+        print(f"\nquery {query!r} top_k={top_k} profile={profile}" + (" with usage" if usage else ""))
         languages = list(answers)
         print("  rank  " + "  ".join(f"{lang:<38}" for lang in languages))
         for rank in range(max((len(a) for a in answers.values()), default=0)):
@@ -284,7 +305,15 @@ def main():
             if len(needs) < 2:
                 print("  MISSING: the two-need query's hits name fewer than two needs")
                 failures += 1
-    checks = len(QUERIES) * len(programs(catalog)) + sum(1 for _, _, profile in QUERIES if profile == "hybrid")
+        if reference and usage:
+            # Else brought_in would be compared vacuously: every language's None.
+            brought = [(hit[0], hit[5]) for hit in reference if hit[5]]
+            print(f"  brought in: {brought}")
+            if not brought:
+                print("  MISSING: the recorded usage brought no partner in")
+                failures += 1
+    queries = QUERIES + [q[:3] for q in USAGE_QUERIES]
+    checks = len(queries) * len(programs(catalog)) + sum(1 for _, _, profile in queries if profile == "hybrid")
     print()
     more_checks, more_failures = check_explain(catalog)
     checks += more_checks

@@ -379,6 +379,31 @@ func nativeEmbeddingStatus(h registryHandle) ([]byte, error) {
 	return takeString(out), check(st, errOut)
 }
 
+// Usage (co-use): turn on, record a task, save, report.
+
+func nativeEnableUsage(h registryHandle, path []byte) error {
+	var errOut *C.char
+	return check(C.tr_registry_enable_usage(h, ptr(path), &errOut), errOut)
+}
+
+func nativeRecordUsage(h registryHandle, names []byte) (int, error) {
+	var counted C.size_t
+	var errOut *C.char
+	err := check(C.tr_registry_record_usage(h, ptr(names), &counted, &errOut), errOut)
+	return int(counted), err
+}
+
+func nativeSaveUsage(h registryHandle) error {
+	var errOut *C.char
+	return check(C.tr_registry_save_usage(h, &errOut), errOut)
+}
+
+func nativeUsageStatus(h registryHandle) ([]byte, error) {
+	var out, errOut *C.char
+	st := C.tr_registry_usage_status(h, &out, &errOut)
+	return takeString(out), check(st, errOut)
+}
+
 // The two-step tool loop: prepare answers a plan, the host runs its calls, finish answers the
 // messages. Nothing is kept in the library between the two.
 

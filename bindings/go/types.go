@@ -208,6 +208,10 @@ type DiscoveryOptions struct {
 	// is searched whole and per need, so one need's near-duplicates do not take every place, and
 	// each hit says its need in Result.Intent. ProfileReference never splits.
 	Intents *bool `json:"intents,omitempty"`
+	// Usage, when false, ranks as if no usage were recorded. By default (nil or true) the
+	// answer's best hits bring in the tools they are used with (Result.BroughtIn) when the
+	// recorded usage says so; ProfileReference never does.
+	Usage *bool `json:"usage,omitempty"`
 }
 
 // DiscoverRequest is one discover call's options; see Discoverer.DiscoverWith. The filters
@@ -260,6 +264,10 @@ type Result struct {
 	// Intent is the need of the query this tool answers, in the query's own words, when the
 	// query holds several (see DiscoveryOptions.Intents); "" for a query that is one need.
 	Intent string `json:"intent,omitempty"`
+	// BroughtIn says why the tool is in the answer when the query did not rank it there: a hit
+	// it is used with brought it in ("used with `add_agenda` in 12 of its 15 tasks"; see
+	// Registry.RecordUsage); "" otherwise.
+	BroughtIn string `json:"brought_in,omitempty"`
 	// Schema is the tool's schema in the requested format, present for an exact-name match and
 	// for deferred tools (the model needs it to call them); nil otherwise, and nil for a hit
 	// DiscoverRequest.MaxTokens cut to name + summary.

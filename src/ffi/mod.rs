@@ -7,7 +7,8 @@
 //! (`TR_STATUS_PANIC`). All strings are NUL-terminated UTF-8.
 //!
 //! Layout: `boundary` (panic and error boundary), `status` (codes), `strings` (C strings in and
-//! out), then one file per handle type, and `steps` (the tool loop in two steps).
+//! out), then one file per handle type, `steps` (the tool loop in two steps) and `usage` (co-use on a
+//! registry).
 //!
 //! Every export has the same few lines: `run` (the panic boundary and `err_out`), the pointer and
 //! string checks (`registry_ref`, `arg_str`, `out_ptr`), one call into the safe core, the write of
@@ -33,6 +34,7 @@ mod steps;
 mod strings;
 #[cfg(test)]
 mod test_hooks;
+mod usage;
 
 pub use call::*;
 pub use conversation::*;
@@ -42,6 +44,7 @@ pub use registry::*;
 pub use status::{tr_status, tr_status_name};
 pub use steps::*;
 pub use strings::tr_string_free;
+pub use usage::*;
 
 use std::ffi::c_char;
 

@@ -128,6 +128,10 @@ fn a_panic_under_the_lock_gives_internal_errors_afterwards() {
         assert_internal("discover (existing discoverer)", s, &mut err, out);
         let s = tr_discoverer_rebuild_index(d, &mut err);
         assert_internal("rebuild_index", s, &mut err, ptr::null_mut());
+        let mut counted = 7usize;
+        let s = tr_registry_record_usage(r, c"[\"read_file\"]".as_ptr(), &mut counted, &mut err);
+        assert_internal("record_usage", s, &mut err, ptr::null_mut());
+        assert_eq!(counted, 7, "a failed record_usage wrote counted_out");
         let s = tr_test_panic_while_locked(r, &mut err);
         assert_internal("a second panic hook", s, &mut err, ptr::null_mut());
 

@@ -52,6 +52,22 @@ pub struct UsageStatus {
     pub warning: Option<String>,
 }
 
+impl UsageStatus {
+    /// The status as JSON: `{"recording", "path", "tasks", "tools", "memory_bytes", "warning"}`
+    /// (what `tr_registry_usage_status` answers; a path that is not UTF-8 is shown lossily).
+    pub fn to_json(&self) -> String {
+        serde_json::json!({
+            "recording": self.recording,
+            "path": self.path.as_ref().map(|p| p.to_string_lossy()),
+            "tasks": self.tasks,
+            "tools": self.tools,
+            "memory_bytes": self.memory_bytes,
+            "warning": self.warning,
+        })
+        .to_string()
+    }
+}
+
 impl UsageCell {
     /// The counts, read-locked (a poisoned lock still holds whole counts: every change to them
     /// is made before anything that may panic).

@@ -1,8 +1,9 @@
 /* Answers one query over a catalog through the C ABI and prints the library's JSON answer.
- * Usage: discover_c CATALOG.json QUERY TOP_K [PROFILE]
+ * Usage: discover_c CATALOG.json QUERY TOP_K [PROFILE [USAGE]]
  * With PROFILE "hybrid" the registry gets the fake embedder every language implements alike (dim
  * 64; words split on non-alphanumeric ASCII, lowercased, FNV-1a 32-bit, 1.0 at hash % 64; all
- * zeros -> [1, 0, ...]) and waits for the catalog's vectors first.
+ * zeros -> [1, 0, ...]) and waits for the catalog's vectors first. USAGE holds tasks recorded before
+ * the query, one JSON array of tool names a line (tr_registry_record_usage).
  * Part of the cross-language comparison (scripts/cross_language.py). */
 #include <ctype.h>
 #include <stdint.h>
@@ -59,8 +60,28 @@ static int fail(const char *what, char *err) {
     return 1;
 }
 
+/* Records each line of `tasks` (a JSON array of names) as one task. */
+static int record_tasks(tr_registry *reg, const char *tasks) {
+    while (*tasks) {
+        const char *end = strchr(tasks, '\n');
+        size_t len = end ? (size_t)(end - tasks) : strlen(tasks);
+        char *line = malloc(len + 1);
+        char *err = NULL;
+        if (!line) return 1;
+        memcpy(line, tasks, len);
+        line[len] = '\0';
+        if (len > 0 && tr_registry_record_usage(reg, line, NULL, &err) != TR_STATUS_OK) {
+            free(line);
+            return fail("record_usage", err);
+        }
+        free(line);
+        tasks += len + (end ? 1 : 0);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv) {
-    if (argc < 4) { fprintf(stderr, "usage: discover_c CATALOG.json QUERY TOP_K [PROFILE]\n"); return 2; }
+    if (argc < 4) { fprintf(stderr, "usage: discover_c CATALOG.json QUERY TOP_K [PROFILE [USAGE]]\n"); return 2; }
     char *catalog = read_file(argv[1]);
     if (!catalog) { fprintf(stderr, "discover_c: cannot read %s\n", argv[1]); return 1; }
     tr_registry *reg = NULL;
@@ -78,6 +99,7 @@ int main(int argc, char **argv) {
         rc = fail("set_embedder", err);
     else if (hybrid && (tr_registry_wait_embeddings(reg, 120000, &done, &err) != TR_STATUS_OK || !done))
         rc = fail("wait_embeddings", err);
+    else if (argc > 5 && record_tasks(reg, argv[5]) != 0) rc = 1;
     else if (tr_discoverer_new(reg, options, &d, &err) != TR_STATUS_OK) rc = fail("discoverer", err);
     else if (tr_discoverer_discover(d, argv[2], discover_options, &answer, &err) != TR_STATUS_OK) rc = fail("discover", err);
     else printf("%s\n", answer);

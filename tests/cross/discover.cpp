@@ -1,6 +1,7 @@
 // Answers one query over a catalog through the C++ wrapper and prints the hits as one JSON line
-// [{"name", "score", "namespace", "deferred", "intent"?}].
-// Usage: discover_cpp CATALOG.json QUERY TOP_K [PROFILE]
+// [{"name", "score", "namespace", "deferred", "intent"?, "brought_in"?}].
+// Usage: discover_cpp CATALOG.json QUERY TOP_K [PROFILE [USAGE]] (USAGE: tasks recorded before the
+// query, one JSON array of tool names a line).
 // With PROFILE "hybrid" the registry gets the fake embedder every language implements alike (dim
 // 64; words split on non-alphanumeric ASCII, lowercased, FNV-1a 32-bit, 1.0 at hash % 64; all
 // zeros -> [1, 0, ...]) and waits for the catalog's vectors first.
@@ -40,7 +41,7 @@ static std::vector<std::vector<float>> fake_embed(const std::vector<std::string>
 
 int main(int argc, char** argv) {
     if (argc < 4) {
-        std::cerr << "usage: discover_cpp CATALOG.json QUERY TOP_K [PROFILE]\n";
+        std::cerr << "usage: discover_cpp CATALOG.json QUERY TOP_K [PROFILE [USAGE]]\n";
         return 2;
     }
     try {
@@ -54,6 +55,10 @@ int main(int argc, char** argv) {
             registry.set_embedder(64, fake_embed);
             if (!registry.wait_embeddings(std::chrono::minutes(2))) throw toolregistry::Error(toolregistry::Status::Internal, "embedding timed out");
         }
+        // USAGE: tasks recorded before the query, one JSON array of tool names a line.
+        std::stringstream tasks(argc > 5 ? argv[5] : "");
+        for (std::string task; std::getline(tasks, task);)
+            if (!task.empty()) (void)registry.record_usage_json(task);
         auto discoverer = registry.discoverer("{\"profile\": \"" + profile + "\"}");
         auto hits = discoverer.discover(argv[2], std::stoul(argv[3]));
         std::string out = "[";
@@ -65,6 +70,7 @@ int main(int argc, char** argv) {
             out += ",\"namespace\":" + (hits[i].namespace_name ? toolregistry::detail::json_quote(*hits[i].namespace_name) : std::string("null"));
             out += std::string(",\"deferred\":") + (hits[i].deferred ? "true" : "false");
             if (hits[i].intent) out += ",\"intent\":" + toolregistry::detail::json_quote(*hits[i].intent);
+            if (hits[i].brought_in) out += ",\"brought_in\":" + toolregistry::detail::json_quote(*hits[i].brought_in);
             out += "}";
         }
         std::cout << out << "]\n";

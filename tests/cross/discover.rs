@@ -2,11 +2,14 @@
 //! the cross-language check implements alike, and prints the library's JSON answer. The Rust CLI
 //! answers the other profiles; this program exists for `hybrid`, which needs an embedder.
 //!
-//! Usage: cross_discover CATALOG.json QUERY TOP_K [--query-vector]  (scripts/cross_language.py
-//! runs it). With `--query-vector` the program embeds the query itself and gives the vector as the
-//! discover option `query_vector`, as a host with a pull embedder does (the Node program): the
-//! library then has no vector for each need of a query that holds several, so such a query ranks
-//! otherwise than when the library calls the embedder for the query and its needs.
+//! Usage: cross_discover CATALOG.json QUERY TOP_K [--query-vector] [--usage TASKS] [--profile P]
+//! (scripts/cross_language.py runs it). With `--query-vector` the program embeds the query itself
+//! and gives the vector as the discover option `query_vector`, as a host with a pull embedder does
+//! (the Node program): the library then has no vector for each need of a query that holds several,
+//! so such a query ranks otherwise than when the library calls the embedder for the query and its
+//! needs. With `--usage`, TASKS (one JSON array of tool names a line) are recorded first
+//! (`Registry::record_usage_json`, as every binding's program does). `--profile` ranks with
+//! another profile than `hybrid` (the fake embedder is set only for `hybrid`).
 //!
 //! The fake: dim 64; words split on non-alphanumeric ASCII, lowercased, FNV-1a 32-bit of the
 //! bytes, 1.0 added at hash % 64; all zeros become [1, 0, ...].
@@ -44,21 +47,36 @@ fn fake_embed(texts: &[&str]) -> Result<Vec<f32>, String> {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.len() < 4 {
-        eprintln!("usage: cross_discover CATALOG.json QUERY TOP_K [--query-vector]");
+        eprintln!(
+            "usage: cross_discover CATALOG.json QUERY TOP_K [--query-vector] [--usage TASKS] [--profile P]"
+        );
         std::process::exit(2);
     }
     let run = || -> Result<String, Box<dyn std::error::Error>> {
         let catalog = std::fs::read_to_string(&args[1])?;
         let registry = Registry::new();
         registry.register_json(&catalog)?;
-        let f: HostEmbedFn = Arc::new(fake_embed);
-        registry.set_embedder(Arc::new(HostEmbedder::new(DIM, "", f)?), None)?;
-        if !registry.wait_embeddings(Duration::from_secs(120))? {
-            return Err("embedding the catalog timed out".into());
+        let flag = |name: &str| args.iter().position(|a| a == name).map(|i| args.get(i + 1));
+        let query_vector = flag("--query-vector").is_some();
+        let tasks = flag("--usage").flatten().cloned().unwrap_or_default();
+        let profile = flag("--profile")
+            .flatten()
+            .cloned()
+            .unwrap_or_else(|| "hybrid".to_string());
+        if profile == "hybrid" {
+            let f: HostEmbedFn = Arc::new(fake_embed);
+            registry.set_embedder(Arc::new(HostEmbedder::new(DIM, "", f)?), None)?;
+            if !registry.wait_embeddings(Duration::from_secs(120))? {
+                return Err("embedding the catalog timed out".into());
+            }
         }
-        let options = DiscoveryOptions::from_json(Some(r#"{"profile": "hybrid"}"#))?;
+        for task in tasks.lines().filter(|t| !t.is_empty()) {
+            registry.record_usage_json(task)?;
+        }
+        let doc = serde_json::json!({ "profile": profile }).to_string();
+        let options = DiscoveryOptions::from_json(Some(&doc))?;
         let top_k: usize = args[3].parse()?;
-        let request = if args.get(4).map(String::as_str) == Some("--query-vector") {
+        let request = if query_vector {
             let vector = fake_embed(&[&args[2]])?;
             let doc = serde_json::json!({"top_k": top_k, "query_vector": vector});
             DiscoverRequest::from_json(Some(&doc.to_string()))?

@@ -16,6 +16,7 @@ mod eval;
 mod execute;
 mod explain;
 mod ffi;
+mod ffi_usage;
 mod filters;
 mod golden;
 mod hybrid;

@@ -8,9 +8,10 @@ using ToolRegistry;
 
 /// <summary>
 /// Prints one discovery answer as "rank<TAB>name<TAB>score" lines (score round-trippable), or with
-/// --json as one line [{"name", "score", "namespace", "deferred", "intent"?}] like the Go binding's
-/// trdiscover, for comparing languages side by side.
-/// Usage: mono DiscoverCli.exe [--json] CATALOG.json QUERY [TOP_K] [PROFILE]
+/// --json as one line [{"name", "score", "namespace", "deferred", "intent"?, "brought_in"?}] like the
+/// Go binding's trdiscover, for comparing languages side by side.
+/// Usage: mono DiscoverCli.exe [--json] CATALOG.json QUERY [TOP_K] [PROFILE [USAGE]]
+/// where USAGE holds tasks recorded before the query, one JSON array of tool names a line,
 /// where CATALOG is a JSON array of tools in any accepted shape.
 /// </summary>
 static class DiscoverCli
@@ -24,7 +25,7 @@ static class DiscoverCli
         }
         if (args.Length < 2)
         {
-            Console.Error.WriteLine("usage: DiscoverCli [--json] CATALOG.json QUERY [TOP_K] [PROFILE]");
+            Console.Error.WriteLine("usage: DiscoverCli [--json] CATALOG.json QUERY [TOP_K] [PROFILE [USAGE]]");
             return 2;
         }
         int topK = args.Length > 2 ? int.Parse(args[2], CultureInfo.InvariantCulture) : 10;
@@ -41,6 +42,14 @@ static class DiscoverCli
                     {
                         Console.Error.WriteLine("error: embedding the catalog timed out");
                         return 1;
+                    }
+                }
+                // USAGE: tasks recorded before the query, one JSON array of tool names a line.
+                foreach (var task in (args.Length > 4 ? args[4] : "").Split('\n'))
+                {
+                    if (task.Length > 0)
+                    {
+                        registry.RecordUsageJson(task);
                     }
                 }
                 using (var discoverer = registry.CreateDiscoverer(options))
@@ -112,7 +121,8 @@ static class DiscoverCli
             ",\"score\":" + h.Score.ToString("R", CultureInfo.InvariantCulture) +
             (h.Namespace == null ? "" : ",\"namespace\":" + Quote(h.Namespace)) +
             ",\"deferred\":" + (h.Deferred ? "true" : "false") +
-            (h.Intent == null ? "" : ",\"intent\":" + Quote(h.Intent)) + "}")) + "]";
+            (h.Intent == null ? "" : ",\"intent\":" + Quote(h.Intent)) +
+            (h.BroughtIn == null ? "" : ",\"brought_in\":" + Quote(h.BroughtIn)) + "}")) + "]";
     }
 
     static string Quote(string s)

@@ -117,6 +117,20 @@ namespace ToolRegistry
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
         internal static extern Status tr_registry_tools_status(RegistryHandle registry, out IntPtr jsonOut, out IntPtr errOut);
 
+        // ---- usage (RegistryUsage.cs) ----
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status tr_registry_enable_usage(RegistryHandle registry, byte[] path, out IntPtr errOut);
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status tr_registry_record_usage(RegistryHandle registry, byte[] namesJson, out UIntPtr countedOut, out IntPtr errOut);
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status tr_registry_save_usage(RegistryHandle registry, out IntPtr errOut);
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern Status tr_registry_usage_status(RegistryHandle registry, out IntPtr jsonOut, out IntPtr errOut);
+
         // ---- conversations (Conversation.cs) ----
 
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]

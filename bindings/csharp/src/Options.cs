@@ -65,6 +65,13 @@ namespace ToolRegistry
         /// </summary>
         public bool? Intents { get; set; }
 
+        /// <summary>
+        /// False ranks as if no usage were recorded. By default (null or true) the answer's best hits
+        /// bring in the tools they are used with when the recorded usage says so
+        /// (<see cref="DiscoverResult.BroughtIn"/>); the reference profile never does.
+        /// </summary>
+        public bool? Usage { get; set; }
+
         /// <summary>The options as the JSON object the C ABI takes.</summary>
         public string ToJson()
         {
@@ -77,6 +84,7 @@ namespace ToolRegistry
                 .Add("b", B)
                 .Add("delta", Delta)
                 .Add("intents", Intents)
+                .Add("usage", Usage)
                 .ToString();
         }
     }

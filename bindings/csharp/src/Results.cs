@@ -30,6 +30,9 @@ namespace ToolRegistry
         [DataMember(Name = "intent")]
         private string intent;
 
+        [DataMember(Name = "brought_in")]
+        private string broughtIn;
+
         [DataMember(Name = "warning")]
         private string warning;
 
@@ -59,6 +62,13 @@ namespace ToolRegistry
         /// query that is one need, and with <see cref="DiscoveryOptions.Intents"/> false.
         /// </summary>
         public string Intent { get { return intent; } }
+
+        /// <summary>
+        /// Why the tool is in the answer when the query did not rank it there: a hit it is used with
+        /// brought it in ("used with `add_agenda` in 12 of its 15 tasks"; see
+        /// <see cref="Registry.RecordUsage"/>); null otherwise.
+        /// </summary>
+        public string BroughtIn { get { return broughtIn; } }
 
         /// <summary>
         /// The tool's schema in the requested API format as raw JSON text, or null. Present for an exact

@@ -84,6 +84,7 @@ namespace ToolRegistry.Tests
             StrictTests();
             BudgetTests();
             IntentsTests();
+            UsageTests();
             EmbedderTests();
             ConversationTests(Path.Combine(Path.GetDirectoryName(corpusDir.TrimEnd('/', '\\')), "conversation"));
             AsyncTests(corpusDir);

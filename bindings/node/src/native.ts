@@ -109,6 +109,10 @@ export const c = {
   execute: f("int32_t tr_registry_execute(tr_registry *r, const char *calls, const char *options, _Out_ tr_string *out, _Out_ tr_string *err)"),
   waitEmbeddings: f("int32_t tr_registry_wait_embeddings(tr_registry *r, uint64_t timeout_ms, _Out_ bool *done, _Out_ tr_string *err)"),
   embeddingStatus: f("int32_t tr_registry_embedding_status(tr_registry *r, _Out_ tr_string *out, _Out_ tr_string *err)"),
+  enableUsage: f("int32_t tr_registry_enable_usage(tr_registry *r, const char *path, _Out_ tr_string *err)"),
+  recordUsage: f("int32_t tr_registry_record_usage(tr_registry *r, const char *names, _Out_ size_t *counted, _Out_ tr_string *err)"),
+  saveUsage: f("int32_t tr_registry_save_usage(tr_registry *r, _Out_ tr_string *err)"),
+  usageStatus: f("int32_t tr_registry_usage_status(tr_registry *r, _Out_ tr_string *out, _Out_ tr_string *err)"),
 
   discovererNew: f("int32_t tr_discoverer_new(tr_registry *r, const char *options, _Out_ tr_discoverer **out, _Out_ tr_string *err)"),
   discovererFree: f("void tr_discoverer_free(tr_discoverer *d)"),

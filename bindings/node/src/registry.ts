@@ -31,6 +31,7 @@ import {
   type Summary,
   type ToolDefinition,
   type ToolStatus,
+  type UsageStatus,
 } from "./types.js";
 
 /** The version of the loaded native library, e.g. `"0.1.0"`. */
@@ -69,6 +70,11 @@ export class Registry {
     else if (options.embedding !== undefined) {
       const e = options.embedding;
       doc.embedding = defined({ model_dir: e.modelDir, cache_path: e.cachePath, threads: e.threads });
+    }
+    if (typeof options.usage === "boolean") doc.usage = options.usage;
+    else if (options.usage !== undefined) {
+      if (options.usage === null || typeof options.usage !== "object") throw new TypeError("usage must be a boolean or an object");
+      doc.usage = defined({ path: options.usage.path === undefined ? undefined : text("usage.path", options.usage.path) });
     }
     const ptr: unknown[] = [null];
     const err: (string | null)[] = [null];
@@ -168,6 +174,42 @@ export class Registry {
   /** Enables a tool or namespace again (clears the reason). */
   enable(name: string): void {
     this.setEnabled(name, true);
+  }
+
+  /**
+   * Turns usage (co-use learning) on: the tool calls the library runs (`execute`, the two steps,
+   * conversations) are recorded as tasks, and discovers let their best hits bring in the tools
+   * they are used with (`brought_in` on the hit). With a `path` the counts are
+   * loaded from that file and written back to it atomically (at most every 5 seconds while tasks
+   * come, on `saveUsage`, and on `close`); a missing or corrupt file is an empty start (a corrupt
+   * one's warning is in `usageStatus`).
+   */
+  enableUsage(path?: string): void {
+    act(c.enableUsage, this.#handle.ptr, path === undefined ? null : text("path", path));
+  }
+
+  /**
+   * Records one task: these tools were used together (for hosts that run tools themselves; it
+   * records whether or not usage is enabled). Names of no registered tool, repeats and empty
+   * names do not count, nor names past the first 32. Answers how many counted (0: nothing was
+   * recorded). A name that is not a string is a `ToolRegistryError` (INVALID_ARGUMENT) and
+   * records nothing.
+   */
+  recordUsage(task: string[]): number {
+    if (!Array.isArray(task)) throw new TypeError(`names must be an array of strings, not ${describe(task)}`);
+    const counted = [0];
+    act(c.recordUsage, this.#handle.ptr, JSON.stringify(task), counted);
+    return Number(counted[0]);
+  }
+
+  /** Writes the usage file now, if there is one and something is unsaved. */
+  saveUsage(): void {
+    act(c.saveUsage, this.#handle.ptr);
+  }
+
+  /** What usage holds: recording, the file, tasks, tools, memory, the last warning. */
+  usageStatus(): UsageStatus {
+    return JSON.parse(out(c.usageStatus, this.#handle.ptr));
   }
 
   /** Every registered tool, disabled ones included, sorted by name. */

@@ -26,6 +26,12 @@ export interface DiscoveryOptions {
    * The reference profile never splits.
    */
   intents?: boolean;
+  /**
+   * `false` ranks as if no usage were recorded. By default the answer's best hits bring in the
+   * tools they are used with when the recorded usage says so (`broughtIn` on the hit, see
+   * `Registry.recordUsage`); the reference profile never does.
+   */
+  usage?: boolean;
   /** `enableDiscovery` only: also register `call_deferred` (default true). */
   callDeferred?: boolean;
 }
@@ -57,6 +63,11 @@ export interface DiscoverResult {
   deferred: boolean;
   /** The need of the query this tool answers, in the query's words; only when it holds several. */
   intent?: string;
+  /**
+   * Why the tool is in the answer when the query did not rank it there: a hit it is used with
+   * brought it in ("used with `add_agenda` in 12 of its 15 tasks"; see `Registry.recordUsage`).
+   */
+  brought_in?: string;
   schema?: Record<string, unknown>;
   warning?: string;
 }
@@ -192,6 +203,24 @@ export interface RegistryOptions {
   discovery?: DiscoveryOptions | boolean;
   /** Loads the built-in sentence encoder from a local model folder; nothing is downloaded. */
   embedding?: { modelDir: string; cachePath?: string; threads?: number } | null;
+  /** Turns usage (co-use learning) on at once, kept in `path` when given (see `enableUsage`). */
+  usage?: { path?: string } | boolean;
+}
+
+/** What a registry's usage (co-use) holds (`Registry.usageStatus`). */
+export interface UsageStatus {
+  /** The calls the library runs are recorded (`enableUsage`). */
+  recording: boolean;
+  /** The usage file, if any. */
+  path: string | null;
+  /** Tasks recorded, loaded ones included. */
+  tasks: number;
+  /** Tools with counts. */
+  tools: number;
+  /** Bytes the counts take in memory, about. */
+  memory_bytes: number;
+  /** Why the file was ignored at start (an empty start) or the last write failed. */
+  warning: string | null;
 }
 
 export interface ExecuteOptions {
@@ -254,6 +283,7 @@ export function discoveryDoc(o: DiscoveryOptions | undefined): Record<string, un
     b: o.b,
     delta: o.delta,
     intents: o.intents,
+    usage: o.usage,
     call_deferred: o.callDeferred,
   });
 }

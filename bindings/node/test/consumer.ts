@@ -23,6 +23,11 @@ export async function typed(): Promise<void> {
   const why: Explanation = single.explain("x", "a", { topK: 3 });
   const needs: string[] = why.intents.map((i) => i.text);
   const toolNeed: string | null = why.tool.intent;
+  const counted: number = registry.recordUsage(["a", "w"]);
+  const partnerWhy: string | undefined = hits[0]!.brought_in;
+  const tasks: number = registry.usageStatus().tasks;
+  registry.discoverer({ usage: false });
+  new Registry({ usage: true }).close();
   const untyped: Record<string, unknown> = why;
   const messages: Record<string, unknown>[] = await registry.execute({ role: "assistant" }, { includeAssistant: true });
   const c = registry.conversation({ apiFormat: "anthropic", mode: "native" });
@@ -45,6 +50,8 @@ export async function typed(): Promise<void> {
   d.discover("x", { topK: "3" });
   // @ts-expect-error no such api format
   registry.getSchemas({ apiFormat: "openai" });
+  // @ts-expect-error a task is an array of names
+  registry.recordUsage("a");
   // @ts-expect-error intents is a boolean
   registry.discoverer({ intents: "no" });
   c[Symbol.dispose]();

@@ -1,7 +1,8 @@
 // One query over a catalog through the Node binding, printed as JSON (scripts/cross_language.py).
-// Usage: node cross_discover.mjs CATALOG.json QUERY TOP_K [PROFILE]. With PROFILE "hybrid" the
-// registry gets the fake embedder every language implements alike (tests/cross/discover.c), as
-// a JS embedder on the pull model, and the query is embedded by it (discoverAsync).
+// Usage: node cross_discover.mjs CATALOG.json QUERY TOP_K [PROFILE [USAGE]]. With PROFILE "hybrid"
+// the registry gets the fake embedder every language implements alike (tests/cross/discover.c), as
+// a JS embedder on the pull model, and the query is embedded by it (discoverAsync). USAGE holds
+// tasks recorded before the query, one JSON array of tool names a line.
 import { readFileSync } from "node:fs";
 import { Registry, ToolRegistryError } from "toolregistry";
 
@@ -21,7 +22,7 @@ export function fakeEmbed(texts) {
   });
 }
 
-const [catalogPath, query, topK, profile = "reference"] = process.argv.slice(2);
+const [catalogPath, query, topK, profile = "reference", usage = ""] = process.argv.slice(2);
 const registry = new Registry();
 try {
   registry.register(readFileSync(catalogPath, "utf8"));
@@ -29,6 +30,7 @@ try {
     registry.setEmbedder(async (texts) => fakeEmbed(texts), { dim: 64 });
     if (!(await registry.waitEmbeddings(120_000))) throw new Error("embedding timed out");
   }
+  for (const task of usage.split("\n")) if (task) registry.recordUsage(JSON.parse(task));
   const d = registry.discoverer({ profile });
   const answer = await d.discoverAsync(query, { topK: Number(topK) });
   d.close();

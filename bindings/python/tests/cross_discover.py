@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Answers one query over a catalog through the Python binding and prints the answer as JSON.
 
-Usage: cross_discover.py CATALOG.json QUERY TOP_K [PROFILE]  (scripts/cross_language.py runs it)
-With PROFILE "hybrid" the registry gets the fake embedder every language implements alike.
+Usage: cross_discover.py CATALOG.json QUERY TOP_K [PROFILE [USAGE]]  (scripts/cross_language.py runs it)
+With PROFILE "hybrid" the registry gets the fake embedder every language implements alike. USAGE
+holds tasks recorded before the query, one JSON array of tool names a line.
 
 Like tests/cross/discover.c: register the whole catalog, a Discoverer with the profile, one
 discover. The answer is what a Python caller gets (decoded dicts), encoded again with json, which
@@ -39,7 +40,7 @@ def fake_embed(texts):
 
 def main(argv):
     if len(argv) < 4:
-        print("usage: cross_discover.py CATALOG.json QUERY TOP_K [PROFILE]", file=sys.stderr)
+        print("usage: cross_discover.py CATALOG.json QUERY TOP_K [PROFILE [USAGE]]", file=sys.stderr)
         return 2
     with open(argv[1], "rb") as f:
         catalog = f.read()
@@ -51,6 +52,9 @@ def main(argv):
                 registry.set_embedder(fake_embed, 64)
                 if not registry.wait_embeddings(120):
                     raise SystemExit("cross_discover.py: embedding timed out")
+            for task in (argv[5] if len(argv) > 5 else "").split("\n"):
+                if task:
+                    registry.record_usage(json.loads(task))
             with registry.discoverer(profile=profile) as d:
                 answer = d.discover(argv[2], int(argv[3]))
     except tr.ToolRegistryError as e:

@@ -396,6 +396,7 @@ private:
         hit.namespace_name = optional_string(item, "namespace");
         hit.deferred = member(item, "deferred", JsonValue::Kind::Bool).boolean;
         hit.intent = optional_string(item, "intent");
+        hit.brought_in = optional_string(item, "brought_in");
         if (const JsonValue* schema = item.find("schema")) hit.schema = std::string(schema->raw);
         hit.warning = optional_string(item, "warning");
         hits.push_back(std::move(hit));
@@ -570,6 +571,18 @@ private:
     s.embedded = count("embedded");
     for (const JsonValue& w : member(doc, "warnings", JsonValue::Kind::Array).items)
         if (w.kind == JsonValue::Kind::String) s.warnings.push_back(w.string);
+    return s;
+}
+
+[[nodiscard]] inline UsageStatus parse_usage_status(std::string_view json) {
+    JsonValue doc = JsonParser(json).parse();
+    UsageStatus s;
+    s.recording = member(doc, "recording", JsonValue::Kind::Bool).boolean;
+    s.path = optional_string(doc, "path");
+    s.tasks = static_cast<std::uint64_t>(member(doc, "tasks", JsonValue::Kind::Number).number);
+    s.tools = static_cast<std::size_t>(member(doc, "tools", JsonValue::Kind::Number).number);
+    s.memory_bytes = static_cast<std::size_t>(member(doc, "memory_bytes", JsonValue::Kind::Number).number);
+    s.warning = optional_string(doc, "warning");
     return s;
 }
 

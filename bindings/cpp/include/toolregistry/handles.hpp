@@ -304,6 +304,58 @@ public:
             [&](char** out, char** err) { return tr_registry_tools_status(handle_.get(), out, err); });
     }
 
+    /// Turns usage (co-use learning) on: the tool calls the library runs (execute, the two steps,
+    /// conversations) are recorded as tasks, and discovers let their best hits bring in the tools
+    /// they are used with (Hit::brought_in). With a path the counts are loaded from that file and
+    /// written back to it atomically; a missing or corrupt file is an empty start (a corrupt one's
+    /// warning is in usage_status()). Empty path: no file. Same as `{"usage": {"path": ...}}` in
+    /// the registry options.
+    void enable_usage(std::string_view path = {}) {
+        std::string p = detail::c_string(path, "path");
+        detail::call_checked([&](char** err) {
+            return tr_registry_enable_usage(handle_.get(), path.empty() ? nullptr : p.c_str(), err);
+        });
+    }
+
+    /// Records one task: these tools were used together (for hosts that run tools themselves;
+    /// works whether or not usage is on). Names of no registered tool, repeats and empty names do
+    /// not count, nor names past the first 32; returns how many counted (0: nothing recorded).
+    /// Invalid UTF-8 in a name throws Status::InvalidUtf8.
+    std::size_t record_usage(const std::vector<std::string>& names) {
+        std::string json = "[";
+        for (std::size_t i = 0; i < names.size(); ++i) {
+            if (i) json += ',';
+            json += detail::json_quote(detail::c_string(names[i], "names"));
+        }
+        json += ']';
+        return record_usage_json(json);
+    }
+
+    /// record_usage() from a JSON array of names (`["get_user_token", "add_agenda"]`); anything
+    /// else throws Status::InvalidJson or Status::InvalidArgument and records nothing.
+    std::size_t record_usage_json(std::string_view names_json) {
+        std::string j = detail::c_string(names_json, "names_json");
+        std::size_t counted = 0;
+        detail::call_checked(
+            [&](char** err) { return tr_registry_record_usage(handle_.get(), j.c_str(), &counted, err); });
+        return counted;
+    }
+
+    /// Writes the usage file now, if there is one and something is unsaved. Status::Internal
+    /// when it cannot be written (the counts stay in memory).
+    void save_usage() const {
+        detail::call_checked([&](char** err) { return tr_registry_save_usage(handle_.get(), err); });
+    }
+
+    /// What usage holds: recording, the file, tasks and tools counted, memory, the last warning.
+    [[nodiscard]] UsageStatus usage_status() const { return detail::parse_usage_status(usage_status_json()); }
+
+    /// usage_status() as JSON: `{"recording","path","tasks","tools","memory_bytes","warning"}`.
+    [[nodiscard]] std::string usage_status_json() const {
+        return detail::call_with_output(
+            [&](char** out, char** err) { return tr_registry_usage_status(handle_.get(), out, err); });
+    }
+
     /// The schemas of exactly these tools, in this order, disabled ones and built-ins included, as
     /// a JSON array. Status::NotFound naming the first unknown name.
     [[nodiscard]] std::string schemas_json_for(const std::vector<std::string>& names,
@@ -386,7 +438,7 @@ public:
     }
 
     /// discover_with() as the library's raw JSON: `[{"name", "description", "score", "namespace",
-    /// "deferred", "intent"?, "schema"?, "warning"?}]`. Its size is what DiscoverRequest::max_tokens
+    /// "deferred", "intent"?, "brought_in"?, "schema"?, "warning"?}]`. Its size is what DiscoverRequest::max_tokens
     /// counts.
     [[nodiscard]] std::string discover_json_with(std::string_view query, const DiscoverRequest& request) const {
         return discover_json(query, detail::discover_options(request));

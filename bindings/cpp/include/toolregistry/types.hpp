@@ -137,6 +137,9 @@ struct Hit {
     /// ("convert 100 dollars to euros and then tell me the weather in Paris"); empty for a query
     /// that is one need, and with the discovery option `{"intents": false}`.
     std::optional<std::string> intent;
+    /// Why the tool is in the answer when the query did not rank it there: a hit it is used with
+    /// brought it in ("used with `add_agenda` in 12 of its 15 tasks"; Registry::record_usage).
+    std::optional<std::string> brought_in;
     /// The tool's schema as compact JSON in the requested format: present for an exact-name match
     /// and for deferred tools, unless DiscoverRequest::max_tokens cut the hit to name + summary.
     std::optional<std::string> schema;
@@ -325,6 +328,21 @@ struct EmbeddingStatus {
     std::size_t embedded = 0;
     /// The last warnings: a cache file ignored, a batch that failed.
     std::vector<std::string> warnings;
+};
+
+/// What a registry's usage (co-use) holds (Registry::usage_status).
+struct UsageStatus {
+    /// The calls the library runs are recorded (Registry::enable_usage).
+    bool recording = false;
+    /// The usage file, if any.
+    std::optional<std::string> path;
+    /// Tasks recorded, loaded ones included, and tools with counts.
+    std::uint64_t tasks = 0;
+    std::size_t tools = 0;
+    /// Bytes the counts take in memory, about.
+    std::size_t memory_bytes = 0;
+    /// Why the file was ignored at start (an empty start), or why the last write failed.
+    std::optional<std::string> warning;
 };
 
 }  // namespace toolregistry

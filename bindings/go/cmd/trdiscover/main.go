@@ -1,7 +1,8 @@
 // Command trdiscover answers one discovery query over a catalog through the Go binding and prints
-// the hits as JSON, one line: [{"name", "score", "namespace", "deferred", "intent"?}]. It exists
-// so the answers of the Go binding can be compared side by side with the Rust CLI and the other
-// bindings.
+// the hits as JSON, one line: [{"name", "score", "namespace", "deferred", "intent"?,
+// "brought_in"?}]. It exists so the answers of the Go binding can be compared side by side with the
+// Rust CLI and the other bindings. -usage records tasks first (one JSON array of names a line), so
+// hits may be brought in by the tools they are used with.
 //
 //	go run ./cmd/trdiscover -catalog ../../data/bfcl/catalog.json -top-k 5 "convert currency"
 //
@@ -67,6 +68,7 @@ type hit struct {
 	Namespace string  `json:"namespace,omitempty"`
 	Deferred  bool    `json:"deferred"`
 	Intent    string  `json:"intent,omitempty"`
+	BroughtIn string  `json:"brought_in,omitempty"`
 }
 
 func run(args []string, stdout io.Writer) error {
@@ -74,11 +76,12 @@ func run(args []string, stdout io.Writer) error {
 	catalog := flags.String("catalog", "", "JSON file with the tools (required)")
 	topK := flags.Int("top-k", 10, "number of hits")
 	profile := flags.String("profile", "", `ranking profile: "reference" (default), "enhanced" or "hybrid" (with the fake embedder)`)
+	usage := flags.String("usage", "", "tasks to record before the query: one JSON array of tool names a line")
 	if err := flags.Parse(args); err != nil {
 		return err
 	}
 	if *catalog == "" || flags.NArg() == 0 {
-		return fmt.Errorf("usage: trdiscover -catalog FILE [-top-k N] [-profile P] QUERY")
+		return fmt.Errorf("usage: trdiscover -catalog FILE [-top-k N] [-profile P] [-usage TASKS] QUERY")
 	}
 	query := strings.Join(flags.Args(), " ")
 	doc, err := os.ReadFile(*catalog)
@@ -110,6 +113,14 @@ func run(args []string, stdout io.Writer) error {
 			return fmt.Errorf("embedding the catalog: done %v, %v", done, err)
 		}
 	}
+	for _, task := range strings.Split(*usage, "\n") {
+		if strings.TrimSpace(task) == "" {
+			continue
+		}
+		if _, err := reg.RecordUsageJSON([]byte(task)); err != nil {
+			return fmt.Errorf("usage %s: %w", task, err)
+		}
+	}
 	finder, err := reg.NewDiscoverer(toolregistry.DiscoveryOptions{Profile: toolregistry.Profile(*profile)})
 	if err != nil {
 		return err
@@ -121,7 +132,7 @@ func run(args []string, stdout io.Writer) error {
 	}
 	hits := make([]hit, len(results))
 	for i, r := range results {
-		hits[i] = hit{r.Name, r.Score, r.Namespace, r.Deferred, r.Intent}
+		hits[i] = hit{r.Name, r.Score, r.Namespace, r.Deferred, r.Intent, r.BroughtIn}
 	}
 	return json.NewEncoder(stdout).Encode(hits)
 }

@@ -37,6 +37,7 @@ from ._types import (
     SearchSide,
     StrictSchemas,
     Summary,
+    UsageStatus,
 )
 
 __all__ = [
@@ -58,6 +59,7 @@ __all__ = [
     "Status",
     "StrictSchemas",
     "Summary",
+    "UsageStatus",
     "ToolError",
     "ToolRegistryError",
     "status_name",

@@ -33,10 +33,13 @@ class Discoverer(_Owner):
         b: Optional[float] = None,
         delta: Optional[float] = None,
         intents: Optional[bool] = None,
+        usage: Optional[bool] = None,
     ) -> None:
         if not isinstance(registry, _RegistryBase):
             raise TypeError(f"registry must be a toolregistry_rs.Registry, not {type(registry).__name__}")
-        options = _discovery_options(profile, field_weights, min_score_ratio, max_df_ratio, k1, b, delta, intents)
+        options = _discovery_options(
+            profile, field_weights, min_score_ratio, max_df_ratio, k1, b, delta, intents, usage
+        )
         options_json = _json("options", options) if options else None
         out = _native.DiscovererPtr()
         err = c_void_p()

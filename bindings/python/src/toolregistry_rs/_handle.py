@@ -86,6 +86,7 @@ def _discovery_options(
     b: Optional[float],
     delta: Optional[float],
     intents: Optional[bool] = None,
+    usage: Optional[bool] = None,
 ) -> Dict[str, Any]:
     fields = {
         "profile": profile,
@@ -96,6 +97,7 @@ def _discovery_options(
         "b": b,
         "delta": delta,
         "intents": intents,
+        "usage": usage,
     }
     return {k: v for k, v in fields.items() if v is not None}
 

@@ -92,6 +92,10 @@ def _declare(lib: ctypes.CDLL) -> None:
     fn("tr_registry_call", c_int32, RegistryPtr, c_char_p, c_char_p, StringOut, StringOut)
     fn("tr_registry_disable", c_int32, RegistryPtr, c_char_p, c_char_p, StringOut)
     fn("tr_registry_tools_status", c_int32, RegistryPtr, StringOut, StringOut)
+    fn("tr_registry_enable_usage", c_int32, RegistryPtr, c_char_p, StringOut)
+    fn("tr_registry_record_usage", c_int32, RegistryPtr, c_char_p, POINTER(c_size_t), StringOut)
+    fn("tr_registry_save_usage", c_int32, RegistryPtr, StringOut)
+    fn("tr_registry_usage_status", c_int32, RegistryPtr, StringOut, StringOut)
 
     fn("tr_call_return", c_int32, CallPtr, c_char_p)
     fn("tr_call_fail", c_int32, CallPtr, c_char_p)

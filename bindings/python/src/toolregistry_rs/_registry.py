@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import atexit
 import json
+import os
 import weakref
-from ctypes import byref, c_bool, c_void_p
+from ctypes import byref, c_bool, c_size_t, c_void_p
 from typing import (
     Any,
     Callable,
@@ -41,6 +42,7 @@ from ._types import (
     SearchSide,
     StrictSchemas,
     Summary,
+    UsageStatus,
 )
 
 _lib = _native.lib
@@ -89,6 +91,7 @@ class Registry(_RegistryBase):
         *,
         discovery: Union[Mapping[str, Any], bool, None] = None,
         embedding: Optional[Mapping[str, Any]] = None,
+        usage: Union[Mapping[str, Any], bool, None] = None,
     ) -> None:
         doc: Dict[str, Any] = {}
         if discovery is True:
@@ -97,6 +100,8 @@ class Registry(_RegistryBase):
             doc["discovery"] = dict(discovery)
         if embedding is not None:
             doc["embedding"] = dict(embedding)
+        if usage is not None:
+            doc["usage"] = usage if isinstance(usage, bool) else dict(usage)
         options = _json("options", doc) if doc else None
         out = _native.RegistryPtr()
         err = c_void_p()
@@ -465,6 +470,36 @@ class Registry(_RegistryBase):
         """What the embedder has done (see :class:`EmbeddingStatus`); None without one."""
         return cast(Optional[EmbeddingStatus], json.loads(self._out(_lib.tr_registry_embedding_status)))
 
+    def enable_usage(self, path: Union[str, "os.PathLike[str]", None] = None) -> None:
+        """Turns usage (co-use learning) on: the tool calls the library runs (``execute``, the two
+        steps, conversations) are recorded as tasks, and discovers let their best hits bring in
+        the tools they are used with (each such hit's ``brought_in`` says why). With a ``path`` the
+        counts are loaded from that file and written back to it atomically (at most every 5
+        seconds while tasks come, on :meth:`save_usage`, and on ``close``); a missing or corrupt
+        file is an empty start (a corrupt one's warning is in :meth:`usage_status`). The same as
+        ``Registry(usage={"path": ...})``."""
+        p = None if path is None else _text("path", os.fspath(path))
+        self._do(_lib.tr_registry_enable_usage, p)
+
+    def record_usage(self, names: Iterable[str]) -> int:
+        """Records one task: these tools were used together (for hosts that run tools themselves;
+        it records whether or not usage is enabled). Names of no registered tool, repeats and
+        empty names do not count, nor names past the first 32; returns how many counted (0:
+        nothing was recorded). A name that is not a string is ``INVALID_ARGUMENT`` and records
+        nothing."""
+        counted = c_size_t(0)
+        self._do(_lib.tr_registry_record_usage, _json("names", _names(names)), byref(counted))
+        return int(counted.value)
+
+    def save_usage(self) -> None:
+        """Writes the usage file now, if there is one and something is unsaved (``INTERNAL`` when
+        it cannot be written: the counts stay in memory)."""
+        self._do(_lib.tr_registry_save_usage)
+
+    def usage_status(self) -> UsageStatus:
+        """What usage holds (see :class:`UsageStatus`)."""
+        return cast(UsageStatus, json.loads(self._out(_lib.tr_registry_usage_status)))
+
     def tools_status(self) -> List[Dict[str, Any]]:
         """Every registered tool, disabled ones included, sorted by name: ``{"name", "namespace",
         "enabled", "reason", "deferred", "tags", "callable"}`` (``callable``: a call would reach a
@@ -597,6 +632,7 @@ class Registry(_RegistryBase):
         b: Optional[float] = None,
         delta: Optional[float] = None,
         intents: Optional[bool] = None,
+        usage: Optional[bool] = None,
     ) -> None:
         """Registers the built-in ``discover_tools`` with these ranking options (again: replaces them).
 
@@ -610,8 +646,11 @@ class Registry(_RegistryBase):
         one need; by default a query that holds several ("convert 100 dollars to euros and then
         tell me the weather in Paris") is searched whole and per need, so that one need's
         near-duplicates do not take every place, and each hit names its need (``intent``).
+        ``usage=False`` ranks as if no usage were recorded (see :meth:`record_usage`).
         """
-        options = _discovery_options(profile, field_weights, min_score_ratio, max_df_ratio, k1, b, delta, intents)
+        options = _discovery_options(
+            profile, field_weights, min_score_ratio, max_df_ratio, k1, b, delta, intents, usage
+        )
         self._do(_lib.tr_registry_enable_discovery, _json("options", options) if options else None)
 
     def call(self, name: str, arguments: Union[Mapping[str, Any], str, bytes, None] = None) -> Any:
@@ -636,6 +675,7 @@ class Registry(_RegistryBase):
         b: Optional[float] = None,
         delta: Optional[float] = None,
         intents: Optional[bool] = None,
+        usage: Optional[bool] = None,
     ) -> "Discoverer":
         """A :class:`Discoverer` on this registry with its own ranking options (as for
         :meth:`enable_discovery`). It follows every change to the registry and stays usable
@@ -650,6 +690,7 @@ class Registry(_RegistryBase):
             b=b,
             delta=delta,
             intents=intents,
+            usage=usage,
         )
 
     def conversation(

@@ -40,6 +40,23 @@ class EmbeddingStatus(TypedDict):
     warnings: List[str]
 
 
+class UsageStatus(TypedDict):
+    """``Registry.usage_status()``: what the registry's usage (co-use) holds."""
+
+    #: The calls the library runs are recorded (``Registry.enable_usage``).
+    recording: bool
+    #: The usage file, if any.
+    path: Optional[str]
+    #: Tasks recorded, loaded ones included.
+    tasks: int
+    #: Tools with counts.
+    tools: int
+    #: Bytes the counts take in memory, about.
+    memory_bytes: int
+    #: Why the file was ignored at start (an empty start) or the last write failed.
+    warning: Optional[str]
+
+
 class HybridExplanation(TypedDict):
     """Each side of a ``hybrid`` ranking for the explained tool (None in other profiles)."""
 
@@ -70,9 +87,13 @@ class DiscoverResult(_DiscoverResultBase, total=False):
     that ``max_tokens`` cut to name + summary has no ``schema`` and only the first sentence of the
     description. ``intent`` is present when the query holds several needs ("convert 100 dollars
     to euros and then tell me the weather in Paris"): the need this tool answers, as the query
-    words it (``intents=False`` on the discoverer ranks every query as one need)."""
+    words it (``intents=False`` on the discoverer ranks every query as one need).
+    ``brought_in`` is present when the query did not rank the tool there but a hit it is used
+    with brought it in: why ("used with `add_agenda` in 12 of its 15 tasks"; see
+    ``Registry.record_usage``)."""
 
     intent: str
+    brought_in: str
     schema: Dict[str, Any]
     warning: str
 

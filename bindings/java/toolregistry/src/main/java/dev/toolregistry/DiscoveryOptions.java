@@ -16,6 +16,7 @@ public final class DiscoveryOptions {
     private Double b;
     private Double delta;
     private Boolean intents;
+    private Boolean usage;
     private Boolean callDeferred;
 
     /** Options with every member at the library's default. */
@@ -82,6 +83,16 @@ public final class DiscoveryOptions {
         return this;
     }
 
+    /**
+     * False ranks as if no usage were recorded. By default the answer's best hits bring in the
+     * tools they are used with when the recorded usage says so ({@link Hit#broughtIn()}); the
+     * reference profile never does.
+     */
+    public DiscoveryOptions usage(boolean usage) {
+        this.usage = usage;
+        return this;
+    }
+
     /** {@link Registry#enableDiscovery} only: also register {@code call_deferred} (default true). */
     public DiscoveryOptions callDeferred(boolean callDeferred) {
         this.callDeferred = callDeferred;
@@ -98,6 +109,7 @@ public final class DiscoveryOptions {
                 .put("b", b)
                 .put("delta", delta)
                 .put("intents", intents)
+                .put("usage", usage)
                 .put("call_deferred", callDeferred);
     }
 

@@ -19,14 +19,23 @@ import java.util.Set;
  * @param intent the need of the query this tool answers, in the query's words, when the query
  *     holds several ("convert 100 dollars to euros and then tell me the weather in Paris"); null
  *     for a query that is one need, and with {@link DiscoveryOptions#intents(boolean) intents(false)}
+ * @param broughtIn why the tool is in the answer when the query did not rank it there: a hit it is
+ *     used with brought it in ("used with `add_agenda` in 12 of its 15 tasks"; see
+ *     {@link Registry#recordUsage(List)}); null otherwise
  */
 public record Hit(String name, String description, double score, String namespace, boolean deferred,
-        String schemaJson, String warning, String intent) {
+        String schemaJson, String warning, String intent, String broughtIn) {
 
     /** A hit without an intent: the record's shape before intents, kept so code built on it compiles. */
     public Hit(String name, String description, double score, String namespace, boolean deferred,
             String schemaJson, String warning) {
-        this(name, description, score, namespace, deferred, schemaJson, warning, null);
+        this(name, description, score, namespace, deferred, schemaJson, warning, null, null);
+    }
+
+    /** A hit that was not brought in: the record's shape before usage, kept so code built on it compiles. */
+    public Hit(String name, String description, double score, String namespace, boolean deferred,
+            String schemaJson, String warning, String intent) {
+        this(name, description, score, namespace, deferred, schemaJson, warning, intent, null);
     }
 
     /**
@@ -59,6 +68,7 @@ public record Hit(String name, String description, double score, String namespac
         String schema = null;
         String warning = null;
         String intent = null;
+        String broughtIn = null;
         r.expect('{');
         if (!r.consume('}')) {
             do {
@@ -71,11 +81,12 @@ public record Hit(String name, String description, double score, String namespac
                     case "schema": schema = r.raw(); break;
                     case "warning": warning = r.stringOrNull(); break;
                     case "intent": intent = r.stringOrNull(); break;
+                    case "brought_in": broughtIn = r.stringOrNull(); break;
                     default: r.skipValue();
                 }
             } while (r.consume(','));
             r.expect('}');
         }
-        return new Hit(name, description, score, namespace, deferred, schema, warning, intent);
+        return new Hit(name, description, score, namespace, deferred, schema, warning, intent, broughtIn);
     }
 }

@@ -4,6 +4,7 @@ import com.sun.jna.Callback;
 import com.sun.jna.NativeLibrary;
 import com.sun.jna.Pointer;
 import com.sun.jna.ptr.ByteByReference;
+import com.sun.jna.ptr.LongByReference;
 import com.sun.jna.ptr.PointerByReference;
 import java.io.File;
 import java.io.IOException;
@@ -104,6 +105,14 @@ final class NativeLib {
     static native int tr_registry_deferred_summaries(Pointer r, PointerByReference out, PointerByReference err);
 
     static native int tr_registry_tools_status(Pointer r, PointerByReference out, PointerByReference err);
+
+    static native int tr_registry_enable_usage(Pointer r, byte[] path, PointerByReference err);
+
+    static native int tr_registry_record_usage(Pointer r, byte[] names, LongByReference counted, PointerByReference err);
+
+    static native int tr_registry_save_usage(Pointer r, PointerByReference err);
+
+    static native int tr_registry_usage_status(Pointer r, PointerByReference out, PointerByReference err);
 
     static native int tr_registry_enable_discovery(Pointer r, byte[] options, PointerByReference err);
 

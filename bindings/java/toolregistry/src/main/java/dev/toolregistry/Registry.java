@@ -1,6 +1,7 @@
 package dev.toolregistry;
 
 import com.sun.jna.Pointer;
+import com.sun.jna.ptr.LongByReference;
 import com.sun.jna.ptr.PointerByReference;
 import java.time.Duration;
 import java.util.Collection;
@@ -255,6 +256,82 @@ public final class Registry implements AutoCloseable {
     /** {@link #toolsStatus()} as the library's JSON. */
     public String toolsStatusJson() {
         return get((p, out, err) -> NativeLib.tr_registry_tools_status(p, out, err));
+    }
+
+    /**
+     * Turns usage (co-use learning) on: the tool calls the library runs ({@code execute}, the two
+     * steps, conversations) are recorded as tasks, and discovers let their best hits bring in the
+     * tools they are used with ({@link Hit#broughtIn()}). With a path the counts are loaded from
+     * that file and written back to it atomically (at most every 5 seconds while tasks come, on
+     * {@link #saveUsage()}, and on {@link #close()}); a missing or corrupt file is an empty start
+     * (a corrupt one's warning is in {@link #usageStatus()}).
+     *
+     * @param path the usage file, or null for none
+     */
+    public void enableUsage(String path) {
+        if (path != null && path.isEmpty()) {
+            throw new IllegalArgumentException("an empty path; pass null for no file");
+        }
+        byte[] p = Utf8.encode(path, "path");
+        act(h -> {
+            PointerByReference err = new PointerByReference();
+            NativeLib.check(NativeLib.tr_registry_enable_usage(h, p, err), err);
+        });
+    }
+
+    /**
+     * Records one task: these tools were used together (for hosts that run tools themselves; it
+     * records whether or not usage is enabled). Names of no registered tool, repeats and empty
+     * names do not count, nor names past the first 32.
+     *
+     * @return how many names counted (0: nothing was recorded)
+     */
+    public int recordUsage(List<String> names) {
+        if (names == null) {
+            throw new NullPointerException("names");
+        }
+        return recordUsageJson(Json.write(names));
+    }
+
+    /** {@link #recordUsage(List)} with the names as arguments. */
+    public int recordUsage(String... names) {
+        return recordUsage(List.of(names));
+    }
+
+    /**
+     * {@link #recordUsage(List)} with the names as a JSON array ({@code ["get_user_token",
+     * "add_agenda"]}); anything else is a {@link ToolRegistryException} ({@link Status#INVALID_JSON},
+     * {@link Status#INVALID_ARGUMENT} naming the first bad element) and records nothing.
+     */
+    public int recordUsageJson(String namesJson) {
+        byte[] n = Utf8.required(namesJson, "namesJson");
+        LongByReference counted = new LongByReference();
+        act(h -> {
+            PointerByReference err = new PointerByReference();
+            NativeLib.check(NativeLib.tr_registry_record_usage(h, n, counted, err), err);
+        });
+        return (int) counted.getValue();
+    }
+
+    /**
+     * Writes the usage file now, if there is one and something is unsaved ({@link Status#INTERNAL}
+     * when it cannot be written: the counts stay in memory).
+     */
+    public void saveUsage() {
+        act(h -> {
+            PointerByReference err = new PointerByReference();
+            NativeLib.check(NativeLib.tr_registry_save_usage(h, err), err);
+        });
+    }
+
+    /** What usage holds: recording, the file, tasks, tools, memory, the last warning. */
+    public UsageStatus usageStatus() {
+        return UsageStatus.parse(usageStatusJson());
+    }
+
+    /** {@link #usageStatus()} as the library's JSON. */
+    public String usageStatusJson() {
+        return get((p, out, err) -> NativeLib.tr_registry_usage_status(p, out, err));
     }
 
     /** The enabled tools' schemas, sorted by name, OpenAI chat format, as a JSON array. */

@@ -7,6 +7,7 @@ public final class RegistryOptions {
     private DiscoveryOptions discovery;
     private boolean embeddingSet;
     private Json.Obj embedding;
+    private Json.Obj usage;
 
     /** No discovery built-ins; the encoder of {@code TOOLREGISTRY_MODEL_DIR}, if set. */
     public RegistryOptions() {}
@@ -38,8 +39,21 @@ public final class RegistryOptions {
         return this;
     }
 
+    /**
+     * Turns usage (co-use learning) on at once, as {@link Registry#enableUsage(String)} does.
+     *
+     * @param path the usage file, or null for none
+     */
+    public RegistryOptions usage(String path) {
+        this.usage = new Json.Obj().put("path", path);
+        return this;
+    }
+
     String toJson() {
         Json.Obj o = new Json.Obj().put("discovery", discovery == null ? null : new Json.Raw(discovery.toJson()));
+        if (usage != null) {
+            o.map().put("usage", new Json.Raw(usage.toString()));
+        }
         if (embeddingSet) {
             o.map().put("embedding", embedding == null ? null : new Json.Raw(embedding.toString()));
         }

@@ -61,7 +61,7 @@ final class Cross {
         for (Hit h : hits) {
             Json.Obj o = new Json.Obj().put("name", h.name()).put("description", h.description()).put("score", h.score());
             o.map().put("namespace", h.namespace());
-            o.put("deferred", h.deferred()).put("intent", h.intent())
+            o.put("deferred", h.deferred()).put("intent", h.intent()).put("brought_in", h.broughtIn())
                     .put("schema", h.schemaJson() == null ? null : new Json.Raw(h.schemaJson()))
                     .put("warning", h.warning());
             out.add(o.map());

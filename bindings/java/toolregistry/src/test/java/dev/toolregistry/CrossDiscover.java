@@ -4,9 +4,10 @@ import java.time.Duration;
 
 /**
  * One query over a catalog through the Java binding, printed as JSON (scripts/cross_language.py).
- * Usage: CrossDiscover CATALOG.json QUERY TOP_K [PROFILE]. With PROFILE "hybrid" the registry gets
- * the fake embedder every language implements alike, as a callback embedder on the library's
- * embedding thread, and waits for the catalog's vectors.
+ * Usage: CrossDiscover CATALOG.json QUERY TOP_K [PROFILE [USAGE]]. With PROFILE "hybrid" the
+ * registry gets the fake embedder every language implements alike, as a callback embedder on the
+ * library's embedding thread, and waits for the catalog's vectors. USAGE holds tasks recorded
+ * before the query, one JSON array of tool names a line.
  */
 public final class CrossDiscover {
     private CrossDiscover() {}
@@ -19,6 +20,11 @@ public final class CrossDiscover {
                 r.setEmbedder(64, Cross::fakeEmbed, null, null);
                 if (!r.waitEmbeddings(Duration.ofMinutes(2))) {
                     throw new IllegalStateException("embedding timed out");
+                }
+            }
+            for (String task : (args.length > 4 ? args[4] : "").split("\n")) {
+                if (!task.isEmpty()) {
+                    r.recordUsageJson(task);
                 }
             }
             try (Discoverer d = r.discoverer(new DiscoveryOptions().profile(Profile.valueOf(profile.toUpperCase(java.util.Locale.ROOT))))) {
