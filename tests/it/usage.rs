@@ -664,7 +664,7 @@ fn a_usage_file_of_a_million_tasks_and_bad_lines() {
     assert!(line.len() < MAX_USAGE_LINE_BYTES);
 }
 
-/// A usage file (`usage_path`) of a million recorded tasks over 50,000 tools, most with full
+/// A usage file (`usage_path`) of a million recorded tasks over 10,000 tools, most with full
 /// partner lists: loaded whole and checked, its counts as they were.
 #[test]
 fn a_usage_path_of_a_million_tasks_loads() {
@@ -672,7 +672,7 @@ fn a_usage_path_of_a_million_tasks_loads() {
     let dir = temp("million");
     let path = dir.join("usage.json");
     let mut store = UsageStore::new();
-    let names: Vec<String> = (0..50_000).map(|i| format!("tool_{i}")).collect();
+    let names: Vec<String> = (0..10_000).map(|i| format!("tool_{i}")).collect();
     let mut state = 0x2545_f491_4f6c_dd1du64;
     let mut next = |n: usize| {
         state ^= state << 13;
@@ -682,12 +682,12 @@ fn a_usage_path_of_a_million_tasks_loads() {
     };
     for i in 0..1_000_000usize {
         // Routines of three tools (repeated pairs) and a one-off fourth.
-        let base = (i % 20_000) * 2;
+        let base = (i % 4_000) * 2;
         let task = [
             names[base].as_str(),
             names[base + 1].as_str(),
-            names[(base + 7) % 50_000].as_str(),
-            names[next(50_000)].as_str(),
+            names[(base + 7) % 10_000].as_str(),
+            names[next(10_000)].as_str(),
         ];
         store.record(task);
     }
@@ -705,6 +705,6 @@ fn a_usage_path_of_a_million_tasks_loads() {
         store.partners("tool_0")
     );
     assert!(store.partners("tool_0").len() <= MAX_PARTNERS);
-    assert_eq!(store.together("tool_0", "tool_1"), 50);
+    assert_eq!(store.together("tool_0", "tool_1"), 250);
     std::fs::remove_dir_all(&dir).unwrap();
 }
