@@ -1,12 +1,13 @@
 //! What co-use costs (`src/discovery/usage.rs`): a discover with recorded usage beside the same
 //! discover without it, side by side in one run, and the bytes the counts take.
 //!
-//! `cargo run --release --example bench_usage -- [N] [TASKS] [PASSES]` (defaults 10,000 tools,
+//! `cargo run --release --example bench_usage -- [N] [TASKS] [PASSES] [--full]` (defaults 10,000 tools,
 //! 100,000 tasks, 20 passes) registers the generated workload of N tools (`bench/workload.rs`),
 //! records TASKS tasks (routines of 2 to 5 tools, a popular few repeated most, with one-off
 //! tools mixed in, so that most tools have partners and many have full lists), then times the
 //! workload's 500 queries with the `enhanced` profile, usage on and `"usage": false`, on the same
-//! registry, alternating per query (the order swapped every pass). Prints the p50, p95 and mean
+//! registry, alternating per query (the order swapped every pass); `--full` turns the score
+//! floor off on both sides, so that answers are as long with usage as without. Prints the p50, p95 and mean
 //! of each, their ratios, how many answers a tool was brought into, the recording's time per
 //! task, the store's bytes (`usage_status().memory_bytes`), the process's resident memory before
 //! and after recording, and the usage file's size and its write and load times.
@@ -63,7 +64,7 @@ fn tasks(names: &[String], count: usize) -> Vec<Vec<&str>> {
 }
 
 fn main() {
-    let mut args = std::env::args().skip(1);
+    let mut args = std::env::args().skip(1).filter(|a| a != "--full");
     let n: usize = args.next().map_or(10_000, |a| a.parse().expect("N"));
     let task_count: usize = args.next().map_or(100_000, |a| a.parse().expect("TASKS"));
     let passes: usize = args.next().map_or(20, |a| a.parse().expect("PASSES"));
@@ -71,10 +72,22 @@ fn main() {
     let w = Workload::generate(&vocab, n);
     let registry = Registry::new();
     registry.register_json(&w.catalog_json).expect("register");
-    let on = registry.discoverer(DiscoveryOptions::enhanced());
+    // Full answers on both sides (no score floor): a tool brought in takes a place of the
+    // answer's second half instead of an empty one, so both answers are as long and the ratio
+    // is the step's own cost.
+    let full = std::env::args().any(|a| a == "--full");
+    let base = DiscoveryOptions {
+        min_score_ratio: if full {
+            0.0
+        } else {
+            DiscoveryOptions::enhanced().min_score_ratio
+        },
+        ..DiscoveryOptions::enhanced()
+    };
+    let on = registry.discoverer(base);
     let off = registry.discoverer(DiscoveryOptions {
         usage: false,
-        ..DiscoveryOptions::enhanced()
+        ..base
     });
     let request = DiscoverRequest::default();
     // Warm the index and the allocator before measuring memory.
@@ -100,27 +113,26 @@ fn main() {
 
     let mut t_on = Vec::with_capacity(w.queries.len() * passes);
     let mut t_off = Vec::with_capacity(w.queries.len() * passes);
-    let mut brought = 0;
+    let (mut brought, mut hits_on, mut hits_off) = (0, 0, 0);
     for pass in 0..passes {
         for (i, q) in w.queries.iter().enumerate() {
-            let mut time = |d: &toolregistry::Discoverer, out: &mut Vec<f64>| {
+            let time = |d: &toolregistry::Discoverer, out: &mut Vec<f64>| {
                 let t = Instant::now();
                 let hits = black_box(d.discover(q, &request).expect("discover"));
                 out.push(t.elapsed().as_nanos() as f64 / 1000.0);
                 hits
             };
-            if (pass + i) % 2 == 0 {
-                let hits = time(&on, &mut t_on);
-                time(&off, &mut t_off);
-                if pass == 0 && hits.iter().any(|h| h.brought_in.is_some()) {
-                    brought += 1;
-                }
+            let (with, without) = if (pass + i) % 2 == 0 {
+                let with = time(&on, &mut t_on);
+                (with, time(&off, &mut t_off))
             } else {
-                time(&off, &mut t_off);
-                let hits = time(&on, &mut t_on);
-                if pass == 0 && hits.iter().any(|h| h.brought_in.is_some()) {
-                    brought += 1;
-                }
+                let without = time(&off, &mut t_off);
+                (time(&on, &mut t_on), without)
+            };
+            if pass == 0 {
+                brought += usize::from(with.iter().any(|h| h.brought_in.is_some()));
+                hits_on += with.len();
+                hits_off += without.len();
             }
         }
     }
@@ -147,8 +159,10 @@ fn main() {
         m_on / m_off
     );
     println!(
-        "answers a tool was brought into: {brought} of {}",
-        w.queries.len()
+        "answers a tool was brought into: {brought} of {}; hits per answer {:.2} on, {:.2} off",
+        w.queries.len(),
+        hits_on as f64 / w.queries.len() as f64,
+        hits_off as f64 / w.queries.len() as f64
     );
     println!("recording: {record_ns:.0} ns a task");
     println!(
