@@ -129,14 +129,10 @@ mod tests {
 
     fn registry() -> Registry {
         let r = Registry::new();
-        let tools: Vec<Tool> = (0..40)
-            .map(|i| {
-                Tool::from_json(&format!(
-                    r#"{{"name": "t{i}", "description": "tool {i}", "parameters": {{"type": "object"}}}}"#
-                ))
-                .unwrap()
-            })
+        let defs: Vec<String> = (0..40)
+            .map(|i| format!(r#"{{"name": "t{i}", "description": "tool {i}"}}"#))
             .collect();
+        let tools: Vec<Tool> = Tool::parse_many(&format!("[{}]", defs.join(","))).unwrap();
         r.register(tools).unwrap();
         r
     }
