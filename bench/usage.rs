@@ -10,14 +10,17 @@
 //! floor off on both sides, so that answers are as long with usage as without. Prints the p50, p95 and mean
 //! of each, their ratios, how many answers a tool was brought into, the recording's time per
 //! task, the store's bytes (`usage_status().memory_bytes`), the process's resident memory before
-//! and after recording, and the usage file's size and its write and load times.
+//! and after recording, and the usage file's size and its write and load times. Instruction
+//! counts, which the machine's load does not change: `valgrind --tool=callgrind
+//! --toggle-collect='*measured_discover_on*' --toggle-collect='*measured_discover_off*'
+//! target/release/examples/bench_usage 10000 100000 1`, then `callgrind_annotate --inclusive=yes`.
 
 #[path = "workload.rs"]
 mod workload;
 
 use std::hint::black_box;
 use std::time::Instant;
-use toolregistry::{DiscoverRequest, DiscoveryOptions, Registry};
+use toolregistry::{DiscoverRequest, Discoverer, DiscoveryOptions, Registry};
 use workload::{Rng, Vocabulary, Workload, Zipf};
 
 fn rss_kb() -> u64 {
@@ -33,6 +36,18 @@ fn rss_kb() -> u64 {
                 .ok()
         })
         .unwrap_or(0)
+}
+
+/// A discover with usage (the functions callgrind is pointed at: `--toggle-collect`).
+#[inline(never)]
+fn measured_discover_on(d: &Discoverer, q: &str, r: &DiscoverRequest) -> Vec<toolregistry::Hit> {
+    d.discover(q, r).expect("discover")
+}
+
+/// The same discover with `"usage": false`.
+#[inline(never)]
+fn measured_discover_off(d: &Discoverer, q: &str, r: &DiscoverRequest) -> Vec<toolregistry::Hit> {
+    d.discover(q, r).expect("discover")
 }
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
@@ -116,18 +131,21 @@ fn main() {
     let (mut brought, mut hits_on, mut hits_off) = (0, 0, 0);
     for pass in 0..passes {
         for (i, q) in w.queries.iter().enumerate() {
-            let time = |d: &toolregistry::Discoverer, out: &mut Vec<f64>| {
-                let t = Instant::now();
-                let hits = black_box(d.discover(q, &request).expect("discover"));
-                out.push(t.elapsed().as_nanos() as f64 / 1000.0);
-                hits
-            };
+            let time =
+                |measured: fn(&Discoverer, &str, &DiscoverRequest) -> Vec<toolregistry::Hit>,
+                 d: &Discoverer,
+                 out: &mut Vec<f64>| {
+                    let t = Instant::now();
+                    let hits = black_box(measured(d, q, &request));
+                    out.push(t.elapsed().as_nanos() as f64 / 1000.0);
+                    hits
+                };
             let (with, without) = if (pass + i) % 2 == 0 {
-                let with = time(&on, &mut t_on);
-                (with, time(&off, &mut t_off))
+                let with = time(measured_discover_on, &on, &mut t_on);
+                (with, time(measured_discover_off, &off, &mut t_off))
             } else {
-                let without = time(&off, &mut t_off);
-                (time(&on, &mut t_on), without)
+                let without = time(measured_discover_off, &off, &mut t_off);
+                (time(measured_discover_on, &on, &mut t_on), without)
             };
             if pass == 0 {
                 brought += usize::from(with.iter().any(|h| h.brought_in.is_some()));
