@@ -397,29 +397,66 @@ pub fn score_rankings(queries: &[EvalQuery], text: &str) -> Result<Metrics> {
     Ok(aggregate(&scores, zero, &latencies))
 }
 
-/// Parses a usage file for `toolregistry eval --usage`: one observed task per non-empty line,
-/// `{"tools": [names]}`. Bad lines are an error naming the line; the tasks are returned in order.
-pub fn parse_usage(bytes: &[u8]) -> Result<Vec<Vec<String>>> {
-    let text = std::str::from_utf8(bytes).map_err(|e| {
-        Error::invalid(format!(
-            "usage file: not UTF-8 (at byte {})",
-            e.valid_up_to()
-        ))
-    })?;
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
+/// Longest line of a usage file for `toolregistry eval --usage` (one observed task): 1 MiB, room
+/// for a task of 10,000 long names. A longer line is an error naming it, read no further.
+pub const MAX_USAGE_LINE_BYTES: usize = 1024 * 1024;
+
+/// Reads a usage file for `toolregistry eval --usage` one line at a time: one observed task per
+/// non-empty line, `{"tools": [names]}`, each passed to `task` as it is read (memory holds one
+/// line, whatever the file's size; the time is linear in it). A bad line (not JSON, not that
+/// shape, not UTF-8, over [`MAX_USAGE_LINE_BYTES`]) is an error naming it; `task`'s error stops
+/// the reading. Returns the tasks read.
+pub fn read_usage(
+    mut reader: impl std::io::BufRead,
+    mut task: impl FnMut(&[&str]) -> Result<()>,
+) -> Result<u64> {
+    #[derive(serde::Deserialize)]
+    struct Line<'a> {
+        #[serde(borrow)]
+        tools: Vec<std::borrow::Cow<'a, str>>,
+    }
+    use std::io::{BufRead, Read};
+    let mut line = Vec::new();
+    let (mut number, mut tasks) = (0u64, 0u64);
+    loop {
+        line.clear();
+        number += 1;
+        let at = || format!("usage line {number}");
+        let read = (&mut reader)
+            .take(MAX_USAGE_LINE_BYTES as u64 + 1)
+            .read_until(b'\n', &mut line)
+            .map_err(|e| Error::invalid(format!("{}: {e}", at())))?;
+        if read == 0 {
+            return Ok(tasks);
+        }
+        if line.len() > MAX_USAGE_LINE_BYTES {
+            return Err(Error::invalid(format!(
+                "{}: longer than {MAX_USAGE_LINE_BYTES} bytes",
+                at()
+            )));
+        }
+        let text = std::str::from_utf8(&line).map_err(|e| {
+            Error::invalid(format!("{}: not UTF-8 (at byte {})", at(), e.valid_up_to()))
+        })?;
+        if text.trim().is_empty() {
             continue;
         }
-        let at = format!("usage line {}", i + 1);
-        let v = parse_json(line, &at)?;
-        let tools = v
-            .get("tools")
-            .ok_or_else(|| Error::invalid(format!("{at}: expected {{\"tools\": [names]}}")))?;
-        let names = crate::limits::string_list(tools, &format!("{at}.tools"))?
-            .ok_or_else(|| Error::invalid(format!("{at}.tools: expected an array of names")))?;
-        out.push(names);
+        let parsed: Line<'_> = serde_json::from_str(text).map_err(|e| {
+            Error::invalid(format!("{}: expected {{\"tools\": [names]}} ({e})", at()))
+        })?;
+        let names: Vec<&str> = parsed.tools.iter().map(|n| n.as_ref()).collect();
+        task(&names)?;
+        tasks += 1;
     }
+}
+
+/// Parses a whole usage file (see [`read_usage`]) into its tasks, in order.
+pub fn parse_usage(bytes: &[u8]) -> Result<Vec<Vec<String>>> {
+    let mut out = Vec::new();
+    read_usage(bytes, |names| {
+        out.push(names.iter().map(|n| n.to_string()).collect());
+        Ok(())
+    })?;
     Ok(out)
 }
 

@@ -1,7 +1,8 @@
 //! Explain: why a tool ranks where it does for a query, or why it is not in the answer.
 //!
-//! It runs the same analysis, filter and scoring as a discover (so it can never disagree with
-//! one) and then takes the named tool's score apart: per query token its IDF and normalized term
+//! It runs the same analysis, filter, scoring and co-use step as a discover (so it can never
+//! disagree with one; a tool brought in by co-use says by which hit and how often they were used
+//! together) and then takes the named tool's score apart: per query token its IDF and normalized term
 //! frequency, and per field its term frequency and weight. This is what a tool author needs to
 //! fix a description or a search hint.
 
@@ -11,11 +12,13 @@ use crate::discovery::retrieve::CANDIDATES;
 use crate::discovery::retrieve::{Lists, Reach, depth, retrieve};
 use crate::discovery::semantic::{QueryVector, query_vectors_unlocked};
 use crate::discovery::{
-    DiscoverRequest, Discoverer, DiscoveryOptions, Dropped, Profile, QueryToken, plan, validate,
+    DiscoverRequest, Discoverer, DiscoveryOptions, Dropped, Profile, QueryToken, plan, usage,
+    validate,
 };
 use crate::error::{Error, Result};
 use crate::index::{Bm25Params, DocId, Index, ScoredDoc};
 use crate::registry::State;
+use crate::usage::UsageStore;
 use serde_json::{Value, json};
 
 /// Where the named tool ended up, and why.
@@ -115,6 +118,9 @@ pub struct ToolExplanation {
     /// The need of the query it answers, when the query holds several and a need's ranking
     /// holds it (the one that scores it best relative to its own best).
     pub intent: Option<String>,
+    /// Why co-use brought it into the answer, when it did ("used with `X` in 12 of its 15
+    /// tasks"; see [`crate::discovery::usage`]).
+    pub brought_in: Option<String>,
 }
 
 /// One need of a query that holds several, and how its own ranking placed the named tool.
@@ -300,6 +306,7 @@ impl Explanation {
                 "score": self.tool.score,
                 "rank": self.tool.rank,
                 "intent": self.tool.intent,
+                "brought_in": self.tool.brought_in,
                 "terms": terms,
             },
         })
@@ -349,9 +356,11 @@ impl Discoverer {
             request,
             Reach::Everything,
         )?;
+        let counts = self.shared().usage().read();
         explain_search(
-            &state, options, query, &search, &lists, request, slot, &mut e,
+            &state, &counts, options, query, &search, &lists, request, slot, &mut e,
         )?;
+        drop(counts);
         if search.profile == Profile::Hybrid {
             hybrid_sides(
                 &state,
@@ -413,6 +422,7 @@ impl Explanation {
                 rank: None,
                 terms: Vec::new(),
                 intent: None,
+                brought_in: None,
             },
             hybrid: None,
             intents: Vec::new(),
@@ -456,10 +466,11 @@ fn named(state: &State, e: &mut Explanation, slot: DocId, docs: &[DocId], exact:
 }
 
 /// Explains a search: the whole query's tokens, the tool's terms, and where the fused (and, for
-/// a query of several needs, merged) ranking puts it.
+/// a query of several needs, merged) ranking puts it, after co-use brought its partners in.
 #[allow(clippy::too_many_arguments)]
 fn explain_search(
     state: &State,
+    counts: &UsageStore,
     options: &DiscoveryOptions,
     query: &str,
     search: &Search,
@@ -473,7 +484,7 @@ fn explain_search(
     out.scored_tokens = lists.whole.tokens.scored.clone();
     let whole = need_ranking(state, options, search.profile, &lists.whole, request);
     // The full ranking, and the answer exactly as discover computes it.
-    let (full, answer): (Vec<Ranked>, Vec<Ranked>) = if lists.intents.is_empty() {
+    let (full, mut answer): (Vec<Ranked>, Vec<Ranked>) = if lists.intents.is_empty() {
         let full: Vec<Ranked> = whole.iter().map(|h| ranked(h.doc, h.score)).collect();
         let mut answer: Vec<Ranked> = full.iter().take(request.top_k).copied().collect();
         answer.retain(|h| h.score > 0.0);
@@ -516,6 +527,8 @@ fn explain_search(
         out.tool.intent = intent;
         (full, answer)
     };
+    usage::bring_in(state, counts, options, search, lists, request, &mut answer);
+    let brought_in = answer.iter().any(|h| h.brought_in.is_some());
     out.best_score = answer.first().map(|h| h.score);
     out.score_floor = match (lists.intents.is_empty(), out.best_score) {
         (true, best) => score_floor(options, best),
@@ -559,7 +572,15 @@ fn explain_search(
         t.score = Some(answer[pos].score);
         t.rank = Some(pos + 1);
         t.outcome = Outcome::Ranked;
-        t.reason = format!("{rank_word} {} of {} in the answer", pos + 1, answer.len());
+        t.brought_in = answer[pos].brought_in.map(|b| usage::reason(state, &b));
+        t.reason = match &t.brought_in {
+            Some(why) => format!(
+                "brought in at {} of {} in the answer by co-use: {why}",
+                pos + 1,
+                answer.len()
+            ),
+            None => format!("{rank_word} {} of {} in the answer", pos + 1, answer.len()),
+        };
     } else if let Some(pos) = in_full {
         let score = full[pos].score;
         t.score = Some(score);
@@ -568,10 +589,15 @@ fn explain_search(
         if pos >= request.top_k || answer.len() >= request.top_k {
             t.outcome = Outcome::BelowTopK;
             t.reason = format!(
-                "{rank_word} {} of {} scored tools, below top_k {}",
+                "{rank_word} {} of {} scored tools, below top_k {}{}",
                 pos + 1,
                 full.len(),
-                request.top_k
+                request.top_k,
+                if brought_in && pos < request.top_k {
+                    ": its place went to a tool brought in by co-use"
+                } else {
+                    ""
+                }
             );
         } else {
             t.outcome = Outcome::BelowScoreFloor;

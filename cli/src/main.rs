@@ -62,6 +62,8 @@ enum Command {
         ranking: RankingArgs,
         #[command(flatten)]
         embedding: EmbeddingArgs,
+        #[command(flatten)]
+        usage: UsageArg,
         /// Print the JSON answer instead of a table.
         #[arg(long)]
         json: bool,
@@ -82,6 +84,8 @@ enum Command {
         ranking: RankingArgs,
         #[command(flatten)]
         embedding: EmbeddingArgs,
+        #[command(flatten)]
+        usage: UsageArg,
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
@@ -394,6 +398,35 @@ fn catalog_key(path: Option<&std::path::Path>) -> String {
     }
 }
 
+/// Co-use seen before the query (see docs/usage.md).
+#[derive(Args)]
+struct UsageArg {
+    /// Observed tasks, JSON lines `{"tools": [names]}` (one task each, as `eval --usage`):
+    /// tools used with the query's best hits may be brought into the answer.
+    #[arg(long, value_name = "FILE")]
+    usage: Option<std::path::PathBuf>,
+}
+
+impl UsageArg {
+    /// Records the file's tasks into `registry`, if a file is named.
+    fn record(&self, registry: &Registry) -> Result<(), String> {
+        match &self.usage {
+            Some(path) => record_usage_file(registry, path),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Records every task of a usage file (JSON lines) into `registry`, reading a line at a time.
+fn record_usage_file(registry: &Registry, path: &std::path::Path) -> Result<(), String> {
+    let file = std::fs::File::open(path).map_err(|e| format!("--usage {}: {e}", path.display()))?;
+    eval::read_usage(std::io::BufReader::new(file), |names| {
+        registry.record_usage(names).map(|_| ())
+    })
+    .map(|_| ())
+    .map_err(|e| format!("--usage {}: {e}", path.display()))
+}
+
 #[derive(Args)]
 struct CatalogArg {
     /// A JSON file: an array of tools in any accepted shape, an OpenAI `tools` array, or an MCP
@@ -553,9 +586,11 @@ fn run(cli: Cli, out: &mut String) -> Result<(), String> {
             api_format,
             ranking,
             embedding,
+            usage,
             json,
         } => {
             let registry = catalog.load_embedded(&embedding)?;
+            usage.record(&registry)?;
             let options = ranking.options()?;
             let request = DiscoverRequest {
                 top_k,
@@ -582,9 +617,11 @@ fn run(cli: Cli, out: &mut String) -> Result<(), String> {
             top_k,
             ranking,
             embedding,
+            usage,
             json,
         } => {
             let registry = catalog.load_embedded(&embedding)?;
+            usage.record(&registry)?;
             let discoverer = registry.discoverer(ranking.options()?);
             let request = DiscoverRequest {
                 top_k,
@@ -638,17 +675,15 @@ fn run(cli: Cli, out: &mut String) -> Result<(), String> {
             let discoverer = registry.discoverer(options);
             let profile = discoverer.profile().map_err(err)?;
             let leave_one_out = usage.as_deref() == Some("leave-one-out");
-            let tasks: Vec<Vec<String>> = match usage.as_deref() {
-                None => Vec::new(),
-                Some("leave-one-out") => queries.iter().map(|q| q.relevant.clone()).collect(),
-                Some(file) => {
-                    let bytes = std::fs::read(file).map_err(|e| format!("--usage {file}: {e}"))?;
-                    eval::parse_usage(&bytes).map_err(|e| format!("--usage {file}: {e}"))?
+            match usage.as_deref() {
+                None => {}
+                Some("leave-one-out") => {
+                    for q in &queries {
+                        let names: Vec<&str> = q.relevant.iter().map(String::as_str).collect();
+                        registry.record_usage(&names).map_err(err)?;
+                    }
                 }
-            };
-            for task in &tasks {
-                let names: Vec<&str> = task.iter().map(String::as_str).collect();
-                registry.record_usage(&names).map_err(err)?;
+                Some(file) => record_usage_file(&registry, std::path::Path::new(file))?,
             }
             let names = |q: &eval::EvalQuery| -> Vec<String> { q.relevant.clone() };
             let mut around = |q: &eval::EvalQuery, before: bool| {
@@ -939,5 +974,8 @@ fn print_hits(out: &mut String, hits: &[Hit]) {
             h.score,
             h.name
         );
+        if let Some(why) = &h.brought_in {
+            let _ = writeln!(out, "{:>4}  {:>8}  brought in: {why}", "", "");
+        }
     }
 }

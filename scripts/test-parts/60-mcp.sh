@@ -4,8 +4,9 @@
 # official MCP Python SDK as the client over stdio against a published server
 # (mcp-server-time), the scripted servers of tests/mcp/downstream.py (crash, hang, malformed
 # output, list_changed, 2,000 tools) and one that cannot start, and with the local encoder a search
-# by meaning and the vector cache (--model-dir, --embed-cache); and `mcp import` end to end on the
-# clients' fixtures of tests/mcp/import. The virtualenv stays in $target/mcp-venv, so a second run
+# by meaning and the vector cache (--model-dir, --embed-cache); `mcp import` end to end on the
+# clients' fixtures of tests/mcp/import; and co-use (tests/mcp/test_usage.py: sessions as tasks,
+# partners brought in, kept beside --state across a restart, `"usage": false`). The virtualenv stays in $target/mcp-venv, so a second run
 # installs nothing. In scripts/test.sh, 70-dist.sh ran before this part and built the program
 # (the release build with `mcp`): the cargo build here then has nothing to do.
 set -euo pipefail
@@ -26,3 +27,4 @@ build_program
 # The model (46-model.sh fetched it already; this finds it there) for a search by meaning.
 model="$(PYTHON="$python" scripts/fetch-model.sh "$target/models")"
 TOOLREGISTRY_TEST_MODEL_DIR="$model" "$venv/bin/python" tests/mcp/test_proxy.py "$target/release/toolregistry"
+"$venv/bin/python" tests/mcp/test_usage.py "$target/release/toolregistry"

@@ -65,7 +65,30 @@ pub fn wilson_lower(k: u32, n: u32) -> f64 {
     ((centre - spread) / (1.0 + z2 / n)).max(0.0)
 }
 
+/// One partner an anchor may bring in, before the registry is asked about it.
+struct Candidate<'u> {
+    name: &'u str,
+    share: f64,
+    by: DocId,
+    together: u32,
+    tasks: u32,
+}
+
+/// One partner's candidates (see [`bring_in`]): the first anchor's, and the first anchor's
+/// that needs no fit (share at least [`MIN_SHARE`]), as indexes into the candidates.
+struct Partner {
+    first: usize,
+    strong: Option<usize>,
+    /// The best share it may come in with.
+    bound: f64,
+}
+
 /// Brings the partners of `hits`' best into `hits` (see the module documentation).
+///
+/// Exactly as if every partner were judged, but cheaper: the counts say first which partners
+/// are strong enough (no registry lookup), then the registry is asked about them best first,
+/// a few at a time, until the places to fill are taken by tools no later one could outrank (a
+/// lookup by name is most of the step's cost).
 pub(crate) fn bring_in(
     state: &State,
     usage: &UsageStore,
@@ -80,42 +103,69 @@ pub(crate) fn bring_in(
         return;
     }
     let keep = protected(request.top_k);
-    let total = usage.task_count().max(1) as f64;
-    let best_cosine = (search.profile == Profile::Hybrid)
-        .then(|| cosine(state, lists.whole.vector, hits[0].doc))
-        .flatten();
+    // Empty places first, then the lowest hits past the protected ones.
+    let room = request.top_k.saturating_sub(hits.len()) + hits.len().saturating_sub(keep);
+    if room == 0 {
+        return;
+    }
+    let candidates = candidates(state, usage, hits, keep);
+    if candidates.is_empty() {
+        return;
+    }
+    let partners = by_partner(&candidates);
+    let mut best_cosine = None;
     let mut found: Vec<(f64, Ranked)> = Vec::new();
-    for anchor in hits.iter().take(keep) {
-        let name = state.tool_at(anchor.doc).name();
-        let tasks = usage.tasks_of(name);
-        for p in usage.partners(name) {
-            let share = wilson_lower(p.together, tasks);
-            // Used with this hit more than with tasks in general (a tool in every task is
-            // nobody's partner in particular).
-            let related = f64::from(p.together) / f64::from(tasks) > f64::from(p.tasks) / total;
-            if p.together < MIN_TOGETHER || share < MIN_SHARE_FIT || !related {
-                continue;
+    let mut next = 0;
+    while next < partners.len() {
+        if found.len() >= room {
+            let mut shares: Vec<f64> = found.iter().map(|f| f.0).collect();
+            shares.sort_by(|a, b| b.total_cmp(a));
+            if partners[next].bound < shares[room - 1] {
+                break;
             }
-            let Some(doc) = state.enabled_slot(&p.name) else {
+        }
+        let chunk = &partners[next..(next + room.max(4)).min(partners.len())];
+        next += chunk.len();
+        let resolved: Vec<(&Partner, DocId)> = chunk
+            .iter()
+            .filter_map(|p| {
+                let doc = state.enabled_slot(candidates[p.first].name)?;
+                let free = !hits.iter().any(|h| h.doc == doc) && request.admits(state.tool_at(doc));
+                free.then_some((p, doc))
+            })
+            .collect();
+        // Whether each weaker one fits the query: scored in one pass over the index.
+        let weak: Vec<DocId> = resolved
+            .iter()
+            .filter(|(p, _)| candidates[p.first].share < MIN_SHARE)
+            .map(|&(_, doc)| doc)
+            .collect();
+        if !weak.is_empty() && best_cosine.is_none() && search.profile == Profile::Hybrid {
+            best_cosine = Some(cosine(state, lists.whole.vector, hits[0].doc));
+        }
+        let fit = fitting(state, options, lists, best_cosine.flatten(), &weak);
+        for (p, doc) in resolved {
+            // The first anchor that brings it in names it; one it fits only with a stronger
+            // anchor's evidence comes with that.
+            let first = &candidates[p.first];
+            let at = if first.share >= MIN_SHARE || fit.contains(&doc) {
+                p.first
+            } else if let Some(strong) = p.strong {
+                strong
+            } else {
                 continue;
             };
-            if hits.iter().any(|h| h.doc == doc)
-                || found.iter().any(|(_, h)| h.doc == doc)
-                || !request.admits(state.tool_at(doc))
-                || (share < MIN_SHARE && !fits(state, options, lists, best_cosine, doc))
-            {
-                continue;
-            }
+            let c = &candidates[at];
             found.push((
-                share,
+                c.share,
                 Ranked {
                     doc,
                     score: 0.0,
                     intent: None,
                     brought_in: Some(BroughtIn {
-                        by: anchor.doc,
-                        together: p.together,
-                        tasks,
+                        by: c.by,
+                        together: c.together,
+                        tasks: c.tasks,
                     }),
                 },
             ));
@@ -125,8 +175,6 @@ pub(crate) fn bring_in(
         return;
     }
     found.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.doc.cmp(&b.1.doc)));
-    // Empty places first, then the lowest hits past the protected ones.
-    let room = request.top_k.saturating_sub(hits.len()) + hits.len().saturating_sub(keep);
     let take = found.len().min(room);
     let stay = hits.len().min(request.top_k - take);
     hits.truncate(stay);
@@ -137,24 +185,89 @@ pub(crate) fn bring_in(
     }));
 }
 
-/// Whether the tool at `doc` fits the query at all: a scored word of the query in its text, or
+/// The partners of the first `keep` hits strong enough to be brought in if they fit, by
+/// anchor (best hit first): no registry lookup yet.
+fn candidates<'u>(
+    state: &State,
+    usage: &'u UsageStore,
+    hits: &[Ranked],
+    keep: usize,
+) -> Vec<Candidate<'u>> {
+    let total = usage.task_count().max(1) as f64;
+    let mut out = Vec::new();
+    for anchor in hits.iter().take(keep) {
+        let name = state.tool_at(anchor.doc).name();
+        let (tasks, partners) = usage.partners_unordered(name);
+        for (partner, together, partner_tasks) in partners {
+            let share = wilson_lower(together, tasks);
+            // Used with this hit more than with tasks in general (a tool in every task is
+            // nobody's partner in particular).
+            let related = f64::from(together) / f64::from(tasks) > f64::from(partner_tasks) / total;
+            if together >= MIN_TOGETHER && share >= MIN_SHARE_FIT && related {
+                out.push(Candidate {
+                    name: partner,
+                    share,
+                    by: anchor.doc,
+                    together,
+                    tasks,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The candidates grouped by partner, the best it may come in with first.
+fn by_partner(candidates: &[Candidate<'_>]) -> Vec<Partner> {
+    // The store's names: one partner, one string.
+    let mut order: Vec<usize> = (0..candidates.len()).collect();
+    order.sort_by_key(|&i| (candidates[i].name.as_ptr() as usize, i));
+    let mut partners: Vec<Partner> = Vec::new();
+    for (k, &i) in order.iter().enumerate() {
+        let c = &candidates[i];
+        let same = k > 0 && std::ptr::eq(candidates[order[k - 1]].name, c.name);
+        if !same {
+            partners.push(Partner {
+                first: i,
+                strong: None,
+                bound: c.share,
+            });
+        }
+        let p = partners.last_mut().expect("pushed above");
+        if p.strong.is_none() && c.share >= MIN_SHARE {
+            p.strong = Some(i);
+        }
+        p.bound = p.bound.max(c.share);
+    }
+    partners.sort_by(|a, b| b.bound.total_cmp(&a.bound));
+    partners
+}
+
+/// The tools of `docs` that fit the query at all: a scored word of the query in their text, or
 /// (in `hybrid`) a cosine near the best hit's.
-fn fits(
+fn fitting(
     state: &State,
     options: &DiscoveryOptions,
     lists: &Lists<'_>,
     best_cosine: Option<f32>,
-    doc: DocId,
-) -> bool {
-    if score_docs(state, options, &lists.whole.tokens, &[doc])
-        .is_ok_and(|s| s.first().is_some_and(|&x| x > 0.0))
-    {
-        return true;
+    docs: &[DocId],
+) -> Vec<DocId> {
+    if docs.is_empty() {
+        return Vec::new();
     }
-    match (best_cosine, cosine(state, lists.whole.vector, doc)) {
-        (Some(best), Some(c)) => best > 0.0 && c >= MIN_FIT * best,
-        _ => false,
-    }
+    let scores = score_docs(state, options, &lists.whole.tokens, docs)
+        .unwrap_or_else(|_| vec![0.0; docs.len()]);
+    docs.iter()
+        .zip(scores)
+        .filter(|&(&doc, score)| {
+            score > 0.0
+                || match (best_cosine, cosine(state, lists.whole.vector, doc)) {
+                    (Some(best), Some(c)) => best > 0.0 && c >= MIN_FIT * best,
+                    _ => false,
+                }
+        })
+        .map(|(&doc, _)| doc)
+        .collect()
 }
 
 /// The sentence a hit brought in carries: "used with `A` in 12 of its 15 tasks".

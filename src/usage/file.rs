@@ -6,7 +6,7 @@
 //! together], ...]}`: `i < j` index `tools`.
 
 use super::{MAX_COUNT, MAX_PARTNERS, MAX_TOOLS, UsageStore};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// The format's marker and version: a file of another version is refused (an empty start).
@@ -21,6 +21,15 @@ struct OnDisk {
     tasks: u64,
     tools: Vec<(String, u32)>,
     pairs: Vec<(u32, u32, u32)>,
+}
+
+/// [`OnDisk`], borrowed, for writing.
+#[derive(Serialize)]
+struct ToDisk<'a> {
+    toolregistry_usage: u64,
+    tasks: u64,
+    tools: &'a [(&'a str, u32)],
+    pairs: &'a [(u32, u32, u32)],
 }
 
 impl UsageStore {
@@ -125,13 +134,14 @@ impl UsageStore {
             })
             .collect();
         pairs.sort_unstable();
-        let value = serde_json::json!({
-            "toolregistry_usage": USAGE_FORMAT,
-            "tasks": self.tasks,
-            "tools": tools,
-            "pairs": pairs,
-        });
-        serde_json::to_vec(&value).expect("plain values serialize")
+        // Written straight from the lists (no JSON tree: a full store has millions of pairs).
+        let disk = ToDisk {
+            toolregistry_usage: USAGE_FORMAT,
+            tasks: self.tasks,
+            tools: &tools,
+            pairs: &pairs,
+        };
+        serde_json::to_vec(&disk).expect("plain values serialize")
     }
 
     /// Writes the store to `path` atomically: a temporary file beside it, renamed over it.

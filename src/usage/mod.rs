@@ -42,7 +42,8 @@ struct Entry {
 /// The co-use counts: tools by name, each with its task count and its partners.
 #[derive(Debug, Clone, Default)]
 pub struct UsageStore {
-    ids: HashMap<Box<str>, u32>,
+    /// Ids by name (foldhash: every discover looks its best hits up here).
+    ids: HashMap<Box<str>, u32, foldhash::fast::RandomState>,
     /// By id; a forgotten tool's entry is empty (no name) until its id is reused.
     entries: Vec<Entry>,
     free: Vec<u32>,
@@ -116,6 +117,23 @@ impl UsageStore {
             .collect();
         out.sort_by(|a, b| b.together.cmp(&a.together).then(a.name.cmp(&b.name)));
         out
+    }
+
+    /// `name`'s task count and its partners as they are stored (no order, nothing copied):
+    /// name, tasks used together, the partner's tasks. What discovery reads on every search.
+    pub fn partners_unordered<'s>(
+        &'s self,
+        name: &str,
+    ) -> (u32, impl Iterator<Item = (&'s str, u32, u32)> + 's) {
+        let (tasks, list): (u32, &[(u32, u32)]) = self.ids.get(name).map_or((0, &[]), |&id| {
+            let e = &self.entries[id as usize];
+            (e.tasks, &e.partners)
+        });
+        let partners = list.iter().map(|&(p, c)| {
+            let e = &self.entries[p as usize];
+            (&*e.name, c, e.tasks)
+        });
+        (tasks, partners)
     }
 
     /// Bytes the store holds, about (names, entries, partner lists, the name table).

@@ -93,6 +93,78 @@ fn a_strong_partner_is_brought_in_and_says_why() {
 }
 
 #[test]
+fn explain_says_why_a_tool_was_brought_in() {
+    let r = registry();
+    let d = r.discoverer(DiscoveryOptions::default());
+    let before = d.explain(QUERY, "get_user_token", &request(10)).unwrap();
+    assert_eq!(before.tool.brought_in, None);
+    assert_ne!(before.tool.outcome, toolregistry::Outcome::Ranked);
+    with_login_habit(&r);
+    let hits = d.discover(QUERY, &request(10)).unwrap();
+    let at = names(&hits)
+        .iter()
+        .position(|&n| n == "get_user_token")
+        .unwrap();
+    let e = d.explain(QUERY, "get_user_token", &request(10)).unwrap();
+    let why = "used with `add_agenda` in 12 of its 15 tasks";
+    assert_eq!(e.tool.brought_in.as_deref(), Some(why));
+    assert_eq!(e.tool.outcome, toolregistry::Outcome::Ranked);
+    // Where discover put it, with its score.
+    assert_eq!(e.tool.rank, Some(at + 1));
+    assert_eq!(e.tool.score, Some(hits[at].score));
+    assert_eq!(e.result_count, hits.len());
+    assert!(
+        e.tool.reason.contains("brought in") && e.tool.reason.contains(why),
+        "{}",
+        e.tool.reason
+    );
+    let value: Value = serde_json::from_str(&e.to_json()).unwrap();
+    assert_eq!(value["tool"]["brought_in"], why);
+    // The tool that brought it in is ranked by the query itself; with usage off nothing is
+    // brought in.
+    let anchor = d.explain(QUERY, "add_agenda", &request(10)).unwrap();
+    assert_eq!((anchor.tool.rank, anchor.tool.brought_in), (Some(1), None));
+    let off = r.discoverer(DiscoveryOptions {
+        usage: false,
+        ..Default::default()
+    });
+    let e = off.explain(QUERY, "get_user_token", &request(10)).unwrap();
+    assert_eq!(e.tool.brought_in, None);
+    assert_eq!(e.tool.outcome, before.tool.outcome);
+}
+
+#[test]
+fn explain_says_when_a_place_went_to_a_tool_brought_in() {
+    let r = registry();
+    with_login_habit(&r);
+    let options = DiscoveryOptions {
+        min_score_ratio: 0.0,
+        max_df_ratio: 0.0,
+        ..Default::default()
+    };
+    let d = r.discoverer(options);
+    let plain = r
+        .discoverer(DiscoveryOptions {
+            usage: false,
+            ..options
+        })
+        .discover(QUERY, &request(6))
+        .unwrap();
+    let hits = d.discover(QUERY, &request(6)).unwrap();
+    let pushed = names(&plain)
+        .into_iter()
+        .find(|n| !names(&hits).contains(n))
+        .expect("a hit gave its place");
+    let e = d.explain(QUERY, pushed, &request(6)).unwrap();
+    assert_eq!(e.tool.outcome, toolregistry::Outcome::BelowTopK);
+    assert!(
+        e.tool.reason.contains("brought in by co-use"),
+        "{}",
+        e.tool.reason
+    );
+}
+
+#[test]
 fn the_first_half_of_the_answer_is_never_pushed_out() {
     let r = registry();
     with_login_habit(&r);
@@ -473,4 +545,166 @@ fn bad_tasks_are_bounded_and_counted_right() {
     assert_eq!(status.tasks, 1_000_003);
     assert!(status.memory_bytes < 64 * 1024, "{status:?}");
     assert!(start.elapsed().as_secs() < 60);
+}
+
+/// Lines of a usage file, made as they are read: a file of any size without holding it.
+struct Lines<F: FnMut(u64) -> Option<String>> {
+    next: F,
+    line: u64,
+    buffer: Vec<u8>,
+    at: usize,
+}
+
+impl<F: FnMut(u64) -> Option<String>> std::io::Read for Lines<F> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        if self.at == self.buffer.len() {
+            match (self.next)(self.line) {
+                Some(text) => {
+                    self.line += 1;
+                    self.buffer = text.into_bytes();
+                    self.at = 0;
+                }
+                None => return Ok(0),
+            }
+        }
+        let n = out.len().min(self.buffer.len() - self.at);
+        out[..n].copy_from_slice(&self.buffer[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+fn lines<F: FnMut(u64) -> Option<String>>(next: F) -> std::io::BufReader<Lines<F>> {
+    std::io::BufReader::new(Lines {
+        next,
+        line: 0,
+        buffer: Vec::new(),
+        at: 0,
+    })
+}
+
+/// `eval --usage FILE`'s reader: a million tasks streamed (memory is one line and the counts),
+/// tasks of 10,000 names, names no longer registered, repeats, empty tasks, and the bad lines it
+/// stops at, each named.
+#[test]
+fn a_usage_file_of_a_million_tasks_and_bad_lines() {
+    use toolregistry::eval::{MAX_USAGE_LINE_BYTES, read_usage};
+    let r = registry();
+    let record = |names: &[&str]| r.record_usage(names).map(|_| ());
+    let read = read_usage(
+        lines(|i| {
+            (i < 1_000_000).then(|| {
+                format!(
+                    "{{\"tools\": [\"agenda_tool_{}\", \"send_email\", \"gone_{i}\", \"send_email\"]}}\n",
+                    i % 8
+                )
+            })
+        }),
+        record,
+    )
+    .unwrap();
+    assert_eq!(read, 1_000_000);
+    let status = r.usage_status().unwrap();
+    assert_eq!(status.tasks, 1_000_000);
+    // Names no longer registered are not counted: only the 9 registered tools are tracked.
+    assert_eq!(status.tools, 9, "{status:?}");
+    assert!(status.memory_bytes < 64 * 1024, "{status:?}");
+    assert_eq!(r.usage_status().unwrap().tools, 9);
+    // Repeated names count once per task.
+    assert_eq!(r.usage_partners("send_email").unwrap().len(), 8);
+    assert_eq!(
+        r.usage_partners("agenda_tool_0").unwrap()[0].together,
+        125_000
+    );
+
+    // A task of 10,000 names: its first MAX_TASK_TOOLS registered ones; an empty task and blank
+    // lines: nothing recorded, not an error.
+    let r = registry();
+    let huge: Vec<String> = (0..10_000)
+        .map(|i| format!("\"agenda_tool_{}\"", i % 8))
+        .collect();
+    let text = format!(
+        "{{\"tools\": [{}]}}\n{{\"tools\": []}}\n\n   \n",
+        huge.join(",")
+    );
+    let record = |names: &[&str]| r.record_usage(names).map(|_| ());
+    assert_eq!(read_usage(text.as_bytes(), record).unwrap(), 2);
+    assert_eq!(r.usage_status().unwrap().tasks, 1);
+    assert_eq!(r.usage_partners("agenda_tool_0").unwrap().len(), 7);
+
+    // Bad lines: an error naming the line; what came before it was read.
+    let long = format!(
+        "{{\"tools\": [\"{}\"]}}\n",
+        "x".repeat(MAX_USAGE_LINE_BYTES)
+    );
+    for (text, needle) in [
+        (
+            &b"{\"tools\": [\"add_agenda\"]}\n{\"tools\": 3}\n"[..],
+            "usage line 2: expected",
+        ),
+        (
+            b"{\"tools\": [\"add_agenda\"]}\n{\"tools\": [\"\xff\"]}\n",
+            "usage line 2: not UTF-8",
+        ),
+        (b"[\"add_agenda\"]\n", "usage line 1: expected"),
+        (b"{\"tools\": [\"a\", 3]}\n", "usage line 1"),
+        (b"{\"tools\": [\"a\"]", "usage line 1"),
+        (long.as_bytes(), "usage line 1: longer than"),
+    ] {
+        let r = registry();
+        let record = |names: &[&str]| r.record_usage(names).map(|_| ());
+        let err = read_usage(text, record).unwrap_err().to_string();
+        assert!(err.contains(needle), "{err}");
+    }
+    // A line of 10,000 long names fits under the line limit.
+    let names: Vec<String> = (0..10_000)
+        .map(|i| format!("\"{}{i:05}\"", "n".repeat(80)))
+        .collect();
+    let line = format!("{{\"tools\": [{}]}}", names.join(","));
+    assert!(line.len() < MAX_USAGE_LINE_BYTES);
+}
+
+/// A usage file (`usage_path`) of a million recorded tasks over 10,000 tools, most with full
+/// partner lists: loaded whole and checked, its counts as they were.
+#[test]
+fn a_usage_path_of_a_million_tasks_loads() {
+    use toolregistry::usage::{MAX_PARTNERS, UsageStore};
+    let dir = temp("million");
+    let path = dir.join("usage.json");
+    let mut store = UsageStore::new();
+    let names: Vec<String> = (0..10_000).map(|i| format!("tool_{i}")).collect();
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    for i in 0..1_000_000usize {
+        // Routines of three tools (repeated pairs) and a one-off fourth.
+        let base = (i % 4_000) * 2;
+        let task = [
+            names[base].as_str(),
+            names[base + 1].as_str(),
+            names[(base + 7) % 10_000].as_str(),
+            names[next(10_000)].as_str(),
+        ];
+        store.record(task);
+    }
+    store.save(&path).unwrap();
+    let size = std::fs::metadata(&path).unwrap().len();
+    assert!(size < toolregistry::usage::MAX_USAGE_FILE_BYTES, "{size}");
+    let r = Registry::new();
+    assert_eq!(r.enable_usage(Some(&path)).unwrap(), None);
+    let status = r.usage_status().unwrap();
+    assert_eq!(status.tasks, 1_000_000);
+    assert_eq!(status.tools, store.tool_count());
+    // Counts of tools not registered are kept for tools registered later.
+    assert_eq!(
+        r.usage_partners("tool_0").unwrap(),
+        store.partners("tool_0")
+    );
+    assert!(store.partners("tool_0").len() <= MAX_PARTNERS);
+    assert_eq!(store.together("tool_0", "tool_1"), 250);
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -4,7 +4,8 @@
 not JSON-RPC, and add a tool (with notifications/tools/list_changed); its tools/list also carries
 entries the proxy must skip (malformed, oversized, a name with a space). `downstream.py big N`: N
 tools, listed in pages of 500. `downstream.py echo`: one tool `echo` (the benchmark's);
-`downstream.py prefixed`: one tool `q-echo`.
+`downstream.py prefixed`: one tool `q-echo`; `downstream.py habits`: the tools of an agenda app
+(co-use: test_usage.py), `book_room` always failing.
 """
 
 import io
@@ -73,6 +74,15 @@ class Wire:
         await self.out.flush()
 
 
+def habit_tools() -> list:
+    return [
+        tool("add_agenda", "Add an agenda item to the user's schedule.", TEXT_ARG),
+        tool("get_user_token", "Get the user token by username and password."),
+        tool("list_files", "List the files of a folder."),
+        tool("book_room", "Reserve a meeting room (always fails here)."),
+    ]
+
+
 def big_tools() -> list:
     return [
         tool(f"op_{i:04d}", f"Operation {i}: process record batch number {i} of the archive.")
@@ -86,6 +96,8 @@ async def list_tools(ctx, params):
         page = big_tools()[start : start + PAGE]
         nxt = str(start + PAGE) if start + PAGE < COUNT else None
         return types.ListToolsResult(tools=page, next_cursor=nxt)
+    if MODE == "habits":
+        return types.ListToolsResult(tools=habit_tools())
     if MODE in ("echo", "prefixed"):
         name = "echo" if MODE == "echo" else "q-echo"
         return types.ListToolsResult(tools=[tool(name, "Echo the text back.", TEXT_ARG)])
@@ -120,6 +132,8 @@ async def call_tool(ctx, params):
         state["added"] = True
         await ctx.session.send_tool_list_changed()
         return types.CallToolResult(content=[text("added tide_table")])
+    if MODE == "habits" and name != "book_room":
+        return types.CallToolResult(content=[text(f"{name} ran")])
     if name == "tide_table" or name.startswith("op_"):
         return types.CallToolResult(content=[text(f"{name} ran")])
     return types.CallToolResult(content=[text(f"unknown tool {name}")], is_error=True)

@@ -9,6 +9,7 @@
 
 use super::config::ServerConfig;
 use super::trust::{Gate, Listed};
+use super::usage::SessionTasks;
 use rmcp::model::Tool as McpTool;
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
@@ -48,6 +49,8 @@ pub struct Catalog {
     /// Each server's last `tools/list` answer, as it came (the console shows what the allow and
     /// deny lists left out, and judges it again after an approval).
     listings: RwLock<HashMap<usize, Vec<Value>>>,
+    /// The client sessions' tasks (co-use), recorded into the registry's usage when on.
+    tasks: SessionTasks,
 }
 
 /// One client session's tool list (see the module doc).
@@ -77,9 +80,11 @@ fn skip(server: &ServerConfig, what: &str, reason: &str) {
 }
 
 impl Catalog {
-    /// A catalog over `registry` (discovery enabled); every listing passes `gate`.
-    pub fn new(registry: Registry, gate: Gate) -> Result<Catalog, String> {
+    /// A catalog over `registry` (discovery enabled); every listing passes `gate`; with
+    /// `usage`, the client sessions' tasks are recorded into the registry's usage.
+    pub fn new(registry: Registry, gate: Gate, usage: bool) -> Result<Catalog, String> {
         Ok(Catalog {
+            tasks: SessionTasks::new(usage.then(|| registry.share())),
             registry,
             routes: RwLock::new(HashMap::new()),
             gate,
@@ -104,6 +109,11 @@ impl Catalog {
     /// The registry (discover_tools and call_deferred run on it).
     pub fn registry(&self) -> &Registry {
         &self.registry
+    }
+
+    /// The client sessions' tasks (co-use).
+    pub fn tasks(&self) -> &SessionTasks {
+        &self.tasks
     }
 
     /// Where calls of `name` go, if it is a downstream tool.

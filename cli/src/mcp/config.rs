@@ -176,6 +176,12 @@ pub fn parse_with(
 
 /// Reads and parses the config file.
 pub fn load(path: &std::path::Path) -> Result<Vec<ServerConfig>, String> {
+    let text = read(path)?;
+    parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The config file's text, at most [`MAX_CONFIG_BYTES`].
+fn read(path: &std::path::Path) -> Result<String, String> {
     use std::io::Read;
     let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut text = String::new();
@@ -188,7 +194,23 @@ pub fn load(path: &std::path::Path) -> Result<Vec<ServerConfig>, String> {
             path.display()
         ));
     }
-    parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+    Ok(text)
+}
+
+/// Whether the gateway learns from use (co-use, see `usage`): the config's top-level
+/// `"usage"`, `true` (the default when absent or null) or `false`.
+pub fn usage_from_text(text: &str) -> Result<bool, String> {
+    let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+    match value.get("usage") {
+        None | Some(Value::Null) => Ok(true),
+        Some(Value::Bool(on)) => Ok(*on),
+        Some(_) => Err("usage: expected true or false".into()),
+    }
+}
+
+/// [`usage_from_text`] of the config file.
+pub fn usage(path: &std::path::Path) -> Result<bool, String> {
+    usage_from_text(&read(path)?).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// A server's `"oauth"` object.
@@ -484,6 +506,33 @@ mod tests {
 
     fn one(text: &str) -> Result<ServerConfig, String> {
         parse_with(text, &env).map(|mut v| v.remove(0))
+    }
+
+    #[test]
+    fn usage_is_on_unless_turned_off() {
+        let servers = r#""mcpServers": {"a": {"command": "x"}}"#;
+        assert_eq!(usage_from_text(&format!("{{{servers}}}")), Ok(true));
+        assert_eq!(
+            usage_from_text(&format!("{{{servers}, \"usage\": null}}")),
+            Ok(true)
+        );
+        assert_eq!(
+            usage_from_text(&format!("{{{servers}, \"usage\": true}}")),
+            Ok(true)
+        );
+        assert_eq!(
+            usage_from_text(&format!("{{{servers}, \"usage\": false}}")),
+            Ok(false)
+        );
+        let err = usage_from_text(&format!("{{{servers}, \"usage\": \"off\"}}")).unwrap_err();
+        assert!(err.contains("usage: expected true or false"), "{err}");
+        // The servers' parser ignores the key.
+        assert_eq!(
+            parse(&format!("{{{servers}, \"usage\": false}}"))
+                .unwrap()
+                .len(),
+            1
+        );
     }
 
     #[test]

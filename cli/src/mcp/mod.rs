@@ -8,7 +8,8 @@
 //! Rust SDK (`rmcp`). One file per concept: [`config`], [`downstream`] (a server and its
 //! supervisor), [`transport`] (downstream servers over HTTP), [`catalog`] (registry, routes and
 //! each client's view), [`upstream`] (what a client sees), [`http_server`] (clients over HTTP),
-//! [`import`] (clients' configs moved behind the gateway), [`console`] (the web page).
+//! [`import`] (clients' configs moved behind the gateway), [`console`] (the web page), [`usage`]
+//! (each client session one task of co-use, kept beside the state file).
 
 mod catalog;
 mod config;
@@ -23,6 +24,7 @@ mod reload;
 mod transport;
 mod trust;
 mod upstream;
+mod usage;
 
 pub use trust::commands::{approve, review, scan_catalogs};
 
@@ -108,9 +110,17 @@ pub fn run(options: &Options) -> Result<(), String> {
             .as_deref(),
         (!options.check).then(|| opener(options.open_with.as_deref())),
     );
+    // Co-use: on unless the config says `"usage": false`; `--check` neither reads nor writes it.
+    let learn = !options.check && config::usage(&options.config)?;
+    if learn {
+        let path = trust::commands::state_path(options.state.as_deref())
+            .ok()
+            .map(|state| usage::path_beside(&state));
+        usage::enable(&registry, path.as_deref())?;
+    }
     let result = runtime.block_on(async {
         let gate = trust::Gate::new(trust::commands::state_path(options.state.as_deref()).ok());
-        let catalog = Arc::new(Catalog::new(registry, gate)?);
+        let catalog = Arc::new(Catalog::new(registry, gate, learn)?);
         let servers: Arc<Vec<Arc<Downstream>>> = Arc::new(
             servers
                 .into_iter()
@@ -269,13 +279,39 @@ async fn serve(
         }
         .watch(),
     );
-    if let Some(http) = http {
-        return http_server::serve(catalog, servers, hub, http).await;
-    }
-    let service = Proxy::new(Arc::clone(&catalog), Arc::clone(&servers), hub, None)?
+    tokio::spawn(save_usage(Arc::downgrade(&catalog)));
+    let served = match http {
+        Some(http) => http_server::serve(Arc::clone(&catalog), servers, hub, http).await,
+        None => serve_stdio(Arc::clone(&catalog), servers, hub).await,
+    };
+    // Sessions still open end with the gateway: their tasks are recorded, then written.
+    let tasks = Arc::clone(&catalog);
+    let _ = tokio::task::spawn_blocking(move || tasks.tasks().finish()).await;
+    served
+}
+
+/// Serves the one client on stdio until it disconnects.
+async fn serve_stdio(
+    catalog: Arc<Catalog>,
+    servers: Arc<reload::Servers>,
+    hub: Hub,
+) -> Result<(), String> {
+    let service = Proxy::new(catalog, servers, hub, None)?
         .serve(rmcp::transport::io::stdio_pipes())
         .await
         .map_err(|e| format!("MCP client: {e}"))?;
     service.waiting().await.map_err(|e| e.to_string())?;
     Ok(())
+}
+
+/// Writes the co-use counts every [`usage::SAVE_EVERY`] while the gateway serves, when tasks
+/// were recorded since the last write.
+async fn save_usage(catalog: std::sync::Weak<Catalog>) {
+    loop {
+        tokio::time::sleep(usage::SAVE_EVERY).await;
+        let Some(catalog) = catalog.upgrade() else {
+            return;
+        };
+        let _ = tokio::task::spawn_blocking(move || catalog.tasks().save()).await;
+    }
 }

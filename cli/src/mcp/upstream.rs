@@ -46,16 +46,19 @@ impl Hub {
 
 /// Lives as long as the session's handler: its drop ends the session's announcer task and
 /// gives back its place under the session cap.
+/// Its drop also ends the session's task of co-use (recorded, see `usage`).
 struct Session {
     /// Its number since the gateway started (the console's calls name it).
     id: u64,
     done: CancellationToken,
     _permit: Option<OwnedSemaphorePermit>,
+    catalog: Arc<Catalog>,
 }
 
 impl Drop for Session {
     fn drop(&mut self) {
         self.done.cancel();
+        self.catalog.tasks().end(self.id);
     }
 }
 
@@ -82,7 +85,7 @@ impl Proxy {
     ) -> Result<Proxy, String> {
         Ok(Proxy {
             view: Arc::new(catalog.view()?),
-            catalog,
+            catalog: Arc::clone(&catalog),
             servers,
             hub,
             changed: Arc::new(Notify::new()),
@@ -90,6 +93,7 @@ impl Proxy {
                 id: super::console::activity::next_session(),
                 done: CancellationToken::new(),
                 _permit: permit,
+                catalog: Arc::clone(&catalog),
             }),
         })
     }
@@ -135,10 +139,7 @@ impl Proxy {
     /// through the registry's (synchronous) host function, which waits for the server.
     async fn call_deferred(&self, arguments: String) -> CallToolResponse {
         // A quarantined target is not registered: say why instead of "not found".
-        let target = serde_json::from_str::<serde_json::Value>(&arguments)
-            .ok()
-            .and_then(|v| v.get("_target_tool")?.as_str().map(str::to_string));
-        if let Some(message) = target.and_then(|t| self.catalog.held(&t)) {
+        if let Some(message) = deferred_target(&arguments).and_then(|t| self.catalog.held(&t)) {
             return error_result(message).into();
         }
         let registry = self.catalog.registry().share();
@@ -176,6 +177,13 @@ impl Proxy {
     }
 }
 
+/// The tool a `call_deferred` call names (`_target_tool`), if its arguments name one.
+fn deferred_target(arguments: &str) -> Option<String> {
+    serde_json::from_str::<serde_json::Value>(arguments)
+        .ok()
+        .and_then(|v| v.get("_target_tool")?.as_str().map(str::to_string))
+}
+
 /// The registry's host function for downstream tools (what `call_deferred` runs): routes the
 /// call and waits for it, answering the server's result as JSON text. Runs on a blocking
 /// thread, never on the runtime's own.
@@ -209,6 +217,11 @@ pub fn host_function(
             )),
         }
     })
+}
+
+/// Whether a call ran: the server answered it, without a tool error (what co-use counts).
+fn ran(response: &CallToolResponse) -> bool {
+    matches!(response, CallToolResponse::Complete(r) if r.is_error != Some(true))
 }
 
 /// A failed call's error text (its first text block), for the console's calls.
@@ -308,11 +321,22 @@ impl ServerHandler for Proxy {
             serde_json::Value::Object(arguments.unwrap_or_default()).to_string()
         };
         let began = (std::time::SystemTime::now(), std::time::Instant::now());
-        let response = match name {
-            DISCOVER_TOOLS => self.discover(&text(request.arguments)).into(),
-            CALL_DEFERRED => self.call_deferred(text(request.arguments)).await,
-            _ => self.route(name, request.arguments).await,
+        // The registered tool the call runs, for co-use (the built-in searches run none).
+        let (response, tool) = match name {
+            DISCOVER_TOOLS => (self.discover(&text(request.arguments)).into(), None),
+            CALL_DEFERRED => {
+                let arguments = text(request.arguments);
+                let target = deferred_target(&arguments);
+                (self.call_deferred(arguments).await, target)
+            }
+            _ => (
+                self.route(name, request.arguments).await,
+                Some(name.to_string()),
+            ),
         };
+        if let Some(tool) = tool.filter(|_| ran(&response)) {
+            self.catalog.tasks().ran(self.session.id, &tool);
+        }
         // The console's calls: who, what, how long, ok or the error; never arguments or results.
         let client = context.peer.peer_info().map(|i| i.client_info.name.clone());
         let session = match client {

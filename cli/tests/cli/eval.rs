@@ -235,3 +235,94 @@ fn cli_eval_with_usage() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("not UTF-8"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `--usage FILE` of a million tasks (read a line at a time) for eval, and the same habit through
+/// `discover --usage` and `explain --usage`: the partner brought in, and explain says why.
+#[test]
+fn cli_usage_file_of_a_million_tasks() {
+    use std::io::Write;
+    let dir = std::env::temp_dir().join(format!("tr-usage-million-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("catalog.json"),
+        r#"[{"name": "add_agenda", "description": "Add an agenda item.", "parameters": {"type": "object", "properties": {}}},
+            {"name": "get_user_token", "description": "Get the user token by username and password.", "parameters": {"type": "object", "properties": {}}},
+            {"name": "list_files", "description": "List the files of a folder.", "parameters": {"type": "object", "properties": {}}}]"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("queries.jsonl"),
+        "{\"id\": \"q1\", \"query\": \"add an agenda item\", \"relevant\": [\"add_agenda\", \"get_user_token\"]}\n",
+    )
+    .unwrap();
+    let usage = dir.join("usage.jsonl");
+    let mut file = std::io::BufWriter::new(std::fs::File::create(&usage).unwrap());
+    for i in 0..1_000_000 {
+        let line = match i % 3 {
+            0 => "{\"tools\":[\"add_agenda\",\"get_user_token\"]}\n",
+            1 => "{\"tools\":[\"add_agenda\",\"get_user_token\",\"gone\",\"add_agenda\"]}\n",
+            _ => "{\"tools\":[\"list_files\"]}\n",
+        };
+        file.write_all(line.as_bytes()).unwrap();
+    }
+    file.flush().unwrap();
+    drop(file);
+    let out = crate::program::toolregistry()
+        .args(["eval", "--profile", "enhanced", "--json", "--catalog"])
+        .arg(&dir)
+        .arg("--usage")
+        .arg(&usage)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let m: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(m["comp@10"], 1.0, "{m}");
+    let catalog = dir.join("catalog.json");
+    let out = crate::program::toolregistry()
+        .args([
+            "explain",
+            "add an agenda item",
+            "--tool",
+            "get_user_token",
+            "--catalog",
+        ])
+        .arg(&catalog)
+        .arg("--usage")
+        .arg(&usage)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("brought in at 2 of 2 in the answer by co-use: used with `add_agenda` in 666667 of its 666667 tasks"),
+        "{text}"
+    );
+    let out = crate::program::toolregistry()
+        .args(["discover", "add an agenda item", "--catalog"])
+        .arg(&catalog)
+        .arg("--usage")
+        .arg(&usage)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("brought in: used with `add_agenda`"),
+        "{text}"
+    );
+    // Without --usage nothing is brought in.
+    let out = crate::program::toolregistry()
+        .args(["discover", "add an agenda item", "--catalog"])
+        .arg(&catalog)
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("brought in"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
