@@ -3,7 +3,8 @@
 `conformance client --command "python conformance_driver.py" ...` appends the scenario's server
 URL. The driver writes a gateway config whose one server is that URL (`"defer": false`,
 `"trust": "off"`; a pre-registered client from MCP_CONFORMANCE_CONTEXT goes into its `"oauth"`, and
-the scenario's revision, MCP_CONFORMANCE_PROTOCOL_VERSION, into its `"protocol_version"`),
+the scenario's revision, MCP_CONFORMANCE_PROTOCOL_VERSION, into its `"protocol_version"` unless
+DRIVER_UNPINNED=1),
 starts `toolregistry mcp` on stdio with a temporary `--state` (so the token file is temporary
 too) and `--open-with` pointing back at this script, then, as an MCP client (the official Python
 SDK), lists the tools (waiting for the server's tools to appear: a sign-in may come first) and
@@ -86,7 +87,8 @@ async def drive(url: str) -> None:
         server["oauth"]["client_id"] = context["client_id"]
         if context.get("client_secret"):
             server["oauth"]["client_secret"] = context["client_secret"]
-    if os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION"):
+    # DRIVER_UNPINNED=1 leaves the gateway's default: the newest revision, falling back.
+    if os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION") and os.environ.get("DRIVER_UNPINNED") != "1":
         server["protocol_version"] = os.environ["MCP_CONFORMANCE_PROTOCOL_VERSION"]
     config = work / "config.json"
     config.write_text(json.dumps({"mcpServers": {"s": server}}))

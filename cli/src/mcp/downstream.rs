@@ -17,14 +17,14 @@ use rmcp::model::{
     InputResponses, JsonObject, ProtocolVersion, RequestId, ServerResult,
 };
 use rmcp::service::{
-    ClientLifecycleMode, ClientServiceExt, InboundStreamOrigin, NotificationContext,
-    PeerRequestOptions, RequestContext, RunningService, ServiceError,
+    ClientInitializeError, ClientLifecycleMode, ClientServiceExt, InboundStreamOrigin,
+    NotificationContext, PeerRequestOptions, RequestContext, RunningService, ServiceError,
 };
 use rmcp::transport::TokioChildProcess;
 use rmcp::{ClientHandler, ErrorData, Peer, RoleClient};
 use serde_json::{Value, json};
 use std::process::Stdio;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, watch};
@@ -70,6 +70,8 @@ pub struct Downstream {
     broken: watch::Sender<u64>,
     /// How many starts were tried (the console shows the restarts).
     starts: AtomicU64,
+    /// Set when the server did not take `server/discover` (see [`lifecycle`]).
+    legacy: AtomicBool,
     /// The calls in flight and whose they are: the server's requests of its client go to the
     /// gateway's client of the call they belong to ([`relay`]).
     calls: Arc<Calls>,
@@ -127,10 +129,11 @@ impl ClientHandler for Handler {
 
 /// How the gateway starts with a server, and the revision its `initialize` offers. A pinned
 /// `"protocol_version"` is the only one offered. Otherwise a remote server is offered 2026-07-28
-/// first (`server/discover`), and one that does not speak it gets `initialize` with 2025-11-25;
-/// a program on stdio gets `initialize` with 2025-11-25.
-fn lifecycle(config: &ServerConfig) -> (ClientLifecycleMode, ProtocolVersion) {
-    let legacy = ProtocolVersion::LATEST_WITH_INITIALIZE;
+/// first (`server/discover`), and one that does not speak it gets `initialize` with 2025-11-25
+/// (`legacy`: it was found not to, and gets `initialize` at once); a program on stdio gets
+/// `initialize` with 2025-11-25.
+fn lifecycle(config: &ServerConfig, legacy: bool) -> (ClientLifecycleMode, ProtocolVersion) {
+    let handshake = ProtocolVersion::LATEST_WITH_INITIALIZE;
     match config
         .protocol_version
         .as_deref()
@@ -141,17 +144,27 @@ fn lifecycle(config: &ServerConfig) -> (ClientLifecycleMode, ProtocolVersion) {
             ClientLifecycleMode::Discover {
                 preferred_versions: vec![v],
             },
-            legacy,
+            handshake,
         ),
-        None if config.remote.is_some() => (
+        None if config.remote.is_some() && !legacy => (
             ClientLifecycleMode::Auto {
                 preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-                legacy_version: Some(legacy.clone()),
+                legacy_version: Some(handshake.clone()),
             },
-            legacy,
+            handshake,
         ),
-        None => (ClientLifecycleMode::Initialize, legacy),
+        None => (ClientLifecycleMode::Initialize, handshake),
     }
+}
+
+/// Whether the `server/discover` of [`ClientLifecycleMode::Auto`] failed in a way `initialize`
+/// may not: the server answered something else, or offered no revision the gateway speaks.
+fn not_discovered(e: &ClientInitializeError) -> bool {
+    matches!(
+        e,
+        ClientInitializeError::ExpectedInitResult(_)
+            | ClientInitializeError::NoCompatibleProtocolVersion { .. }
+    )
 }
 
 /// A call in flight: registered with its caller while it runs; dropped before its answer (the
@@ -202,6 +215,7 @@ impl Downstream {
             broken: watch::channel(0).0,
             starts: AtomicU64::new(0),
             calls: Arc::new(Calls::default()),
+            legacy: AtomicBool::new(false),
         })
     }
 
@@ -368,30 +382,31 @@ impl Downstream {
         ),
         String,
     > {
-        let (tx, rx) = mpsc::unbounded_channel();
-        let (mode, version) = lifecycle(&self.config);
-        let handler = Handler {
-            changed: tx,
-            name: self.config.name.clone(),
-            calls: Arc::clone(&self.calls),
-            version,
-        };
+        let (mode, version) = lifecycle(&self.config, self.legacy.load(Ordering::Relaxed));
         let timeout = self.config.timeout.max(MIN_START_TIMEOUT);
         let started = tokio::time::timeout(timeout, async {
-            let service = match &self.config.remote {
+            let (service, rx) = match &self.config.remote {
                 Some(remote) => {
-                    let headers = transport::headers(remote)?;
-                    match oauth::transport(&self.config, remote, headers).await? {
-                        Some(signing_in) => handler.serve_with_lifecycle(signing_in, mode).await,
-                        None => {
-                            handler
-                                .serve_with_lifecycle(transport::client(remote)?, mode)
-                                .await
+                    let probing = matches!(mode, ClientLifecycleMode::Auto { .. });
+                    match self.connect(remote, mode, version.clone()).await? {
+                        // `server/discover` got an answer that is neither its result nor an
+                        // error (a server that answers every method `{}`): `initialize`, on a
+                        // new connection, and from now on.
+                        Err(e) if probing && not_discovered(&e) => {
+                            self.log(&format!(
+                                "server/discover: {e}; falling back to initialize at {version}"
+                            ));
+                            self.legacy.store(true, Ordering::Relaxed);
+                            self.connect(remote, ClientLifecycleMode::Initialize, version)
+                                .await?
                         }
+                        other => other,
                     }
                     .map_err(|e| transport::describe_server(&self.config, "initialize", &e))?
                 }
                 None => {
+                    let (tx, rx) = mpsc::unbounded_channel();
+                    let handler = self.handler(tx, version);
                     let mut command = tokio::process::Command::new(&self.config.command);
                     command
                         .args(&self.config.args)
@@ -402,18 +417,19 @@ impl Downstream {
                         .stderr(Stdio::inherit())
                         .spawn()
                         .map_err(|e| format!("starting {:?}: {e}", self.config.command))?;
-                    handler
+                    let service = handler
                         .serve_with_lifecycle(child, mode)
                         .await
-                        .map_err(|e| format!("initialize: {e}"))?
+                        .map_err(|e| format!("initialize: {e}"))?;
+                    (service, rx)
                 }
             };
             let entries = self.list(service.peer()).await?;
-            Ok::<_, String>((service, entries))
+            Ok::<_, String>((service, rx, entries))
         })
         .await
         .map_err(|_| format!("no answer to initialize and tools/list within {timeout:?}"))??;
-        let (service, entries) = started;
+        let (service, rx, entries) = started;
         if catalog.sync(self.index, &self.config, &entries) {
             on_change();
         }
@@ -421,6 +437,46 @@ impl Downstream {
         self.state
             .send_replace(State::Running(catalog.count(self.index)));
         Ok((service, rx, generation))
+    }
+
+    fn handler(&self, changed: mpsc::UnboundedSender<()>, version: ProtocolVersion) -> Handler {
+        Handler {
+            changed,
+            name: self.config.name.clone(),
+            calls: Arc::clone(&self.calls),
+            version,
+        }
+    }
+
+    /// Connects to a remote server and starts the protocol with it (`mode`); the outer error is
+    /// the config's or the sign-in's, the inner one the server's.
+    async fn connect(
+        &self,
+        remote: &super::config::Remote,
+        mode: ClientLifecycleMode,
+        version: ProtocolVersion,
+    ) -> Result<
+        Result<
+            (
+                RunningService<RoleClient, Handler>,
+                mpsc::UnboundedReceiver<()>,
+            ),
+            ClientInitializeError,
+        >,
+        String,
+    > {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let handler = self.handler(tx, version);
+        let headers = transport::headers(remote)?;
+        let service = match oauth::transport(&self.config, remote, headers).await? {
+            Some(signing_in) => handler.serve_with_lifecycle(signing_in, mode).await,
+            None => {
+                handler
+                    .serve_with_lifecycle(transport::client(remote)?, mode)
+                    .await
+            }
+        };
+        Ok(service.map(|s| (s, rx)))
     }
 
     /// Every page of `tools/list`, as raw entries: the catalog checks them one by one, so one

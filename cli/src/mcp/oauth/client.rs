@@ -13,11 +13,12 @@ use rmcp::transport::streamable_http_client::{
     StreamableHttpResponseLimits,
 };
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-/// Most sign-ins one request may cause (the first, then step-ups): a server that keeps asking
-/// for more scope is refused after that.
+/// Most sign-ins one request may cause (the first, then step-ups), and most in a row with no
+/// request let through between them (over the server's restarts): a server that keeps asking
+/// for more scope is refused after that, until `toolregistry mcp login NAME`.
 const MAX_SIGN_INS_PER_REQUEST: usize = 3;
 /// How long a request waits for the sign-in it started: an authorization server that approves
 /// at once (or a quick user) lets the request through; a slower sign-in goes on in the
@@ -37,6 +38,8 @@ pub struct ServerAuth {
     signing: Arc<tokio::sync::Mutex<()>>,
     /// Counts the sign-ins: a request that failed before one finished just tries again.
     generation: AtomicU64,
+    /// Sign-ins since a request was last let through.
+    unanswered: AtomicUsize,
     /// The scopes asked for so far (a step-up asks for their union with the challenge's).
     scopes: Mutex<Vec<String>>,
     /// Why the last sign-in failed; an interactive sign-in that failed is not retried by the
@@ -54,6 +57,7 @@ impl ServerAuth {
             opener,
             signing: Arc::new(tokio::sync::Mutex::new(())),
             generation: AtomicU64::new(0),
+            unanswered: AtomicUsize::new(0),
             scopes: Mutex::new(Vec::new()),
             failed: Mutex::new(None),
         })
@@ -168,14 +172,20 @@ impl ServerAuth {
             let seen = self.generation.load(Ordering::SeqCst);
             match call().await {
                 Err(e @ (HttpError::AuthRequired(_) | HttpError::InsufficientScope(_)))
-                    if sign_ins < MAX_SIGN_INS_PER_REQUEST =>
+                    if sign_ins < MAX_SIGN_INS_PER_REQUEST
+                        && self.unanswered.load(Ordering::SeqCst) < MAX_SIGN_INS_PER_REQUEST =>
                 {
                     sign_ins += 1;
+                    self.unanswered.fetch_add(1, Ordering::SeqCst);
                     let step_up = matches!(e, HttpError::InsufficientScope(_));
                     let challenge = e.auth_challenge().unwrap_or_default().to_string();
                     if !self.sign_in_after(seen, &challenge, step_up).await {
                         return Err(e);
                     }
+                }
+                Ok(answer) => {
+                    self.unanswered.store(0, Ordering::SeqCst);
+                    return Ok(answer);
                 }
                 other => return other,
             }
