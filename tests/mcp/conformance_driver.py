@@ -2,14 +2,15 @@
 
 `conformance client --command "python conformance_driver.py" ...` appends the scenario's server
 URL. The driver writes a gateway config whose one server is that URL (`"defer": false`,
-`"trust": "off"`; a pre-registered client from MCP_CONFORMANCE_CONTEXT goes into its `"oauth"`, and
-the scenario's revision, MCP_CONFORMANCE_PROTOCOL_VERSION, into its `"protocol_version"` unless
-DRIVER_UNPINNED=1),
-starts `toolregistry mcp` on stdio with a temporary `--state` (so the token file is temporary
-too) and `--open-with` pointing back at this script, then, as an MCP client (the official Python
-SDK), lists the tools (waiting for the server's tools to appear: a sign-in may come first) and
-calls each with arguments made from its schema (or makes the calls the context's `toolCalls` name). It declares elicitation and plays a user who
-accepts each form as shown (an empty answer: the gateway fills in the schema's defaults).
+`"trust": "off"`; a pre-registered client from MCP_CONFORMANCE_CONTEXT goes into its `"oauth"`;
+with DRIVER_PIN=1 the scenario's revision, MCP_CONFORMANCE_PROTOCOL_VERSION, goes into its
+`"protocol_version"`, else the gateway picks), starts `toolregistry mcp` on stdio with a temporary
+`--state` (so the token file is temporary too) and `--open-with` pointing back at this script,
+then, as an MCP client (the official Python SDK), lists the tools (waiting for the server's tools
+to appear: a sign-in may come first) and calls each with arguments made from its schema, or makes
+the calls the context's `toolCalls` name. It declares elicitation (not with
+DRIVER_NO_ELICITATION=1) and plays a user who accepts each form as shown: an empty answer, the
+gateway fills in the schema's defaults.
 
 `conformance_driver.py --open URL` is the opener: it plays a browser whose user approves at once
 (the suite's authorization servers do): it requests URL without following redirects and then
@@ -87,8 +88,9 @@ async def drive(url: str) -> None:
         server["oauth"]["client_id"] = context["client_id"]
         if context.get("client_secret"):
             server["oauth"]["client_secret"] = context["client_secret"]
-    # DRIVER_UNPINNED=1 leaves the gateway's default: the newest revision, falling back.
-    if os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION") and os.environ.get("DRIVER_UNPINNED") != "1":
+    # By default the gateway picks the revision (the newest, falling back as the server answers);
+    # DRIVER_PIN=1 pins the scenario's.
+    if os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION") and os.environ.get("DRIVER_PIN") == "1":
         server["protocol_version"] = os.environ["MCP_CONFORMANCE_PROTOCOL_VERSION"]
     config = work / "config.json"
     config.write_text(json.dumps({"mcpServers": {"s": server}}))
@@ -103,7 +105,9 @@ async def drive(url: str) -> None:
         env=env,
     )
     async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write, elicitation_callback=accept) as session:
+        # DRIVER_NO_ELICITATION=1: a client without the capability (the gateway must refuse).
+        answers = None if os.environ.get("DRIVER_NO_ELICITATION") == "1" else accept
+        async with ClientSession(read, write, elicitation_callback=answers) as session:
             await session.initialize()
             tools = []
             deadline = time.monotonic() + 20

@@ -14,7 +14,8 @@ use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResponse, CallToolResult,
     CancelledNotificationParam, ClientConfig, ClientRequest, CreateMessageRequestParams,
     CreateMessageResult, CustomRequest, ElicitRequestParams, ElicitResult, Implementation,
-    InputResponses, JsonObject, ProtocolVersion, RequestId, ServerResult,
+    InputResponses, JsonObject, ProtocolVersion, RequestId, ServerNotification, ServerResult,
+    SubscriptionFilter,
 };
 use rmcp::service::{
     ClientInitializeError, ClientLifecycleMode, ClientServiceExt, InboundStreamOrigin,
@@ -167,6 +168,57 @@ fn not_discovered(e: &ClientInitializeError) -> bool {
     )
 }
 
+/// Ends a task when dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// 2026-07-28 sends notifications only on a `subscriptions/listen` stream: for a server of that
+/// revision whose tools may change, one is held open for `tools/list_changed` (opened again,
+/// with a listing, when it ends) as long as the returned guard lives. `None` for an older server,
+/// which sends its notifications anyway.
+fn follow_tool_changes(
+    peer: &Peer<RoleClient>,
+    changed: &mpsc::UnboundedSender<()>,
+) -> Option<AbortOnDrop> {
+    let info = peer.peer_info()?;
+    let changes = info
+        .capabilities
+        .tools
+        .as_ref()
+        .and_then(|t| t.list_changed)
+        .unwrap_or(false);
+    if info.protocol_version.has_initialize() || !changes {
+        return None;
+    }
+    let (peer, changed) = (peer.clone(), changed.clone());
+    Some(AbortOnDrop(tokio::spawn(async move {
+        let filter = SubscriptionFilter::builder().tools_list_changed().build();
+        let mut first = true;
+        while !peer.is_transport_closed() {
+            if let Ok(mut subscription) = peer.listen(filter.clone()).await {
+                // A change may have come while no stream was open.
+                if !std::mem::take(&mut first) {
+                    let _ = changed.send(());
+                }
+                while let Ok(Some(notification)) = subscription.next().await {
+                    if matches!(
+                        notification,
+                        ServerNotification::ToolListChangedNotification(_)
+                    ) {
+                        let _ = changed.send(());
+                    }
+                }
+            }
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
+    })))
+}
+
 /// A call in flight: registered with its caller while it runs; dropped before its answer (the
 /// call timed out), it tells the server the call is cancelled.
 struct InFlight<'a> {
@@ -311,6 +363,7 @@ impl Downstream {
                         return;
                     }
                     let peer = service.peer().clone();
+                    let _listening = follow_tool_changes(&peer, &service.service().changed);
                     let mut broken = self.broken.subscribe();
                     let mut waiting = std::pin::pin!(service.waiting());
                     // Re-list whenever the server says its tools changed, until it exits or a
