@@ -55,15 +55,25 @@ impl Calls {
     /// session's client).
     pub fn find(&self, origin: Option<&InboundStreamOrigin>) -> Option<Caller> {
         let map = self.map();
-        if let Some(InboundStreamOrigin::OutboundRequest(id)) = origin {
-            return map.get(id).cloned();
-        }
-        let mut callers = map.values();
-        let first = callers.next()?;
-        callers
-            .all(|c| c.session == first.session)
-            .then(|| first.clone())
+        let id = pick(map.iter().map(|(id, c)| (id, c.session)), origin)?;
+        map.get(&id).cloned()
     }
+}
+
+/// [`Calls::find`]'s choice among the calls in flight (their ids and sessions).
+fn pick<'a>(
+    calls: impl Iterator<Item = (&'a RequestId, u64)>,
+    origin: Option<&InboundStreamOrigin>,
+) -> Option<RequestId> {
+    let calls: Vec<_> = calls.collect();
+    if let Some(InboundStreamOrigin::OutboundRequest(id)) = origin {
+        return calls.iter().find(|(c, _)| *c == id).map(|(c, _)| (*c).clone());
+    }
+    let (first, session) = calls.first()?;
+    calls
+        .iter()
+        .all(|(_, s)| s == session)
+        .then(|| (*first).clone())
 }
 
 fn refused(server: &str, method: &str, why: &str) -> ErrorData {
@@ -238,6 +248,31 @@ fn apply_defaults(content: &mut Option<Value>, schema: &Value) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_request_goes_to_its_own_call_or_to_the_one_session() {
+        let (a, b, c) = (
+            RequestId::Number(1),
+            RequestId::Number(2),
+            RequestId::Number(3),
+        );
+        let on = |id: &RequestId| InboundStreamOrigin::OutboundRequest(id.clone());
+        // On a call's response stream: that call, whoever else calls.
+        let two_sessions = [(&a, 7), (&b, 8)];
+        assert_eq!(pick(two_sessions.into_iter(), Some(&on(&b))), Some(b.clone()));
+        // A call no longer in flight: nobody.
+        assert_eq!(pick(two_sessions.into_iter(), Some(&on(&c))), None);
+        // No origin (stdio, the standalone stream): only when one session has calls in flight.
+        assert_eq!(pick(two_sessions.into_iter(), None), None);
+        assert_eq!(
+            pick(two_sessions.into_iter(), Some(&InboundStreamOrigin::Unassociated)),
+            None
+        );
+        let one_session = [(&a, 7), (&c, 7)];
+        let chosen = pick(one_session.into_iter(), None).unwrap();
+        assert!(chosen == a || chosen == c);
+        assert_eq!(pick(std::iter::empty(), None), None);
+    }
 
     #[test]
     fn defaults_fill_only_what_the_answer_left_out() {
