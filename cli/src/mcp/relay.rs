@@ -67,7 +67,10 @@ fn pick<'a>(
 ) -> Option<RequestId> {
     let calls: Vec<_> = calls.collect();
     if let Some(InboundStreamOrigin::OutboundRequest(id)) = origin {
-        return calls.iter().find(|(c, _)| *c == id).map(|(c, _)| (*c).clone());
+        return calls
+            .iter()
+            .find(|(c, _)| *c == id)
+            .map(|(c, _)| (*c).clone());
     }
     let (first, session) = calls.first()?;
     calls
@@ -259,13 +262,19 @@ mod tests {
         let on = |id: &RequestId| InboundStreamOrigin::OutboundRequest(id.clone());
         // On a call's response stream: that call, whoever else calls.
         let two_sessions = [(&a, 7), (&b, 8)];
-        assert_eq!(pick(two_sessions.into_iter(), Some(&on(&b))), Some(b.clone()));
+        assert_eq!(
+            pick(two_sessions.into_iter(), Some(&on(&b))),
+            Some(b.clone())
+        );
         // A call no longer in flight: nobody.
         assert_eq!(pick(two_sessions.into_iter(), Some(&on(&c))), None);
         // No origin (stdio, the standalone stream): only when one session has calls in flight.
         assert_eq!(pick(two_sessions.into_iter(), None), None);
         assert_eq!(
-            pick(two_sessions.into_iter(), Some(&InboundStreamOrigin::Unassociated)),
+            pick(
+                two_sessions.into_iter(),
+                Some(&InboundStreamOrigin::Unassociated)
+            ),
             None
         );
         let one_session = [(&a, 7), (&c, 7)];
