@@ -8,7 +8,7 @@ with DRIVER_PIN=1 the scenario's revision, MCP_CONFORMANCE_PROTOCOL_VERSION, goe
 `--state` (so the token file is temporary too) and `--open-with` pointing back at this script,
 then, as an MCP client (the official Python SDK), lists the tools (waiting for the server's tools
 to appear: a sign-in may come first) and calls each with arguments made from its schema, or makes
-the calls the context's `toolCalls` name. It declares elicitation (not with
+the calls the context's `toolCalls` name; then gets each prompt and reads each resource. It declares elicitation (not with
 DRIVER_NO_ELICITATION=1) and plays a user who accepts each form as shown: an empty answer, the
 gateway fills in the schema's defaults.
 
@@ -126,6 +126,13 @@ async def drive(url: str) -> None:
             for name, args in calls:
                 r = await session.call_tool(name, args)
                 print(name, "error" if getattr(r, "is_error", getattr(r, "isError", False)) else "ok", file=sys.stderr)
+            # The servers' prompts and resources, passed through the gateway: each got and read.
+            for prompt in (await session.list_prompts()).prompts:
+                await session.get_prompt(prompt.name)
+                print("prompt", prompt.name, file=sys.stderr)
+            for resource in (await session.list_resources()).resources:
+                await session.read_resource(resource.uri)
+                print("resource", resource.uri, file=sys.stderr)
 
 
 def main() -> None:
