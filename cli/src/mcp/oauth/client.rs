@@ -115,6 +115,12 @@ impl ServerAuth {
         if lock(&self.failed).is_some() {
             return false;
         }
+        // Counted here, where a sign-in starts (not where a request met the challenge: concurrent
+        // requests share one sign-in).
+        if self.unanswered.fetch_add(1, Ordering::SeqCst) >= MAX_SIGN_INS_PER_REQUEST {
+            self.unanswered.fetch_sub(1, Ordering::SeqCst);
+            return false;
+        }
         let scopes = if step_up {
             let mut union = lock(&self.scopes).clone();
             for s in challenge_scopes(challenge) {
@@ -172,11 +178,9 @@ impl ServerAuth {
             let seen = self.generation.load(Ordering::SeqCst);
             match call().await {
                 Err(e @ (HttpError::AuthRequired(_) | HttpError::InsufficientScope(_)))
-                    if sign_ins < MAX_SIGN_INS_PER_REQUEST
-                        && self.unanswered.load(Ordering::SeqCst) < MAX_SIGN_INS_PER_REQUEST =>
+                    if sign_ins < MAX_SIGN_INS_PER_REQUEST =>
                 {
                     sign_ins += 1;
-                    self.unanswered.fetch_add(1, Ordering::SeqCst);
                     let step_up = matches!(e, HttpError::InsufficientScope(_));
                     let challenge = e.auth_challenge().unwrap_or_default().to_string();
                     if !self.sign_in_after(seen, &challenge, step_up).await {
