@@ -166,8 +166,8 @@ enum Command {
         /// review, approve or scan (none: serve).
         #[command(subcommand)]
         action: Option<McpAction>,
-        /// `{"mcpServers": {"NAME": {"command", "args", "env"} or {"url", "headers"}, plus
-        /// "defer", "allow", "deny", "timeout_ms", "trust"}}`.
+        /// `{"mcpServers": {"NAME": {"command", "args", "env"} or {"url", "headers", "oauth"},
+        /// plus "defer", "allow", "deny", "timeout_ms", "trust", "protocol_version"}}`.
         #[arg(long, value_name = "FILE", global = true)]
         config: Option<std::path::PathBuf>,
         /// The pins' state file (default: toolregistry/mcp-state.json in the user's data folder).

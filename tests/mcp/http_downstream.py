@@ -8,7 +8,8 @@ that replaces a killed server within a fraction of a second (Python's imports ta
 
 Tools: `remote_echo` (answers its arguments and the server's name and start time, so a test can
 tell which run answered), `whoami_headers` (the names of the request's headers, not values),
-`add_tool` (adds `tide_table` and announces it with list_changed). With --token, every request
+`add_tool` (adds `tide_table` and announces it with list_changed, to a 2025-11-25 session and
+to 2026-07-28 subscriptions/listen streams). With --token, every request
 without `Authorization: Bearer TOKEN` gets 401, as a hosted server does; while the --revoke-file
 exists, every request gets 401 (a token revoked or expired).
 """
@@ -51,7 +52,13 @@ def tide_table(harbour: str) -> str:
 @server.tool(description="Add the tide table tool to this server and announce it.")
 async def add_tool(ctx: Context) -> str:
     server.add_tool(tide_table, description="Tide times (high and low water) for a harbour.")
+    # Announced both ways: on the session (2025-11-25) and to subscriptions/listen streams
+    # (2026-07-28, where notifications go nowhere else).
     await ctx.session.send_tool_list_changed()
+    try:
+        await ctx.notify_tools_changed()
+    except ValueError:  # no subscriptions bus (not a 2026-07-28 request)
+        pass
     return "added"
 
 

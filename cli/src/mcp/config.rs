@@ -1,5 +1,5 @@
 //! The proxy's configuration: the `{"mcpServers": {...}}` file MCP hosts already use, plus
-//! `defer`, `allow`, `deny`, `timeout_ms` and `trust` per server. A server is a program (`"command"`, on
+//! `defer`, `allow`, `deny`, `timeout_ms`, `trust` and `protocol_version` per server. A server is a program (`"command"`, on
 //! stdio) or a URL (`"url"`, streamable HTTP, with `"headers"`). As in Claude Code's `.mcp.json`,
 //! `command`, `args`, `env`, `url` and `headers` may name the proxy's environment variables as
 //! `${VAR}` or `${VAR:-default}` (`$${` is a literal `${`), so a config carries references to
@@ -44,6 +44,16 @@ const HTTP_TYPES: &[&str] = &[
     "streamable-http",
     "streamableHttp",
     "streamable_http",
+];
+
+/// The MCP revisions a `"protocol_version"` may pin, oldest first: those the gateway speaks as a
+/// client (up to 2025-11-25 with the `initialize` handshake, 2026-07-28 without it).
+pub const PROTOCOL_VERSIONS: &[&str] = &[
+    "2024-11-05",
+    "2025-03-26",
+    "2025-06-18",
+    "2025-11-25",
+    "2026-07-28",
 ];
 
 /// A server reached over streamable HTTP.
@@ -93,6 +103,9 @@ pub struct ServerConfig {
     pub timeout: Duration,
     /// `"trust"`: how its tool definitions are pinned (see `trust`).
     pub trust: Policy,
+    /// `"protocol_version"`: the one MCP revision offered to it; `None`: the newest the gateway
+    /// speaks, falling back as the server answers (see `downstream`).
+    pub protocol_version: Option<String>,
 }
 
 impl ServerConfig {
@@ -299,6 +312,7 @@ fn server(
         deny: Vec::new(),
         timeout: DEFAULT_TIMEOUT,
         trust: Policy::default(),
+        protocol_version: None,
     };
     for (key, v) in obj {
         let at = format!("{path}.{key}");
@@ -351,6 +365,18 @@ fn server(
                 }
             }
             "trust" => config.trust = Policy::parse(v, &at)?,
+            "protocol_version" => {
+                let version = v
+                    .as_str()
+                    .filter(|s| PROTOCOL_VERSIONS.contains(s))
+                    .ok_or_else(|| {
+                        format!(
+                            "{at}: expected one of the MCP revisions the gateway speaks: {}",
+                            PROTOCOL_VERSIONS.join(", ")
+                        )
+                    })?;
+                config.protocol_version = Some(version.to_string());
+            }
             "url" => {
                 let url = v
                     .as_str()
@@ -593,6 +619,21 @@ mod tests {
         ] {
             let err = one(text).unwrap_err();
             assert!(err.contains(needle), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn protocol_version_pins_a_known_revision() {
+        let url =
+            |extra: &str| format!(r#"{{"mcpServers": {{"r": {{"url": "http://x"{extra}}}}}}}"#);
+        assert_eq!(one(&url("")).unwrap().protocol_version, None);
+        for v in ["2025-11-25", "2026-07-28", "2024-11-05"] {
+            let c = one(&url(&format!(r#", "protocol_version": "{v}""#))).unwrap();
+            assert_eq!(c.protocol_version.as_deref(), Some(v));
+        }
+        for bad in [r#""2027-01-01""#, "20261", r#""""#] {
+            let err = one(&url(&format!(r#", "protocol_version": {bad}"#))).unwrap_err();
+            assert!(err.contains("r.protocol_version: expected one of"), "{err}");
         }
     }
 

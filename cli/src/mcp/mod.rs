@@ -20,6 +20,7 @@ mod http_server;
 pub mod import;
 mod oauth;
 mod passthrough;
+mod relay;
 mod reload;
 mod transport;
 mod trust;

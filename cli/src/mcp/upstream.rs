@@ -8,6 +8,7 @@
 use super::catalog::{Catalog, View};
 use super::downstream::error_result;
 use super::passthrough;
+use super::relay::Caller;
 use super::reload::Servers;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, GetPromptRequestParams,
@@ -15,6 +16,9 @@ use rmcp::model::{
     ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
     ServerCapabilities, ServerConfig,
 };
+// Logging is deprecated by SEP-2577 (rmcp warns so); 2025-11-25 has it.
+#[allow(deprecated)]
+use rmcp::model::SetLevelRequestParams;
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
 use std::sync::Arc;
@@ -158,8 +162,14 @@ impl Proxy {
         }
     }
 
-    /// A downstream tool's call, routed to its server.
-    async fn route(&self, name: &str, arguments: Option<JsonObject>) -> CallToolResponse {
+    /// A downstream tool's call, routed to its server; what the server asks of its client
+    /// meanwhile goes to `caller`.
+    async fn route(
+        &self,
+        name: &str,
+        arguments: Option<JsonObject>,
+        caller: Caller,
+    ) -> CallToolResponse {
         let Some(route) = self.catalog.route(name) else {
             return error_result(self.catalog.held(name).unwrap_or_else(|| {
                 format!("unknown tool {name:?}: call discover_tools to find tools")
@@ -171,7 +181,7 @@ impl Proxy {
             self.changed.notify_one();
         }
         match self.servers.get(route.server) {
-            Some(server) => server.call(&route.tool, arguments).await,
+            Some(server) => server.call(&route.tool, arguments, Some(caller)).await,
             None => error_result(gone(&route.owner)).into(),
         }
     }
@@ -206,7 +216,9 @@ pub fn host_function(
         let server = servers
             .get(route.server)
             .ok_or_else(|| gone(&route.owner))?;
-        let response = runtime.block_on(async move { server.call(&route.tool, arguments).await });
+        // No client of its own: a server's request of its client is refused.
+        let response =
+            runtime.block_on(async move { server.call(&route.tool, arguments, None).await });
         match response {
             CallToolResponse::Complete(result) => {
                 serde_json::to_string(&result).map_err(|e| e.to_string())
@@ -248,6 +260,7 @@ fn gone(server: &str) -> String {
 }
 
 impl ServerHandler for Proxy {
+    #[allow(deprecated)] // enable_logging: see SetLevelRequestParams
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
             ServerCapabilities::builder()
@@ -255,6 +268,7 @@ impl ServerHandler for Proxy {
                 .enable_tool_list_changed()
                 .enable_prompts()
                 .enable_resources()
+                .enable_logging()
                 .build(),
         )
         .with_server_info(Implementation::new("toolregistry", toolregistry::VERSION))
@@ -295,6 +309,17 @@ impl ServerHandler for Proxy {
         passthrough::read_resource(&self.servers, request).await
     }
 
+    /// `logging/setLevel`: accepted. The gateway sends its clients no log messages of its own
+    /// (its log is stderr), so there is nothing below the level to hold back.
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        _request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        Ok(())
+    }
+
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         self.announce_changes(context.peer);
     }
@@ -329,10 +354,17 @@ impl ServerHandler for Proxy {
                 let target = deferred_target(&arguments);
                 (self.call_deferred(arguments).await, target)
             }
-            _ => (
-                self.route(name, request.arguments).await,
-                Some(name.to_string()),
-            ),
+            _ => {
+                let caller = Caller {
+                    peer: context.peer.clone(),
+                    request: context.id.clone(),
+                    session: self.session.id,
+                };
+                (
+                    self.route(name, request.arguments, caller).await,
+                    Some(name.to_string()),
+                )
+            }
         };
         if let Some(tool) = tool.filter(|_| ran(&response)) {
             self.catalog.tasks().ran(self.session.id, &tool);

@@ -46,6 +46,7 @@ const SERVED_KEYS: &[&str] = &[
     "deny",
     "timeout_ms",
     "trust",
+    "protocol_version",
 ];
 
 /// The `"type"` spellings of a program on stdio and of streamable HTTP.
@@ -449,7 +450,14 @@ fn fate(client: Client, name: &str, value: &Value, at: &str) -> Result<Fate, Str
                 entry.insert("env".into(), Value::Object(e));
             }
         }
-        for key in ["defer", "allow", "deny", "timeout_ms", "trust"] {
+        for key in [
+            "defer",
+            "allow",
+            "deny",
+            "timeout_ms",
+            "trust",
+            "protocol_version",
+        ] {
             if let Some(v) = obj.get(key) {
                 entry.insert(key.into(), v.clone());
             }

@@ -13,11 +13,12 @@ use rmcp::transport::streamable_http_client::{
     StreamableHttpResponseLimits,
 };
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-/// Most sign-ins one request may cause (the first, then step-ups): a server that keeps asking
-/// for more scope is refused after that.
+/// Most sign-ins one request may cause (the first, then step-ups), and most in a row with no
+/// request let through between them (over the server's restarts): a server that keeps asking
+/// for more scope is refused after that, until `toolregistry mcp login NAME`.
 const MAX_SIGN_INS_PER_REQUEST: usize = 3;
 /// How long a request waits for the sign-in it started: an authorization server that approves
 /// at once (or a quick user) lets the request through; a slower sign-in goes on in the
@@ -39,6 +40,8 @@ pub struct ServerAuth {
     signing: Arc<tokio::sync::Mutex<()>>,
     /// Counts the sign-ins: a request that failed before one finished just tries again.
     generation: AtomicU64,
+    /// Sign-ins since a request was last let through.
+    unanswered: AtomicUsize,
     /// The scopes asked for so far (a step-up asks for their union with the challenge's).
     scopes: Mutex<Vec<String>>,
     /// Why the last sign-in failed; an interactive sign-in that failed is not retried by the
@@ -78,6 +81,7 @@ impl ServerAuth {
             opener,
             signing: Arc::new(tokio::sync::Mutex::new(())),
             generation: AtomicU64::new(0),
+            unanswered: AtomicUsize::new(0),
             scopes: Mutex::new(Vec::new()),
             failed: Mutex::new(None),
             needed: AtomicBool::new(false),
@@ -161,6 +165,12 @@ impl ServerAuth {
             return false;
         };
         if lock(&self.failed).is_some() {
+            return false;
+        }
+        // Counted here, where a sign-in starts (not where a request met the challenge: concurrent
+        // requests share one sign-in).
+        if self.unanswered.fetch_add(1, Ordering::SeqCst) >= MAX_SIGN_INS_PER_REQUEST {
+            self.unanswered.fetch_sub(1, Ordering::SeqCst);
             return false;
         }
         let scopes = if step_up {
@@ -304,6 +314,7 @@ impl ServerAuth {
                 }
                 Ok(answer) => {
                     self.needed.store(false, Ordering::SeqCst);
+                    self.unanswered.store(0, Ordering::SeqCst);
                     return Ok(answer);
                 }
                 other => return other,
