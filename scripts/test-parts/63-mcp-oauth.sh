@@ -42,8 +42,8 @@ driver="$PWD/$venv/bin/python $PWD/tests/mcp/conformance_driver.py"
 work="$(mktemp -d "${TMPDIR:-/tmp}/tr-conformance.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 
-# Every scored scenario of each revision passes (docs/mcp.md's table). sse-retry passes on an
-# idle machine but not reliably on a loaded one (it times the reconnect delay): not asserted.
+# Every scored scenario of each revision passes (docs/mcp.md's table). sse-retry times the
+# reconnect delay, which a loaded machine stretches: asserted below, alone and up to three times.
 passing_2025_11_25="initialize tools_call elicitation-sep1034-client-defaults auth/metadata-default
   auth/metadata-var1 auth/metadata-var2 auth/metadata-var3 auth/basic-cimd
   auth/scope-from-www-authenticate auth/scope-from-scopes-supported auth/scope-omitted-when-undefined
@@ -80,6 +80,23 @@ for revision in 2025-11-25 2026-07-28; do
     grep -q "^✓ $scenario: " "$log" || fail "$revision: $scenario does not pass"
   done
 done
+
+# sse-retry (2025-11-25): in the full run above, or else alone with the scenario's revision pinned
+# (the driver may pass it on: no server/discover first), up to three times: it measures the
+# gateway's reconnect delay against the server's `retry`, and a loaded machine (this suite's other
+# parts on two cores) can delay one reconnect past its window.
+if ! grep -q "^✓ sse-retry: " "$work/2025-11-25.log"; then
+  passed=0
+  for try in 1 2 3; do
+    if DRIVER_PIN=1 conformance --scenario sse-retry --spec-version 2025-11-25 -o "$work/sse-$try" \
+      > "$work/sse-$try.log" 2>&1 && grep -q "OVERALL: PASSED" "$work/sse-$try.log"; then
+      echo "conformance: sse-retry passed alone (try $try)"
+      passed=1
+      break
+    fi
+  done
+  [ "$passed" = 1 ] || fail "2025-11-25: sse-retry does not pass (three tries alone)"
+fi
 
 # The suite's initialize server answers every method with `{}`, server/discover too: the gateway
 # falls back to initialize at 2025-11-25 (it said so on stderr, which the suite keeps).
