@@ -134,15 +134,13 @@ pub fn normalize(row: &mut [f32]) -> bool {
 }
 
 /// The text of a tool that is embedded: its name with `_`, `-`, `.`, `/` and `:` read as spaces
-/// and camelCase split, its description, its search hint and tags, its parameter names, then
-/// its parameters' descriptions and enum values.
+/// and camelCase split, its description, its search hint and tags, and its parameter names.
 ///
 /// Sentence encoders read words, not identifiers, so the name is split (`/` and `:` join
 /// namespaces and paths, as in `hub/org/model`); the search hint and tags are the author's own
-/// words for what the tool is for; parameter names say what it takes, and their descriptions
-/// say it in words: a request that gives a tool's inputs ("my username is ..., my password is
-/// ...") meets the tool that asks for them. They come last, so an encoder that cuts a long text
-/// cuts them first (EVALUATION.md has their effect and cost).
+/// words for what the tool is for; parameter names say what it takes. Parameter descriptions are
+/// left out: they would double the text of a typical catalog, and so the time to embed it
+/// (EVALUATION.md has what they would gain).
 pub fn tool_text(tool: &Tool) -> String {
     let mut text = String::with_capacity(tool.name().len() + tool.description().len() + 64);
     let mut prev: Option<char> = None;
@@ -169,21 +167,6 @@ pub fn tool_text(tool: &Tool) -> String {
     sentence(" ", &meta.search_hint);
     sentence(" Tags: ", &meta.tags.join(", "));
     sentence(" Parameters: ", &tool.param_names().join(", "));
-    let mut docs = String::new();
-    for doc in crate::analyzer::param_docs(tool.parameters_json()) {
-        let doc = doc.trim();
-        if doc.is_empty() {
-            continue;
-        }
-        if !docs.is_empty() {
-            docs.push(' ');
-        }
-        docs.push_str(doc);
-        if !doc.ends_with(['.', '!', '?']) {
-            docs.push('.');
-        }
-    }
-    sentence(". ", &docs);
     text
 }
 
@@ -206,7 +189,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             tool_text(&t[0]),
-            "hub get Weather forecast v2. Forecast. rain sun Tags: weather, travel Parameters: city, days, unit. The city. celsius."
+            "hub get Weather forecast v2. Forecast. rain sun Tags: weather, travel Parameters: city, days, unit"
         );
         let bare = Tool::parse_many(r#"[{"name": "ping"}]"#).unwrap();
         assert_eq!(tool_text(&bare[0]), "ping");
