@@ -3,7 +3,9 @@
 //! tasks); the rest is a sequence of operations (`arbitrary`): more raw records, tasks built from
 //! registered names, unknown names, repeats and empty names, habits repeated up to 15 times,
 //! unregistrations, set_enabled, `tr_registry_usage_status` and discovers, on a registry and a
-//! twin that gets the same mutations but no usage.
+//! twin that gets the same mutations but no usage; and `tr_registry_enable_usage` (NULL, empty,
+//! invalid UTF-8, or one of three files of the fuzzer's own, which it also fills with arbitrary
+//! bytes) and `tr_registry_save_usage`.
 //!
 //! Oracles: no call panics or reports PANIC or INTERNAL; a refused task has a one-line message
 //! and records nothing; an accepted one counts exactly its distinct registered names (at most
@@ -33,6 +35,29 @@ enum Op {
     SetEnabled { name: u8, enabled: bool },
     Discover(u8),
     Status,
+    /// `tr_registry_enable_usage` with NULL, `""`, invalid UTF-8 or one of three files of a
+    /// folder of the fuzzer's own.
+    Enable(u8),
+    /// Arbitrary bytes written into one of those files (a corrupt or foreign usage file).
+    Corrupt { file: u8, bytes: Vec<u8> },
+    /// `tr_registry_save_usage`.
+    Save,
+}
+
+/// One of the three usage files this process may write: in a folder of its own under the
+/// system's temporary folder, never a path taken from the input.
+fn usage_file(i: u8) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("toolregistry-fuzz-usage-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("the fuzzer's folder");
+    dir.join(format!("usage-{}.json", i % 3))
+}
+
+/// A refused call's status and message: never PANIC or INTERNAL, one line.
+fn refused(status: tr_status, err: *mut c_char) {
+    let msg = take(err);
+    assert!(!msg.is_empty() && !msg.contains('\n'), "message: {msg:?}");
+    assert_ne!(status, tr_status::TR_STATUS_PANIC, "{msg}");
+    assert_ne!(status, tr_status::TR_STATUS_INTERNAL, "{msg}");
 }
 
 /// Names a task may hold besides the fixture's: unknown, empty, over-long.
@@ -67,7 +92,7 @@ fn new_registry() -> (*mut tr_registry, Vec<String>) {
     (r, names)
 }
 
-fn status(r: *mut tr_registry) -> serde_json::Value {
+fn status_of(r: *mut tr_registry) -> serde_json::Value {
     let (mut out, mut err) = (ptr::null_mut(), ptr::null_mut());
     ok(unsafe { tr_registry_usage_status(r, &mut out, &mut err) }, err);
     assert_json(&take(out))
@@ -98,10 +123,7 @@ fn record(r: *mut tr_registry, bytes: &[u8]) -> Result<usize, tr_status> {
         return Ok(counted);
     }
     assert_eq!(counted, usize::MAX, "a failed call wrote counted_out");
-    let msg = take(err);
-    assert!(!msg.is_empty() && !msg.contains('\n'), "message: {msg:?}");
-    assert_ne!(status, tr_status::TR_STATUS_PANIC, "{msg}");
-    assert_ne!(status, tr_status::TR_STATUS_INTERNAL, "{msg}");
+    refused(status, err);
     Err(status)
 }
 
@@ -129,6 +151,7 @@ fuzz_target!(|data: &[u8]| {
     let ((r, mut registered), (twin, _)) = (new_registry(), new_registry());
     let mut enabled: HashSet<String> = registered.iter().cloned().collect();
     let mut tasks = 0u64;
+    let mut recording = false;
     let pick = |registered: &[String], i: u8| -> String {
         let i = i as usize % (registered.len() + OTHER_NAMES.len());
         registered
@@ -234,10 +257,41 @@ fuzz_target!(|data: &[u8]| {
                 }
             }
             Op::Status => {}
+            Op::Enable(which) => {
+                let mut err = ptr::null_mut();
+                let status = match which % 6 {
+                    0 => unsafe { tr_registry_enable_usage(r, ptr::null(), &mut err) },
+                    1 => unsafe { tr_registry_enable_usage(r, c"".as_ptr(), &mut err) },
+                    2 => unsafe { tr_registry_enable_usage(r, c"\xff\xfe.json".as_ptr(), &mut err) },
+                    n => {
+                        let path = CString::new(usage_file(n).to_str().unwrap()).unwrap();
+                        unsafe { tr_registry_enable_usage(r, path.as_ptr(), &mut err) }
+                    }
+                };
+                if status == tr_status::TR_STATUS_OK {
+                    assert!(err.is_null());
+                    recording = true;
+                    // A file's counts replace the ones in memory (a corrupt one: an empty start).
+                    tasks = status_of(r)["tasks"].as_u64().expect("tasks");
+                } else {
+                    assert!(which % 6 == 1 || which % 6 == 2, "{status:?}");
+                    refused(status, err);
+                }
+            }
+            Op::Corrupt { file, bytes } => {
+                std::fs::write(usage_file(file), &bytes).expect("the fuzzer's file");
+            }
+            Op::Save => {
+                let mut err = ptr::null_mut();
+                let status = unsafe { tr_registry_save_usage(r, &mut err) };
+                if status != tr_status::TR_STATUS_OK {
+                    refused(status, err);
+                }
+            }
         }
-        let s = status(r);
+        let s = status_of(r);
         assert_eq!(s["tasks"], tasks, "{s}");
-        assert_eq!(s["recording"], false);
+        assert_eq!(s["recording"], recording);
     }
     unsafe {
         tr_registry_free(r);
