@@ -86,6 +86,22 @@ fn refused(server: &str, method: &str, why: &str) -> ErrorData {
     )
 }
 
+/// The client whose call a server's request belongs to; none (a request outside any call of a
+/// client's) is refused.
+fn of_a_call<'c>(
+    caller: Option<&'c Caller>,
+    server: &str,
+    method: &str,
+) -> Result<&'c Caller, ErrorData> {
+    caller.ok_or_else(|| {
+        refused(
+            server,
+            method,
+            "it does not belong to a call of one of the gateway's clients",
+        )
+    })
+}
+
 /// Sends `request` to the caller's client on its call's stream and waits for the answer. From
 /// a task of its own: inside a handler rmcp would mark the request as the handler's (the
 /// downstream server's request id) rather than the caller's.
@@ -104,13 +120,7 @@ pub async fn elicit(
     params: ElicitRequestParams,
 ) -> Result<ElicitResult, ErrorData> {
     const METHOD: &str = "elicitation/create";
-    let caller = caller.ok_or_else(|| {
-        refused(
-            server,
-            METHOD,
-            "it does not belong to a call of one of the gateway's clients",
-        )
-    })?;
+    let caller = of_a_call(caller, server, METHOD)?;
     let capability = caller
         .peer
         .peer_info()
@@ -165,13 +175,7 @@ pub async fn sample(
     params: CreateMessageRequestParams,
 ) -> Result<CreateMessageResult, ErrorData> {
     const METHOD: &str = "sampling/createMessage";
-    let caller = caller.ok_or_else(|| {
-        refused(
-            server,
-            METHOD,
-            "it does not belong to a call of one of the gateway's clients",
-        )
-    })?;
+    let caller = of_a_call(caller, server, METHOD)?;
     let capability = caller
         .peer
         .peer_info()

@@ -115,17 +115,25 @@ pub async fn transport(
     )))
 }
 
+/// `config`'s server's sign-in, when the gateway signs in to it (`None` when it does not): the
+/// server's auth once it met its first answer.
+fn known(config: &ServerConfig) -> Option<Option<Arc<ServerAuth>>> {
+    let remote = config.remote.as_ref().filter(|r| applies(r))?;
+    let context = CONTEXT.get()?;
+    Some(
+        context
+            .servers
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&(config.name.clone(), remote.url.clone()))
+            .cloned(),
+    )
+}
+
 /// The sign-in state of `config`'s server, once it met its first answer; `None` for a server
 /// that does not sign in.
 pub fn status(config: &ServerConfig) -> Option<client::Status> {
-    let remote = config.remote.as_ref().filter(|r| applies(r))?;
-    let context = CONTEXT.get()?;
-    let known = context
-        .servers
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .get(&(config.name.clone(), remote.url.clone()))
-        .cloned();
+    let known = known(config)?;
     Some(known.map_or(
         client::Status {
             needed: false,
@@ -201,14 +209,7 @@ pub async fn sign_in_now(config: &ServerConfig) -> Result<Started, SignInError> 
 
 /// What a 401 means for `config`'s server: it needs sign-in (and how), when it signs in.
 pub fn needs_sign_in(config: &ServerConfig) -> Option<String> {
-    let remote = config.remote.as_ref().filter(|r| applies(r))?;
-    let context = CONTEXT.get()?;
-    let known = context
-        .servers
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .get(&(config.name.clone(), remote.url.clone()))
-        .cloned();
+    let known = known(config)?;
     Some(known.map_or_else(
         || format!("needs sign-in (toolregistry mcp login {})", config.name),
         |a| a.needs_sign_in(),
