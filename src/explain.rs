@@ -358,7 +358,15 @@ impl Discoverer {
         )?;
         let counts = self.shared().usage().read();
         explain_search(
-            &state, &counts, options, query, &search, &lists, request, slot, &mut e,
+            &state,
+            (&counts, self.shared().generation()),
+            options,
+            query,
+            &search,
+            &lists,
+            request,
+            slot,
+            &mut e,
         )?;
         drop(counts);
         if search.profile == Profile::Hybrid {
@@ -470,7 +478,7 @@ fn named(state: &State, e: &mut Explanation, slot: DocId, docs: &[DocId], exact:
 #[allow(clippy::too_many_arguments)]
 fn explain_search(
     state: &State,
-    counts: &UsageStore,
+    (counts, version): (&UsageStore, u64),
     options: &DiscoveryOptions,
     query: &str,
     search: &Search,
@@ -527,7 +535,16 @@ fn explain_search(
         out.tool.intent = intent;
         (full, answer)
     };
-    usage::bring_in(state, counts, options, search, lists, request, &mut answer);
+    usage::bring_in(
+        state,
+        version,
+        counts,
+        options,
+        search,
+        lists,
+        request,
+        &mut answer,
+    );
     let brought_in = answer.iter().any(|h| h.brought_in.is_some());
     out.best_score = answer.first().map(|h| h.score);
     out.score_floor = match (lists.intents.is_empty(), out.best_score) {

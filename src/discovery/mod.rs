@@ -110,6 +110,7 @@ fn run<T>(
     let mut hits = fuse::fuse(&state, options, &search, &lists, request);
     usage::bring_in(
         &state,
+        shared.generation(),
         &shared.usage().read(),
         options,
         &search,

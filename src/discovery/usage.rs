@@ -22,7 +22,7 @@
 //! `reference` profile, the answer is exactly fuse's.
 
 use super::fuse::{BroughtIn, Ranked};
-use super::lexical::score_docs;
+use super::lexical::reaches_docs;
 use super::plan::Search;
 use super::retrieve::Lists;
 use super::semantic::cosine;
@@ -66,8 +66,9 @@ pub fn wilson_lower(k: u32, n: u32) -> f64 {
 }
 
 /// One partner an anchor may bring in, before the registry is asked about it.
-struct Candidate<'u> {
-    name: &'u str,
+struct Candidate {
+    /// The partner's id in the store.
+    partner: u32,
     share: f64,
     by: DocId,
     together: u32,
@@ -79,18 +80,15 @@ struct Candidate<'u> {
 struct Partner {
     first: usize,
     strong: Option<usize>,
-    /// The best share it may come in with.
-    bound: f64,
 }
 
-/// Brings the partners of `hits`' best into `hits` (see the module documentation).
-///
-/// Exactly as if every partner were judged, but cheaper: the counts say first which partners
-/// are strong enough (no registry lookup), then the registry is asked about them best first,
-/// a few at a time, until the places to fill are taken by tools no later one could outrank (a
-/// lookup by name is most of the step's cost).
+/// Brings the partners of `hits`' best into `hits` (see the module documentation). `version`
+/// is the registry's generation under the lock `state` is read under: where each partner is
+/// was kept in the store at the last discover of that generation (no lookup by name).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn bring_in(
     state: &State,
+    version: u64,
     usage: &UsageStore,
     options: &DiscoveryOptions,
     search: &Search,
@@ -112,64 +110,51 @@ pub(crate) fn bring_in(
     if candidates.is_empty() {
         return;
     }
-    let partners = by_partner(&candidates);
-    let mut best_cosine = None;
+    let resolved: Vec<(Partner, DocId)> = by_partner(&candidates)
+        .into_iter()
+        .filter_map(|p| {
+            let doc = place(state, version, usage, candidates[p.first].partner)?;
+            let free = !hits.iter().any(|h| h.doc == doc)
+                && (!request.has_filters() || request.admits(state.tool_at(doc)));
+            free.then_some((p, doc))
+        })
+        .collect();
+    // Whether each weaker one fits the query: one pass over the index for all of them.
+    let weak: Vec<DocId> = resolved
+        .iter()
+        .filter(|(p, _)| candidates[p.first].share < MIN_SHARE)
+        .map(|&(_, doc)| doc)
+        .collect();
+    let best_cosine = (!weak.is_empty() && search.profile == Profile::Hybrid)
+        .then(|| cosine(state, lists.whole.vector, hits[0].doc))
+        .flatten();
+    let fit = fitting(state, options, lists, best_cosine, &weak);
     let mut found: Vec<(f64, Ranked)> = Vec::new();
-    let mut next = 0;
-    while next < partners.len() {
-        if found.len() >= room {
-            let mut shares: Vec<f64> = found.iter().map(|f| f.0).collect();
-            shares.sort_by(|a, b| b.total_cmp(a));
-            if partners[next].bound < shares[room - 1] {
-                break;
-            }
-        }
-        let chunk = &partners[next..(next + room.max(4)).min(partners.len())];
-        next += chunk.len();
-        let resolved: Vec<(&Partner, DocId)> = chunk
-            .iter()
-            .filter_map(|p| {
-                let doc = state.enabled_slot(candidates[p.first].name)?;
-                let free = !hits.iter().any(|h| h.doc == doc) && request.admits(state.tool_at(doc));
-                free.then_some((p, doc))
-            })
-            .collect();
-        // Whether each weaker one fits the query: scored in one pass over the index.
-        let weak: Vec<DocId> = resolved
-            .iter()
-            .filter(|(p, _)| candidates[p.first].share < MIN_SHARE)
-            .map(|&(_, doc)| doc)
-            .collect();
-        if !weak.is_empty() && best_cosine.is_none() && search.profile == Profile::Hybrid {
-            best_cosine = Some(cosine(state, lists.whole.vector, hits[0].doc));
-        }
-        let fit = fitting(state, options, lists, best_cosine.flatten(), &weak);
-        for (p, doc) in resolved {
-            // The first anchor that brings it in names it; one it fits only with a stronger
-            // anchor's evidence comes with that.
-            let first = &candidates[p.first];
-            let at = if first.share >= MIN_SHARE || fit.contains(&doc) {
-                p.first
-            } else if let Some(strong) = p.strong {
-                strong
-            } else {
-                continue;
-            };
-            let c = &candidates[at];
-            found.push((
-                c.share,
-                Ranked {
-                    doc,
-                    score: 0.0,
-                    intent: None,
-                    brought_in: Some(BroughtIn {
-                        by: c.by,
-                        together: c.together,
-                        tasks: c.tasks,
-                    }),
-                },
-            ));
-        }
+    for (p, doc) in resolved {
+        // The first anchor that brings it in names it; one it fits only with a stronger
+        // anchor's evidence comes with that.
+        let first = &candidates[p.first];
+        let at = if first.share >= MIN_SHARE || fit.contains(&doc) {
+            p.first
+        } else if let Some(strong) = p.strong {
+            strong
+        } else {
+            continue;
+        };
+        let c = &candidates[at];
+        found.push((
+            c.share,
+            Ranked {
+                doc,
+                score: 0.0,
+                intent: None,
+                brought_in: Some(BroughtIn {
+                    by: c.by,
+                    together: c.together,
+                    tasks: c.tasks,
+                }),
+            },
+        ));
     }
     if found.is_empty() {
         return;
@@ -185,27 +170,45 @@ pub(crate) fn bring_in(
     }));
 }
 
+/// The enabled tool of the store's id `id`, if the registry has it: where the store's hint
+/// says at this version, or looked up by name (and the hint kept for the next discover). An
+/// enabled tool is exactly an indexed one, and both change only with the version.
+fn place(state: &State, version: u64, usage: &UsageStore, id: u32) -> Option<DocId> {
+    usage.hint(id, version).unwrap_or_else(|| {
+        let slot = state
+            .slot_of(usage.name_at(id))
+            .filter(|&s| state.is_indexed(s));
+        usage.set_hint(id, version, slot);
+        slot
+    })
+}
+
 /// The partners of the first `keep` hits strong enough to be brought in if they fit, by
-/// anchor (best hit first): no registry lookup yet.
-fn candidates<'u>(
-    state: &State,
-    usage: &'u UsageStore,
-    hits: &[Ranked],
-    keep: usize,
-) -> Vec<Candidate<'u>> {
+/// anchor (best hit first): counts only, no registry lookup.
+fn candidates(state: &State, usage: &UsageStore, hits: &[Ranked], keep: usize) -> Vec<Candidate> {
     let total = usage.task_count().max(1) as f64;
     let mut out = Vec::new();
     for anchor in hits.iter().take(keep) {
-        let name = state.tool_at(anchor.doc).name();
-        let (tasks, partners) = usage.partners_unordered(name);
-        for (partner, together, partner_tasks) in partners {
+        let Some(partners) = usage.partners_by_id(state.tool_at(anchor.doc).name()) else {
+            continue;
+        };
+        let tasks = partners.tasks;
+        for &(partner, together) in partners.list {
+            // The counts that rule a pair out come first: the lower bound is below the share
+            // itself, and the partner's own entry (another cache line) is read last.
+            if together < MIN_TOGETHER || f64::from(together) < MIN_SHARE_FIT * f64::from(tasks) {
+                continue;
+            }
             let share = wilson_lower(together, tasks);
+            if share < MIN_SHARE_FIT {
+                continue;
+            }
             // Used with this hit more than with tasks in general (a tool in every task is
             // nobody's partner in particular).
-            let related = f64::from(together) / f64::from(tasks) > f64::from(partner_tasks) / total;
-            if together >= MIN_TOGETHER && share >= MIN_SHARE_FIT && related {
+            let partner_tasks = f64::from(usage.tasks_at(partner));
+            if f64::from(together) / f64::from(tasks) > partner_tasks / total {
                 out.push(Candidate {
-                    name: partner,
+                    partner,
                     share,
                     by: anchor.doc,
                     together,
@@ -217,30 +220,31 @@ fn candidates<'u>(
     out
 }
 
-/// The candidates grouped by partner, the best it may come in with first.
-fn by_partner(candidates: &[Candidate<'_>]) -> Vec<Partner> {
-    // The store's names: one partner, one string.
+/// The candidates grouped by partner, the best share it may come in with first (ties: the
+/// earlier candidate first).
+fn by_partner(candidates: &[Candidate]) -> Vec<Partner> {
     let mut order: Vec<usize> = (0..candidates.len()).collect();
-    order.sort_by_key(|&i| (candidates[i].name.as_ptr() as usize, i));
-    let mut partners: Vec<Partner> = Vec::new();
+    order.sort_unstable_by_key(|&i| (candidates[i].partner, i));
+    let mut partners: Vec<(f64, Partner)> = Vec::new();
     for (k, &i) in order.iter().enumerate() {
         let c = &candidates[i];
-        let same = k > 0 && std::ptr::eq(candidates[order[k - 1]].name, c.name);
-        if !same {
-            partners.push(Partner {
-                first: i,
-                strong: None,
-                bound: c.share,
-            });
+        if k == 0 || candidates[order[k - 1]].partner != c.partner {
+            partners.push((
+                c.share,
+                Partner {
+                    first: i,
+                    strong: None,
+                },
+            ));
         }
-        let p = partners.last_mut().expect("pushed above");
+        let (bound, p) = partners.last_mut().expect("pushed above");
         if p.strong.is_none() && c.share >= MIN_SHARE {
             p.strong = Some(i);
         }
-        p.bound = p.bound.max(c.share);
+        *bound = bound.max(c.share);
     }
-    partners.sort_by(|a, b| b.bound.total_cmp(&a.bound));
-    partners
+    partners.sort_by(|a, b| b.0.total_cmp(&a.0));
+    partners.into_iter().map(|(_, p)| p).collect()
 }
 
 /// The tools of `docs` that fit the query at all: a scored word of the query in their text, or
@@ -255,12 +259,12 @@ fn fitting(
     if docs.is_empty() {
         return Vec::new();
     }
-    let scores = score_docs(state, options, &lists.whole.tokens, docs)
-        .unwrap_or_else(|_| vec![0.0; docs.len()]);
+    let reached = reaches_docs(state, options, &lists.whole.tokens, docs)
+        .unwrap_or_else(|_| vec![false; docs.len()]);
     docs.iter()
-        .zip(scores)
-        .filter(|&(&doc, score)| {
-            score > 0.0
+        .zip(reached)
+        .filter(|&(&doc, reached)| {
+            reached
                 || match (best_cosine, cosine(state, lists.whole.vector, doc)) {
                     (Some(best), Some(c)) => best > 0.0 && c >= MIN_FIT * best,
                     _ => false,

@@ -523,6 +523,27 @@ impl<const F: usize> Index<F> {
             .collect()
     }
 
+    /// Whether a query token reaches each of `docs` (in their order): exactly whether
+    /// [`score_docs`](Self::score_docs) gives it a score above 0, at a fraction of the cost.
+    pub fn reaches_docs<S: AsRef<str>>(
+        &self,
+        tokens: &[S],
+        p: &Bm25Params<F>,
+        docs: &[DocId],
+    ) -> Vec<bool> {
+        let terms = self.query_terms(tokens);
+        if terms.is_empty() || self.doc_count == 0 {
+            return vec![false; docs.len()];
+        }
+        let mut sorted: Vec<DocId> = docs.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        let reached = self.reaches_listed(&terms, p, &sorted);
+        docs.iter()
+            .map(|d| reached[sorted.binary_search(d).expect("sorted from docs")])
+            .collect()
+    }
+
     /// Scores every document reached by any query token, term at a time. The plain form of
     /// [`search`](Self::search), which answers exactly like it.
     pub fn search_exhaustive<S: AsRef<str>>(

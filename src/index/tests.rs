@@ -315,6 +315,11 @@ mod block_max_tests {
                     .collect();
                 let want: Vec<u64> = sample.iter().map(|s| s.1).collect();
                 assert_eq!(got, want, "{tokens:?} {p:?}");
+                // Reached exactly where scored above 0.
+                let reached = idx.reaches_docs(&tokens, p, &docs);
+                let positive: Vec<bool> =
+                    sample.iter().map(|s| f64::from_bits(s.1) > 0.0).collect();
+                assert_eq!(reached, positive, "{tokens:?} {p:?}");
                 for top_k in [1, 5, 10, 100] {
                     let a = idx.search(&tokens, p, top_k);
                     let b = idx.search_exhaustive(&tokens, p, top_k);

@@ -5,7 +5,6 @@
 
 use super::{Registry, Shared, State};
 use crate::error::{Error, Result};
-use crate::index::DocId;
 use crate::usage::UsageStore;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -125,14 +124,6 @@ impl UsageCell {
         if due {
             self.flush();
         }
-    }
-}
-
-impl State {
-    /// The slot of an enabled tool by registered name (a disabled or quarantined one is not
-    /// indexed: no ranking may bring it in).
-    pub(crate) fn enabled_slot(&self, name: &str) -> Option<DocId> {
-        self.slot_of(name).filter(|&id| self.enabled_at(id))
     }
 }
 

@@ -84,16 +84,14 @@ impl UsageStore {
             if id as usize != i {
                 return Err(format!("tools[{i}]: {name:?} is listed twice"));
             }
-            store.entries[id as usize].tasks = *tasks;
+            store.hot[id as usize].tasks = *tasks;
         }
         let n = disk.tools.len() as u32;
         for (k, &(a, b, c)) in disk.pairs.iter().enumerate() {
             if a >= b || b >= n {
                 return Err(format!("pairs[{k}]: tools {a} and {b} (of {n})"));
             }
-            let most = store.entries[a as usize]
-                .tasks
-                .min(store.entries[b as usize].tasks);
+            let most = store.hot[a as usize].tasks.min(store.hot[b as usize].tasks);
             if c == 0 || c > most {
                 return Err(format!(
                     "pairs[{k}]: {c} tasks together, more than either's"
@@ -123,7 +121,7 @@ impl UsageStore {
         for (id, e) in self.entries.iter().enumerate() {
             if !e.name.is_empty() {
                 index[id] = tools.len() as u32;
-                tools.push((&*e.name, e.tasks));
+                tools.push((&*e.name, self.hot[id].tasks));
             }
         }
         let mut pairs: Vec<(u32, u32, u32)> = self

@@ -17,6 +17,7 @@ mod file;
 pub use file::{MAX_USAGE_FILE_BYTES, USAGE_FORMAT};
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 /// Most partners one tool keeps. A tool's strong partners are few (a login step, the next step
 /// of a routine); a full list lets a newcomer in only in place of a one-off pair.
@@ -29,14 +30,42 @@ pub const MAX_COUNT: u32 = 1 << 20;
 /// Most tools the store tracks; tasks naming further new tools count only the known ones.
 pub const MAX_TOOLS: usize = 1 << 20;
 
-/// One tool's use.
+/// One tool's use: its name and partners (what a discover reads of a tool's counts and where
+/// it is are in [`Hot`]).
 #[derive(Debug, Clone, Default)]
 struct Entry {
     name: Box<str>,
-    /// Tasks the tool was used in.
-    tasks: u32,
     /// (partner id, tasks used together), at most [`MAX_PARTNERS`].
     partners: Vec<(u32, u32)>,
+}
+
+/// What a discover reads of each partner it judges, 16 bytes a tool in one array apart from
+/// the names and lists (160 KB at 10,000 tools, which stays in cache where the entries would
+/// not): its task count, and where the store's owner last found it by its name, stamped with
+/// the owner's version then (a lookup by name was most of the co-use step's time). The place is
+/// kept under the store's read lock by atomics; every writer at one version writes the same
+/// place, so a reader that sees the version sees its place.
+#[derive(Debug, Default)]
+struct Hot {
+    /// Tasks the tool was used in.
+    tasks: u32,
+    /// The place, or [`NOWHERE`].
+    slot: AtomicU32,
+    /// The version plus one (0: never stamped).
+    version: AtomicU64,
+}
+
+/// A hint's place for a name its owner does not have.
+const NOWHERE: u32 = u32::MAX;
+
+impl Clone for Hot {
+    /// The counts; not the place, which is the original's owner's.
+    fn clone(&self) -> Self {
+        Self {
+            tasks: self.tasks,
+            ..Self::default()
+        }
+    }
 }
 
 /// The co-use counts: tools by name, each with its task count and its partners.
@@ -46,6 +75,8 @@ pub struct UsageStore {
     ids: HashMap<Box<str>, u32, foldhash::fast::RandomState>,
     /// By id; a forgotten tool's entry is empty (no name) until its id is reused.
     entries: Vec<Entry>,
+    /// By id, beside `entries`.
+    hot: Vec<Hot>,
     free: Vec<u32>,
     /// Tasks recorded (saturating).
     tasks: u64,
@@ -60,6 +91,17 @@ pub struct Partner {
     pub together: u32,
     /// Tasks the partner was used in.
     pub tasks: u32,
+}
+
+/// A tool's partners as the store keeps them (see [`UsageStore::partners_by_id`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Partners<'s> {
+    /// The tool's id.
+    pub id: u32,
+    /// Tasks it was used in.
+    pub tasks: u32,
+    /// (partner id, tasks used together), in no order.
+    pub list: &'s [(u32, u32)],
 }
 
 impl UsageStore {
@@ -87,7 +129,7 @@ impl UsageStore {
     pub fn tasks_of(&self, name: &str) -> u32 {
         self.ids
             .get(name)
-            .map_or(0, |&id| self.entries[id as usize].tasks)
+            .map_or(0, |&id| self.hot[id as usize].tasks)
     }
 
     /// Tasks `a` and `b` were used in together.
@@ -106,34 +148,55 @@ impl UsageStore {
         let mut out: Vec<Partner> = self.entries[id as usize]
             .partners
             .iter()
-            .map(|&(p, c)| {
-                let e = &self.entries[p as usize];
-                Partner {
-                    name: e.name.to_string(),
-                    together: c,
-                    tasks: e.tasks,
-                }
+            .map(|&(p, c)| Partner {
+                name: self.entries[p as usize].name.to_string(),
+                together: c,
+                tasks: self.hot[p as usize].tasks,
             })
             .collect();
         out.sort_by(|a, b| b.together.cmp(&a.together).then(a.name.cmp(&b.name)));
         out
     }
 
-    /// `name`'s task count and its partners as they are stored (no order, nothing copied):
-    /// name, tasks used together, the partner's tasks. What discovery reads on every search.
-    pub fn partners_unordered<'s>(
-        &'s self,
-        name: &str,
-    ) -> (u32, impl Iterator<Item = (&'s str, u32, u32)> + 's) {
-        let (tasks, list): (u32, &[(u32, u32)]) = self.ids.get(name).map_or((0, &[]), |&id| {
-            let e = &self.entries[id as usize];
-            (e.tasks, &e.partners)
-        });
-        let partners = list.iter().map(|&(p, c)| {
-            let e = &self.entries[p as usize];
-            (&*e.name, c, e.tasks)
-        });
-        (tasks, partners)
+    /// `name`'s id, task count and partners as they are stored. What discovery reads on every
+    /// search; a partner's name and counts are read by id ([`name_at`](Self::name_at),
+    /// [`tasks_at`](Self::tasks_at)) only for the few that pass on counts alone.
+    pub fn partners_by_id(&self, name: &str) -> Option<Partners<'_>> {
+        let &id = self.ids.get(name)?;
+        Some(Partners {
+            id,
+            tasks: self.hot[id as usize].tasks,
+            list: &self.entries[id as usize].partners,
+        })
+    }
+
+    /// The name of the tool of id `id` (an id from [`partners_by_id`](Self::partners_by_id)).
+    pub fn name_at(&self, id: u32) -> &str {
+        &self.entries[id as usize].name
+    }
+
+    /// Tasks the tool of id `id` was used in.
+    pub fn tasks_at(&self, id: u32) -> u32 {
+        self.hot[id as usize].tasks
+    }
+
+    /// Where the owner found the tool of id `id` when its version was `version`: `Some(place)`
+    /// (`None` inside: it had no such tool), or `None` when no place was kept at that version.
+    pub fn hint(&self, id: u32, version: u64) -> Option<Option<u32>> {
+        let h = &self.hot[id as usize];
+        if h.version.load(Ordering::Acquire) != version.wrapping_add(1) {
+            return None;
+        }
+        let slot = h.slot.load(Ordering::Relaxed);
+        Some((slot != NOWHERE).then_some(slot))
+    }
+
+    /// Keeps where the owner found the tool of id `id` at its version `version` (see
+    /// [`hint`](Self::hint)). The owner calls it while its version cannot change.
+    pub fn set_hint(&self, id: u32, version: u64, slot: Option<u32>) {
+        let h = &self.hot[id as usize];
+        h.slot.store(slot.unwrap_or(NOWHERE), Ordering::Relaxed);
+        h.version.store(version.wrapping_add(1), Ordering::Release);
     }
 
     /// Bytes the store holds, about (names, entries, partner lists, the name table).
@@ -141,7 +204,12 @@ impl UsageStore {
         let entries: usize = self
             .entries
             .iter()
-            .map(|e| std::mem::size_of::<Entry>() + e.name.len() + e.partners.capacity() * 8)
+            .map(|e| {
+                std::mem::size_of::<Entry>()
+                    + std::mem::size_of::<Hot>()
+                    + e.name.len()
+                    + e.partners.capacity() * 8
+            })
             .sum();
         // The name table: a key (16 bytes and the name again), an id and hashing overhead.
         let table: usize = self.ids.keys().map(|k| k.len() + 32).sum();
@@ -172,10 +240,10 @@ impl UsageStore {
         }
         self.tasks = self.tasks.saturating_add(1);
         for &id in &ids {
-            if self.entries[id as usize].tasks >= MAX_COUNT {
+            if self.hot[id as usize].tasks >= MAX_COUNT {
                 self.halve(id);
             }
-            self.entries[id as usize].tasks += 1;
+            self.hot[id as usize].tasks += 1;
         }
         for (i, &a) in ids.iter().enumerate() {
             for &b in &ids[i + 1..] {
@@ -209,9 +277,9 @@ impl UsageStore {
             }
         }
         for &id in &ids {
-            let e = &mut self.entries[id as usize];
-            e.tasks = e.tasks.saturating_sub(1);
-            if e.tasks == 0 && e.partners.is_empty() {
+            let tasks = &mut self.hot[id as usize].tasks;
+            *tasks = tasks.saturating_sub(1);
+            if *tasks == 0 && self.entries[id as usize].partners.is_empty() {
                 self.forget_id(id);
             }
         }
@@ -236,6 +304,8 @@ impl UsageStore {
         };
         let name: Box<str> = to.into();
         self.entries[id as usize].name = name.clone();
+        // Where the old name was is not where the new one is.
+        self.hot[id as usize] = self.hot[id as usize].clone();
         self.ids.insert(name, id);
     }
 
@@ -254,6 +324,7 @@ impl UsageStore {
 
     fn forget_id(&mut self, id: u32) {
         let entry = std::mem::take(&mut self.entries[id as usize]);
+        self.hot[id as usize] = Hot::default();
         for &(p, _) in &entry.partners {
             self.entries[p as usize].partners.retain(|&(q, _)| q != id);
         }
@@ -276,10 +347,12 @@ impl UsageStore {
         let id = match self.free.pop() {
             Some(id) => {
                 self.entries[id as usize] = entry;
+                self.hot[id as usize] = Hot::default();
                 id
             }
             None => {
                 self.entries.push(entry);
+                self.hot.push(Hot::default());
                 (self.entries.len() - 1) as u32
             }
         };
@@ -343,7 +416,7 @@ impl UsageStore {
     /// Halves a tool's task count and its pairs' counts (a pair's count never exceeds either
     /// tool's task count: halving both keeps that).
     fn halve(&mut self, id: u32) {
-        self.entries[id as usize].tasks /= 2;
+        self.hot[id as usize].tasks /= 2;
         let pairs = self.entries[id as usize].partners.clone();
         for (p, c) in pairs {
             self.set_pair(id, p, c / 2);

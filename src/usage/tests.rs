@@ -59,7 +59,7 @@ fn counts_halve_at_the_cap() {
     let mut s = UsageStore::new();
     task(&mut s, &["a", "b"]);
     let id = s.ids["a"];
-    s.entries[id as usize].tasks = MAX_COUNT;
+    s.hot[id as usize].tasks = MAX_COUNT;
     task(&mut s, &["a"]);
     assert_eq!(s.tasks_of("a"), MAX_COUNT / 2 + 1);
     // The pair's 1 halved to 0: gone on both sides.
@@ -158,4 +158,33 @@ fn a_missing_or_oversized_file_is_no_start_or_an_error() {
         1
     );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_hint_holds_only_at_its_version_and_for_its_name() {
+    let mut s = UsageStore::new();
+    s.record(["a", "b"]);
+    let p = s.partners_by_id("a").unwrap();
+    let (a, b) = (p.id, p.list[0].0);
+    assert_eq!(s.hint(b, 7), None);
+    s.set_hint(b, 7, Some(3));
+    assert_eq!(s.hint(b, 7), Some(Some(3)));
+    assert_eq!(s.hint(b, 8), None);
+    s.set_hint(a, 7, None);
+    assert_eq!(s.hint(a, 7), Some(None));
+    // A new name for the id, or the id reused for another tool: nothing kept.
+    s.rename("b", "c");
+    assert_eq!(s.hint(b, 7), None);
+    assert_eq!(s.tasks_at(b), 1);
+    s.set_hint(b, 7, Some(3));
+    s.forget("c");
+    s.record(["a", "d"]);
+    let d = s.partners_by_id("a").unwrap().list[0].0;
+    assert_eq!(s.name_at(d), "d");
+    assert_eq!(s.hint(d, 7), None);
+    // A copy keeps the counts, not the places.
+    s.set_hint(d, 7, Some(5));
+    let copy = s.clone();
+    assert_eq!(copy.hint(d, 7), None);
+    assert_eq!(copy.tasks_at(d), 1);
 }

@@ -708,3 +708,48 @@ fn a_usage_path_of_a_million_tasks_loads() {
     assert_eq!(store.together("tool_0", "tool_1"), 250);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_partner_is_found_where_it_is_after_the_registry_changes() {
+    let r = registry();
+    with_login_habit(&r);
+    let d = r.discoverer(DiscoveryOptions::default());
+    // Each discover keeps where the partners were; every change below must be seen anyway.
+    assert!(names(&d.discover(QUERY, &request(10)).unwrap()).contains(&"get_user_token"));
+    r.disable("get_user_token", Some("quarantined")).unwrap();
+    assert!(!names(&d.discover(QUERY, &request(10)).unwrap()).contains(&"get_user_token"));
+    r.set_enabled("get_user_token", true).unwrap();
+    assert!(names(&d.discover(QUERY, &request(10)).unwrap()).contains(&"get_user_token"));
+    // Tools before it unregistered and registered again: the places move, the name stays.
+    r.unregister("list_files").unwrap();
+    r.unregister("send_email").unwrap();
+    let again = Tool::parse_many(
+        &json!([{"name": "send_email", "description": "Send an email message."},
+                {"name": "list_files", "description": "List the files of a folder."}])
+        .to_string(),
+    )
+    .unwrap();
+    r.register(again).unwrap();
+    let hits = d.discover(QUERY, &request(10)).unwrap();
+    let token = hits
+        .iter()
+        .find(|h| h.brought_in.is_some())
+        .unwrap_or_else(|| panic!("nothing brought in: {:?}", names(&hits)));
+    assert_eq!(token.name, "get_user_token");
+    // Renamed in the registry and in usage: found under its new name only.
+    r.rename_usage("get_user_token", "login_step").unwrap();
+    let hits = d.discover(QUERY, &request(10)).unwrap();
+    assert!(
+        hits.iter().all(|h| h.brought_in.is_none()),
+        "{:?}",
+        names(&hits)
+    );
+    let login = Tool::parse_many(
+        &json!([{"name": "login_step", "description": "Get the user token by username and password."}])
+            .to_string(),
+    )
+    .unwrap();
+    r.register(login).unwrap();
+    let hits = d.discover(QUERY, &request(10)).unwrap();
+    assert!(names(&hits).contains(&"login_step"), "{:?}", names(&hits));
+}
