@@ -171,9 +171,11 @@ impl<const F: usize> Index<F> {
     }
 
     /// Whether [`score_listed`](Self::score_listed) would give each of `docs` (ascending, each
-    /// once) a score above 0: some query term is in it with a positive weight. Every IDF and
-    /// query weight is positive, so this needs no IDF and no sum, and stops at a document's
-    /// first term found (the co-use step asks it of partners that mostly share no word).
+    /// once) a score above 0: some query term is in it in a field of positive weight, or in any
+    /// field when BM25+'s `delta` is positive. Every IDF, query weight and length normalization
+    /// is positive (`b` is at most 1), so this needs no IDF, no document length and no sum, and
+    /// stops at a document's first term found (the co-use step asks it of partners that mostly
+    /// share no word with the query).
     pub(super) fn reaches_listed(
         &self,
         terms: &[(&str, &TermEntry<F>)],
@@ -181,27 +183,26 @@ impl<const F: usize> Index<F> {
         docs: &[DocId],
     ) -> Vec<bool> {
         debug_assert!(docs.windows(2).all(|w| w[0] < w[1]), "docs ascending");
-        let stats = self.length_stats(p);
         let mut entries: Vec<&TermEntry<F>> = Vec::with_capacity(terms.len());
         for &(_, e) in terms {
             if !entries.iter().any(|&x| std::ptr::eq(x, e)) {
                 entries.push(e);
             }
         }
+        let weighs = |tf: Freqs<'_>| {
+            let mut any = p.delta > 0.0;
+            tf.for_each(|f, tf| any |= tf > 0 && p.weights[f] > 0.0);
+            any
+        };
         let mut cursors = vec![Cursor::default(); entries.len()];
         docs.iter()
             .map(|&doc| {
-                let Some(lengths) = self.docs.get(doc) else {
-                    return false;
-                };
-                let mut scale = DocScale::new(lengths, p, &stats);
                 // A term skipped for one document is sought from where it was for the next:
                 // seeks only go forward.
-                entries.iter().zip(cursors.iter_mut()).any(|(e, c)| {
-                    e.postings
-                        .seek(c, doc)
-                        .is_some_and(|tf| scale.tf_norm(tf, p, &stats) > 0.0)
-                })
+                entries
+                    .iter()
+                    .zip(cursors.iter_mut())
+                    .any(|(e, c)| e.postings.seek(c, doc).is_some_and(weighs))
             })
             .collect()
     }
