@@ -8,21 +8,10 @@
 
 use std::time::Instant;
 use toolregistry::{DiscoverRequest, DiscoveryOptions, Registry};
+use workload::status_kb;
 
-fn status_kb(key: &str) -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
-    status
-        .lines()
-        .find_map(|l| {
-            l.strip_prefix(key)?
-                .trim()
-                .strip_suffix("kB")?
-                .trim()
-                .parse()
-                .ok()
-        })
-        .unwrap_or(0)
-}
+#[path = "workload.rs"]
+mod workload;
 
 #[inline(never)]
 fn profile_discover(registry: &Registry, query: &str) -> String {

@@ -21,22 +21,7 @@ mod workload;
 use std::hint::black_box;
 use std::time::Instant;
 use toolregistry::{DiscoverRequest, Discoverer, DiscoveryOptions, Registry};
-use workload::{Rng, Vocabulary, Workload, Zipf};
-
-fn rss_kb() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| {
-            l.strip_prefix("VmRSS:")?
-                .trim()
-                .strip_suffix("kB")?
-                .trim()
-                .parse()
-                .ok()
-        })
-        .unwrap_or(0)
-}
+use workload::{Rng, Vocabulary, Workload, Zipf, status_kb};
 
 /// A discover with usage (the functions callgrind is pointed at: `--toggle-collect`).
 #[inline(never)]
@@ -114,7 +99,7 @@ fn main() {
     std::fs::create_dir_all(&dir).expect("temp dir");
     let file = dir.join("usage.json");
     let tasks = tasks(&w.names, task_count);
-    let rss_before = rss_kb();
+    let rss_before = status_kb("VmRSS:");
     // Kept in a file (written at most every 5 s while recording: here once, at the first task).
     registry.enable_usage(Some(&file)).expect("usage on");
     let began = Instant::now();
@@ -122,7 +107,7 @@ fn main() {
         registry.record_usage(t).expect("record");
     }
     let record_ns = began.elapsed().as_nanos() as f64 / task_count as f64;
-    let rss_after = rss_kb();
+    let rss_after = status_kb("VmRSS:");
     let status = registry.usage_status().expect("status");
     drop(tasks);
 

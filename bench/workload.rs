@@ -16,6 +16,23 @@
 #![allow(dead_code)]
 
 use serde_json::{Map, Value, json};
+
+/// A `/proc/self/status` figure in kB (`"VmRSS:"`, `"VmHWM:"`), 0 where there is none: for the
+/// programs that report memory beside their timings.
+pub fn status_kb(key: &str) -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix(key)?
+                .trim()
+                .strip_suffix("kB")?
+                .trim()
+                .parse()
+                .ok()
+        })
+        .unwrap_or(0)
+}
 use std::collections::HashSet;
 
 /// Catalog sizes measured.

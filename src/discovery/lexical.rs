@@ -258,28 +258,17 @@ pub(crate) fn score_docs(
     })
 }
 
-/// Whether [`score_docs`] would give each of `docs` a score above 0 (a word of the query in it),
-/// without scoring: the co-use step's test of whether a partner fits the query.
+/// Whether [`score_docs`] would give each of `docs` a score above 0 (a word of the query in it)
+/// in the enhanced index, without scoring: the co-use step's test of whether a partner fits the
+/// query (the step never runs with the `reference` profile).
 pub(crate) fn reaches_docs(
     state: &State,
     options: &DiscoveryOptions,
     plan: &QueryPlan,
     docs: &[DocId],
 ) -> Result<Vec<bool>> {
-    if plan.scored.is_empty() || docs.is_empty() {
-        return Ok(vec![false; docs.len()]);
-    }
-    Ok(match options.profile {
-        Profile::Reference => {
-            state
-                .reference_index()?
-                .reaches_docs(&plan.scored, &options.bm25(), docs)
-        }
-        Profile::Enhanced | Profile::Hybrid => {
-            let (analysis, index) = state.enhanced_index()?;
-            index.reaches_docs(&plan.scored, &options.bm25_enhanced(analysis), docs)
-        }
-    })
+    let (analysis, index) = state.enhanced_index()?;
+    Ok(index.reaches_docs(&plan.scored, &options.bm25_enhanced(analysis), docs))
 }
 
 /// The enhanced index, the scoring parameters `options` give it, and the query's plan on it.

@@ -77,7 +77,7 @@ struct Candidate {
 
 /// One partner's candidates (see [`bring_in`]): the first anchor's, and the first anchor's
 /// that needs no fit (share at least [`MIN_SHARE`]), as indexes into the candidates.
-struct Partner {
+struct Grouped {
     first: usize,
     strong: Option<usize>,
 }
@@ -110,7 +110,7 @@ pub(crate) fn bring_in(
     if candidates.is_empty() {
         return;
     }
-    let resolved: Vec<(Partner, DocId)> = by_partner(&candidates)
+    let resolved: Vec<(Grouped, DocId)> = by_partner(&candidates)
         .into_iter()
         .filter_map(|p| {
             let doc = place(state, version, usage, candidates[p.first].partner)?;
@@ -189,7 +189,7 @@ fn candidates(state: &State, usage: &UsageStore, hits: &[Ranked], keep: usize) -
     let total = usage.task_count().max(1) as f64;
     let mut out = Vec::new();
     for anchor in hits.iter().take(keep) {
-        let Some(partners) = usage.partners_by_id(state.tool_at(anchor.doc).name()) else {
+        let Some(partners) = usage.partner_list(state.tool_at(anchor.doc).name()) else {
             continue;
         };
         let tasks = partners.tasks;
@@ -220,31 +220,26 @@ fn candidates(state: &State, usage: &UsageStore, hits: &[Ranked], keep: usize) -
     out
 }
 
-/// The candidates grouped by partner, the best share it may come in with first (ties: the
-/// earlier candidate first).
-fn by_partner(candidates: &[Candidate]) -> Vec<Partner> {
+/// The candidates grouped by partner, in the store's id order (the answer's order is decided
+/// by share afterwards).
+fn by_partner(candidates: &[Candidate]) -> Vec<Grouped> {
     let mut order: Vec<usize> = (0..candidates.len()).collect();
     order.sort_unstable_by_key(|&i| (candidates[i].partner, i));
-    let mut partners: Vec<(f64, Partner)> = Vec::new();
+    let mut partners: Vec<Grouped> = Vec::new();
     for (k, &i) in order.iter().enumerate() {
         let c = &candidates[i];
         if k == 0 || candidates[order[k - 1]].partner != c.partner {
-            partners.push((
-                c.share,
-                Partner {
-                    first: i,
-                    strong: None,
-                },
-            ));
+            partners.push(Grouped {
+                first: i,
+                strong: None,
+            });
         }
-        let (bound, p) = partners.last_mut().expect("pushed above");
+        let p = partners.last_mut().expect("pushed above");
         if p.strong.is_none() && c.share >= MIN_SHARE {
             p.strong = Some(i);
         }
-        *bound = bound.max(c.share);
     }
-    partners.sort_by(|a, b| b.0.total_cmp(&a.0));
-    partners.into_iter().map(|(_, p)| p).collect()
+    partners
 }
 
 /// The tools of `docs` that fit the query at all: a scored word of the query in their text, or

@@ -33,8 +33,8 @@ pub(crate) unsafe fn registry_ref<'a>(r: *const tr_registry) -> Result<&'a Regis
 /// "threads"?: int} | null, "discovery"?: {...discovery options...}, "usage"?: true | false |
 /// {"path"?: str}}`. `usage` turns co-use learning on at once, kept in `path` when given (see
 /// `tr_registry_enable_usage`; an unreadable usage file is an empty start, not an error).
-/// `discovery` enables `discover_tools` at once (see `tr_registry_enable_discovery`). `embedding` loads the built-in
-/// sentence encoder from a sentence-transformers model directory (config.json, model.safetensors,
+/// `discovery` enables `discover_tools` at once (see `tr_registry_enable_discovery`).
+/// `embedding` loads the built-in sentence encoder from a sentence-transformers model directory (config.json, model.safetensors,
 /// tokenizer.json; all-MiniLM-L6-v2 and other BERT models) and finds tools by meaning with the
 /// `hybrid` profile (see `tr_registry_set_embedder` for how tools are embedded); `cache_path` keeps
 /// the catalog's vectors across restarts, `threads` caps the cores used to embed the catalog. When

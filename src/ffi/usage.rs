@@ -17,9 +17,9 @@ use std::path::Path;
 /// `path` may be NULL: no file (the counts live in memory, or keep the path set before). With a
 /// path, the counts are loaded from that file now (replacing the ones in memory) and written back
 /// to it atomically, at most every 5 seconds while tasks are recorded, by `tr_registry_save_usage`,
-/// and when the last handle of the registry is freed. A missing file is an empty start; a corrupt, foreign or oversized one
-/// is an empty start too (not an error): `tr_registry_usage_status` shows its `warning`, and the
-/// file is overwritten at the next write. Calling it again with another path switches to it.
+/// and when the last handle of the registry is freed. A missing file is an empty start; a
+/// corrupt, foreign or oversized one is an empty start too (not an error):
+/// `tr_registry_usage_status` shows its `warning`, and the file is overwritten at the next write. Calling it again with another path switches to it.
 /// Thread-safe. Errors: NULL_ARGUMENT (`r`), INVALID_UTF8, INVALID_ARGUMENT (an empty path).
 ///
 /// # Safety

@@ -513,14 +513,7 @@ impl<const F: usize> Index<F> {
         if terms.is_empty() || self.doc_count == 0 {
             return vec![0.0; docs.len()];
         }
-        // Seeks go forward: score in document order, answer in the caller's.
-        let mut sorted: Vec<DocId> = docs.to_vec();
-        sorted.sort_unstable();
-        sorted.dedup();
-        let scores = self.score_listed(&terms, p, &sorted);
-        docs.iter()
-            .map(|d| scores[sorted.binary_search(d).expect("sorted from docs")])
-            .collect()
+        in_doc_order(docs, |sorted| self.score_listed(&terms, p, sorted))
     }
 
     /// Whether a query token reaches each of `docs` (in their order): exactly whether
@@ -535,13 +528,7 @@ impl<const F: usize> Index<F> {
         if terms.is_empty() || self.doc_count == 0 {
             return vec![false; docs.len()];
         }
-        let mut sorted: Vec<DocId> = docs.to_vec();
-        sorted.sort_unstable();
-        sorted.dedup();
-        let reached = self.reaches_listed(&terms, p, &sorted);
-        docs.iter()
-            .map(|d| reached[sorted.binary_search(d).expect("sorted from docs")])
-            .collect()
+        in_doc_order(docs, |sorted| self.reaches_listed(&terms, p, sorted))
     }
 
     /// Scores every document reached by any query token, term at a time. The plain form of
@@ -691,6 +678,18 @@ pub struct CanonicalIndex<const F: usize> {
     docs: Vec<(DocId, [u32; F])>,
     total_lengths: [u64; F],
     doc_count: usize,
+}
+
+/// `per_doc`'s answers for `docs` in their order, asked of them ascending and each once: seeks in
+/// postings only go forward.
+fn in_doc_order<T: Copy>(docs: &[DocId], per_doc: impl FnOnce(&[DocId]) -> Vec<T>) -> Vec<T> {
+    let mut sorted: Vec<DocId> = docs.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let answers = per_doc(&sorted);
+    docs.iter()
+        .map(|d| answers[sorted.binary_search(d).expect("sorted from docs")])
+        .collect()
 }
 
 /// The BM25+ normalized term frequency of a document's frequencies `tf`.

@@ -93,12 +93,10 @@ pub struct Partner {
     pub tasks: u32,
 }
 
-/// A tool's partners as the store keeps them (see [`UsageStore::partners_by_id`]).
+/// A tool's partners as the store keeps them (see [`UsageStore::partner_list`]).
 #[derive(Debug, Clone, Copy)]
-pub struct Partners<'s> {
-    /// The tool's id.
-    pub id: u32,
-    /// Tasks it was used in.
+pub struct PartnerList<'s> {
+    /// Tasks the tool was used in.
     pub tasks: u32,
     /// (partner id, tasks used together), in no order.
     pub list: &'s [(u32, u32)],
@@ -158,19 +156,18 @@ impl UsageStore {
         out
     }
 
-    /// `name`'s id, task count and partners as they are stored. What discovery reads on every
-    /// search; a partner's name and counts are read by id ([`name_at`](Self::name_at),
+    /// `name`'s task count and partners by id, as they are stored. What discovery reads on
+    /// every search; a partner's name and counts are read by id ([`name_at`](Self::name_at),
     /// [`tasks_at`](Self::tasks_at)) only for the few that pass on counts alone.
-    pub fn partners_by_id(&self, name: &str) -> Option<Partners<'_>> {
+    pub fn partner_list(&self, name: &str) -> Option<PartnerList<'_>> {
         let &id = self.ids.get(name)?;
-        Some(Partners {
-            id,
+        Some(PartnerList {
             tasks: self.hot[id as usize].tasks,
             list: &self.entries[id as usize].partners,
         })
     }
 
-    /// The name of the tool of id `id` (an id from [`partners_by_id`](Self::partners_by_id)).
+    /// The name of the tool of id `id` (an id from [`partner_list`](Self::partner_list)).
     pub fn name_at(&self, id: u32) -> &str {
         &self.entries[id as usize].name
     }

@@ -164,8 +164,7 @@ fn a_missing_or_oversized_file_is_no_start_or_an_error() {
 fn a_hint_holds_only_at_its_version_and_for_its_name() {
     let mut s = UsageStore::new();
     s.record(["a", "b"]);
-    let p = s.partners_by_id("a").unwrap();
-    let (a, b) = (p.id, p.list[0].0);
+    let (a, b) = (s.ids["a"], s.ids["b"]);
     assert_eq!(s.hint(b, 7), None);
     s.set_hint(b, 7, Some(3));
     assert_eq!(s.hint(b, 7), Some(Some(3)));
@@ -179,7 +178,8 @@ fn a_hint_holds_only_at_its_version_and_for_its_name() {
     s.set_hint(b, 7, Some(3));
     s.forget("c");
     s.record(["a", "d"]);
-    let d = s.partners_by_id("a").unwrap().list[0].0;
+    let d = s.ids["d"];
+    assert_eq!(s.partner_list("a").unwrap().list[0].0, d);
     assert_eq!(s.name_at(d), "d");
     assert_eq!(s.hint(d, 7), None);
     // A copy keeps the counts, not the places.

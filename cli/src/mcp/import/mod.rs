@@ -33,14 +33,11 @@ pub struct Options {
     pub command: Option<String>,
 }
 
-/// The keys of a server entry the gateway takes: the clients' own and the gateway's.
-const SERVED_KEYS: &[&str] = &[
-    "type",
-    "command",
-    "args",
-    "env",
-    "url",
-    "headers",
+/// The keys of a server entry the clients share with the gateway (each translated on import).
+const CLIENT_KEYS: &[&str] = &["type", "command", "args", "env", "url", "headers"];
+
+/// The gateway's own keys of a server entry, copied as they are.
+const GATEWAY_KEYS: &[&str] = &[
     "defer",
     "allow",
     "deny",
@@ -368,7 +365,7 @@ fn fate(client: Client, name: &str, value: &Value, at: &str) -> Result<Fate, Str
     let mut unserved: Vec<&str> = obj
         .keys()
         .map(String::as_str)
-        .filter(|k| !SERVED_KEYS.contains(k))
+        .filter(|k| !CLIENT_KEYS.contains(k) && !GATEWAY_KEYS.contains(k))
         .collect();
     unserved.sort_unstable();
     if !unserved.is_empty() {
@@ -450,14 +447,7 @@ fn fate(client: Client, name: &str, value: &Value, at: &str) -> Result<Fate, Str
                 entry.insert("env".into(), Value::Object(e));
             }
         }
-        for key in [
-            "defer",
-            "allow",
-            "deny",
-            "timeout_ms",
-            "trust",
-            "protocol_version",
-        ] {
+        for &key in GATEWAY_KEYS {
             if let Some(v) = obj.get(key) {
                 entry.insert(key.into(), v.clone());
             }
