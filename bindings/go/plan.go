@@ -175,6 +175,9 @@ func executeContext(ctx context.Context, hosts *hostCounter, prepare func() (jso
 	if err != nil {
 		return nil, err
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	return finish(plan, results)
 }
 
@@ -217,9 +220,11 @@ func runPlan(ctx context.Context, hosts *hostCounter, plan json.RawMessage) ([]C
 			wg.Wait()
 			close(done)
 		}()
+		// Both may be ready at once (functions return as soon as they see ctx done) and select
+		// then picks either: a cancellation seen after the last result still drops the batch.
 		select {
 		case <-done:
-			return nil
+			return ctx.Err()
 		case <-ctx.Done():
 			return ctx.Err()
 		}

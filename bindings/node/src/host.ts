@@ -130,5 +130,7 @@ export async function runPlan(planJson: string, host: HostFunctions, options: Ru
   })();
   const stop = aborted(signal);
   await (stop ? Promise.race([work, stop]) : work);
+  // An abort seen after the last result still drops the batch: finish is not called.
+  signal?.throwIfAborted();
   return JSON.stringify(results);
 }
