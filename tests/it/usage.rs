@@ -212,6 +212,65 @@ fn weak_evidence_brings_nothing_in() {
     assert!(hits.iter().all(|h| h.brought_in.is_none()), "{hits:?}");
 }
 
+/// A partner that a weak anchor brings in first and a strong one brings in too is named by the
+/// first when it fits the query, with that anchor's share, even when strong partners already
+/// fill the answer's free places: whether it fits decides where it goes.
+#[test]
+fn a_partner_of_two_hits_goes_with_the_first_when_it_fits() {
+    let mut defs = vec![
+        json!({"name": "book_flight", "description": "Book a flight ticket."}),
+        json!({"name": "flight_status", "description": "Check a flight status."}),
+        json!({"name": "flight_seats", "description": "Show the seat map of a flight."}),
+        json!({"name": "flight_meal", "description": "Choose the meal served on a flight."}),
+        json!({"name": "flight_bags", "description": "Add checked bags to a booked flight trip."}),
+        json!({"name": "flight_refund", "description": "Ask for the refund of a cancelled flight trip."}),
+        json!({"name": "get_user_token", "description": "Get the user token by username and password."}),
+    ];
+    for i in 0..20 {
+        defs.push(json!({"name": format!("weather_{i}"), "description": format!("Weather report {i} of a city.")}));
+    }
+    let r = Registry::new();
+    r.register(Tool::parse_many(&Value::Array(defs).to_string()).unwrap())
+        .unwrap();
+    let d = r.discoverer(DiscoveryOptions {
+        min_score_ratio: 0.0,
+        ..DiscoveryOptions::default()
+    });
+    let query = "book a flight ticket";
+    let ranked = d.discover(query, &request(10)).unwrap();
+    assert_eq!(ranked.len(), 6, "{:?}", names(&ranked));
+    let (first, second, both) = (&ranked[0].name, &ranked[1].name, &ranked[5].name);
+    // get_user_token: 20 of the first hit's 26 tasks (strong, needs no fit); `both` (fits the
+    // query, which leaves it out of its best 4): 5 of the first's tasks (weak) and all 30 of the
+    // second's (stronger than get_user_token); many other tasks, so that each pair is used
+    // together more than tasks in general.
+    task(&r, &[first, "get_user_token"], 20);
+    task(&r, &[first, both], 5);
+    task(&r, &[first], 1);
+    task(&r, &[second, both], 30);
+    task(&r, &["weather_0"], 300);
+    let hits = d.discover(query, &request(4)).unwrap();
+    assert_eq!(hits.len(), 4, "{:?}", names(&hits));
+    // One free place (past the 3 protected): get_user_token, ahead of `both` at the first's
+    // weak share. Named by the stronger second hit, `both` would have taken it.
+    assert_eq!(hits[3].name, "get_user_token", "{:?}", names(&hits));
+    assert_eq!(
+        hits[3].brought_in.as_deref(),
+        Some(format!("used with `{first}` in 20 of its 26 tasks").as_str())
+    );
+    // With room for both, `both` comes too, named by the first hit.
+    let hits = d.discover(query, &request(5)).unwrap();
+    let brought = hits
+        .iter()
+        .find(|h| &h.name == both)
+        .expect("in the answer");
+    assert_eq!(
+        brought.brought_in.as_deref(),
+        Some(format!("used with `{first}` in 5 of its 26 tasks").as_str()),
+        "{hits:?}"
+    );
+}
+
 #[test]
 fn a_tool_the_query_ranks_low_brings_nothing_in() {
     // send_email's partner is strong, but the query does not rank send_email among its best.
