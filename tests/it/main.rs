@@ -33,3 +33,4 @@ mod schema_clean;
 mod scripts;
 mod stress;
 mod usage;
+mod usage_store;
