@@ -121,11 +121,7 @@ pub(super) fn field_scale(weight: f64, len: u32, avg: f64, b: f64) -> f64 {
 
 /// [`tf_norm`] given the document's [`doc_norm`].
 #[inline]
-fn tf_norm_with<const F: usize>(
-    tf: [u32; F],
-    norm: &DocNorm<F>,
-    p: &Bm25Params<F>,
-) -> f64 {
+fn tf_norm_with<const F: usize>(tf: [u32; F], norm: &DocNorm<F>, p: &Bm25Params<F>) -> f64 {
     let mut wtf = 0.0;
     for (s, tf) in norm.scale.iter().zip(tf) {
         wtf += s * f64::from(tf);
