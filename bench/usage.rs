@@ -5,10 +5,10 @@
 //! 100,000 tasks, 20 passes) registers the generated workload of N tools (`bench/workload.rs`),
 //! records TASKS tasks (routines of 2 to 5 tools, a popular few repeated most, with one-off
 //! tools mixed in, so that most tools have partners and many have full lists), has each side
-//! answer every query once, then times the workload's 500 queries with the `enhanced` profile, usage on and `"usage": false`, on the same
-//! registry, alternating per query (the order swapped every pass); `--full` turns the score
-//! floor off on both sides, so that answers are as long with usage as without. Prints the p50, p95 and mean
-//! of each, their ratios, how many answers a tool was brought into, the recording's time per
+//! answer every query once, then times the workload's 500 queries with the `enhanced` profile,
+//! usage on and `"usage": false`, on the same registry, alternating per query (the order swapped
+//! every pass); `--full` turns the score floor off on both sides, so that answers are as long
+//! with usage as without. Prints the p50, p95 and mean of each, their ratios, how many answers a tool was brought into, the recording's time per
 //! task, the store's bytes (`usage_status().memory_bytes`), the process's resident memory before
 //! and after recording, and the usage file's size and its write and load times. Instruction
 //! counts, which the machine's load does not change: `valgrind --tool=callgrind

@@ -16,6 +16,7 @@
 #![allow(dead_code)]
 
 use serde_json::{Map, Value, json};
+use std::collections::HashSet;
 
 /// A `/proc/self/status` figure in kB (`"VmRSS:"`, `"VmHWM:"`), 0 where there is none: for the
 /// programs that report memory beside their timings.
@@ -33,7 +34,6 @@ pub fn status_kb(key: &str) -> u64 {
         })
         .unwrap_or(0)
 }
-use std::collections::HashSet;
 
 /// Catalog sizes measured.
 pub const SIZES: [usize; 4] = [100, 1_000, 10_000, 100_000];

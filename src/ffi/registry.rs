@@ -33,13 +33,14 @@ pub(crate) unsafe fn registry_ref<'a>(r: *const tr_registry) -> Result<&'a Regis
 /// "threads"?: int} | null, "discovery"?: {...discovery options...}, "usage"?: true | false |
 /// {"path"?: str}}`. `usage` turns co-use learning on at once, kept in `path` when given (see
 /// `tr_registry_enable_usage`; an unreadable usage file is an empty start, not an error).
-/// `discovery` enables `discover_tools` at once (see `tr_registry_enable_discovery`).
-/// `embedding` loads the built-in sentence encoder from a sentence-transformers model directory (config.json, model.safetensors,
-/// tokenizer.json; all-MiniLM-L6-v2 and other BERT models) and finds tools by meaning with the
-/// `hybrid` profile (see `tr_registry_set_embedder` for how tools are embedded); `cache_path` keeps
-/// the catalog's vectors across restarts, `threads` caps the cores used to embed the catalog. When
-/// the options do not say `"embedding"` and the environment variable TOOLREGISTRY_MODEL_DIR names a
-/// directory, that model is loaded (`"embedding": null` opts out). Nothing is ever downloaded.
+/// `discovery` enables `discover_tools` at once (see `tr_registry_enable_discovery`). `embedding`
+/// loads the built-in sentence encoder from a sentence-transformers model directory (config.json,
+/// model.safetensors, tokenizer.json; all-MiniLM-L6-v2 and other BERT models) and finds tools by
+/// meaning with the `hybrid` profile (see `tr_registry_set_embedder` for how tools are embedded);
+/// `cache_path` keeps the catalog's vectors across restarts, `threads` caps the cores used to embed
+/// the catalog. When the options do not say `"embedding"` and the environment variable
+/// TOOLREGISTRY_MODEL_DIR names a directory, that model is loaded (`"embedding": null` opts out).
+/// Nothing is ever downloaded.
 /// On success `*out` receives the handle; free it with `tr_registry_free`.
 /// Errors: NULL_ARGUMENT (`out`), INVALID_UTF8, INVALID_JSON, INVALID_ARGUMENT (unknown key, bad
 /// option, a missing or malformed model directory: the message names the file).

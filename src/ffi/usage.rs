@@ -19,7 +19,8 @@ use std::path::Path;
 /// to it atomically, at most every 5 seconds while tasks are recorded, by `tr_registry_save_usage`,
 /// and when the last handle of the registry is freed. A missing file is an empty start; a
 /// corrupt, foreign or oversized one is an empty start too (not an error):
-/// `tr_registry_usage_status` shows its `warning`, and the file is overwritten at the next write. Calling it again with another path switches to it.
+/// `tr_registry_usage_status` shows its `warning`, and the file is overwritten at the next
+/// write. Calling it again with another path switches to it.
 /// Thread-safe. Errors: NULL_ARGUMENT (`r`), INVALID_UTF8, INVALID_ARGUMENT (an empty path).
 ///
 /// # Safety

@@ -58,6 +58,13 @@ struct Hot {
 /// A hint's place for a name its owner does not have.
 const NOWHERE: u32 = u32::MAX;
 
+impl Hot {
+    /// Drops the kept place (the next discover looks the name up again).
+    fn forget_place(&mut self) {
+        *self.version.get_mut() = 0;
+    }
+}
+
 impl Clone for Hot {
     /// The counts; not the place, which is the original's owner's.
     fn clone(&self) -> Self {
@@ -302,7 +309,7 @@ impl UsageStore {
         let name: Box<str> = to.into();
         self.entries[id as usize].name = name.clone();
         // Where the old name was is not where the new one is.
-        self.hot[id as usize] = self.hot[id as usize].clone();
+        self.hot[id as usize].forget_place();
         self.ids.insert(name, id);
     }
 
