@@ -65,10 +65,10 @@ pub fn wilson_lower(k: u32, n: u32) -> f64 {
     ((centre - spread) / (1.0 + z2 / n)).max(0.0)
 }
 
-/// One partner an anchor may bring in, before the registry is asked about it.
+/// One partner an anchor may bring in.
 struct Candidate {
-    /// The partner's id in the store.
-    partner: u32,
+    /// Where the registry has the partner.
+    doc: DocId,
     share: f64,
     by: DocId,
     together: u32,
@@ -78,6 +78,7 @@ struct Candidate {
 /// One partner's candidates (see [`bring_in`]): the first anchor's, and the first anchor's
 /// that needs no fit (share at least [`MIN_SHARE`]), as indexes into the candidates.
 struct Grouped {
+    doc: DocId,
     first: usize,
     strong: Option<usize>,
 }
@@ -106,43 +107,38 @@ pub(crate) fn bring_in(
     if room == 0 {
         return;
     }
-    let candidates = candidates(state, usage, hits, keep);
+    let candidates = candidates(state, version, usage, hits, keep);
     if candidates.is_empty() {
         return;
     }
-    let resolved: Vec<(Grouped, DocId)> = by_partner(&candidates)
-        .into_iter()
-        .filter_map(|p| {
-            let doc = place(state, version, usage, candidates[p.first].partner)?;
-            let free = !hits.iter().any(|h| h.doc == doc)
-                && (!request.has_filters() || request.admits(state.tool_at(doc)));
-            free.then_some((p, doc))
-        })
-        .collect();
+    let resolved = by_partner(&candidates, |doc| {
+        !hits.iter().any(|h| h.doc == doc)
+            && (!request.has_filters() || request.admits(state.tool_at(doc)))
+    });
     // Whether each weaker one fits the query: one pass over the index for all of them. Those
     // only a weak anchor brings in sort after every partner a strong anchor brings in, so when
     // there are `room` of those, only the partners with both kinds of anchor are asked about.
     let strong = resolved
         .iter()
-        .filter(|(p, _)| candidates[p.first].share >= MIN_SHARE)
+        .filter(|p| candidates[p.first].share >= MIN_SHARE)
         .count();
-    let weak: Vec<DocId> = resolved
+    let mut weak: Vec<DocId> = resolved
         .iter()
-        .filter(|(p, _)| {
-            candidates[p.first].share < MIN_SHARE && (strong < room || p.strong.is_some())
-        })
-        .map(|&(_, doc)| doc)
+        .filter(|p| candidates[p.first].share < MIN_SHARE && (strong < room || p.strong.is_some()))
+        .map(|p| p.doc)
         .collect();
+    weak.sort_unstable();
     let best_cosine = (!weak.is_empty() && search.profile == Profile::Hybrid)
         .then(|| cosine(state, lists.whole.vector, hits[0].doc))
         .flatten();
     let fit = fitting(state, options, lists, best_cosine, &weak);
-    let mut found: Vec<(f64, Ranked)> = Vec::new();
-    for (p, doc) in resolved {
+    let mut found: Vec<(f64, Ranked)> = Vec::with_capacity(resolved.len());
+    for p in resolved {
+        let doc = p.doc;
         // The first anchor that brings it in names it; one it fits only with a stronger
         // anchor's evidence comes with that.
         let first = &candidates[p.first];
-        let at = if first.share >= MIN_SHARE || fit.contains(&doc) {
+        let at = if first.share >= MIN_SHARE || fit.binary_search(&doc).is_ok() {
             p.first
         } else if let Some(strong) = p.strong {
             strong
@@ -178,71 +174,89 @@ pub(crate) fn bring_in(
     }));
 }
 
-/// The enabled tool of the store's id `id`, if the registry has it: where the store's hint
-/// says at this version, or looked up by name (and the hint kept for the next discover). An
-/// enabled tool is exactly an indexed one, and both change only with the version.
-fn place(state: &State, version: u64, usage: &UsageStore, id: u32) -> Option<DocId> {
-    usage.hint(id, version).unwrap_or_else(|| {
-        let slot = state
-            .slot_of(usage.name_at(id))
-            .filter(|&s| state.is_indexed(s));
-        usage.set_hint(id, version, slot);
-        slot
-    })
+/// The enabled tool named `name`, if the registry has it. An enabled tool is exactly an
+/// indexed one, and both change only with the registry's version.
+fn locate(state: &State, name: &str) -> Option<DocId> {
+    state.slot_of(name).filter(|&s| state.is_indexed(s))
+}
+
+/// Whether a pair passes on its own counts (`together` of the anchor's `tasks`), with the lower
+/// bound on its share when it does: a repeated pair, used in a good share of the anchor's tasks.
+fn judge(together: u32, tasks: u32) -> Option<f64> {
+    // The cheap test first: the lower bound is below the share itself.
+    if together < MIN_TOGETHER || f64::from(together) < MIN_SHARE_FIT * f64::from(tasks) {
+        return None;
+    }
+    let share = wilson_lower(together, tasks);
+    (share >= MIN_SHARE_FIT).then_some(share)
 }
 
 /// The partners of the first `keep` hits strong enough to be brought in if they fit, by
-/// anchor (best hit first): counts only, no registry lookup.
-fn candidates(state: &State, usage: &UsageStore, hits: &[Ranked], keep: usize) -> Vec<Candidate> {
+/// anchor (best hit first). What passes on a pair's counts alone is kept in the store between
+/// discovers ([`UsageStore::with_picks`]); only the test against all tasks is made here.
+fn candidates(
+    state: &State,
+    version: u64,
+    usage: &UsageStore,
+    hits: &[Ranked],
+    keep: usize,
+) -> Vec<Candidate> {
     let total = usage.task_count().max(1) as f64;
     let mut out = Vec::with_capacity(32);
     for anchor in hits.iter().take(keep) {
-        let Some(partners) = usage.partner_list(state.tool_at(anchor.doc).name()) else {
-            continue;
-        };
-        let tasks = partners.tasks;
-        for &(partner, together) in partners.list {
-            // The counts that rule a pair out come first: the lower bound is below the share
-            // itself, and the partner's own entry (another cache line) is read last.
-            if together < MIN_TOGETHER || f64::from(together) < MIN_SHARE_FIT * f64::from(tasks) {
-                continue;
-            }
-            let share = wilson_lower(together, tasks);
-            if share < MIN_SHARE_FIT {
-                continue;
-            }
-            // Used with this hit more than with tasks in general (a tool in every task is
-            // nobody's partner in particular).
-            let partner_tasks = f64::from(usage.tasks_at(partner));
-            if f64::from(together) / f64::from(tasks) > partner_tasks / total {
-                out.push(Candidate {
-                    partner,
-                    share,
-                    by: anchor.doc,
-                    together,
-                    tasks,
-                });
-            }
-        }
+        usage.with_picks(
+            anchor.doc,
+            version,
+            || state.tool_at(anchor.doc).name(),
+            judge,
+            |name| locate(state, name),
+            |tasks, picks| {
+                for pick in picks {
+                    // Used with this hit more than with tasks in general (a tool in every task
+                    // is nobody's partner in particular).
+                    let together = pick.together;
+                    if f64::from(together) / f64::from(tasks)
+                        > f64::from(pick.partner_tasks) / total
+                    {
+                        out.push(Candidate {
+                            doc: pick.place,
+                            share: pick.share,
+                            by: anchor.doc,
+                            together,
+                            tasks,
+                        });
+                    }
+                }
+            },
+        );
     }
     out
 }
 
-/// The candidates grouped by partner, in the store's id order (the answer's order is decided
-/// by share afterwards).
-fn by_partner(candidates: &[Candidate]) -> Vec<Grouped> {
-    let mut order: Vec<usize> = (0..candidates.len()).collect();
-    order.sort_unstable_by_key(|&i| (candidates[i].partner, i));
-    let mut partners: Vec<Grouped> = Vec::new();
-    for (k, &i) in order.iter().enumerate() {
-        let c = &candidates[i];
-        if k == 0 || candidates[order[k - 1]].partner != c.partner {
-            partners.push(Grouped {
-                first: i,
-                strong: None,
-            });
-        }
-        let p = partners.last_mut().expect("pushed above");
+/// The candidates grouped by partner, those `free` says may join the answer, in the order
+/// they were first met (the answer's order is decided by share afterwards). The groups are
+/// few (a handful of anchors' strong partners): a scan finds a partner's group.
+fn by_partner(candidates: &[Candidate], free: impl Fn(DocId) -> bool) -> Vec<Grouped> {
+    let mut partners: Vec<Grouped> = Vec::with_capacity(candidates.len());
+    let mut taken: Vec<DocId> = Vec::with_capacity(candidates.len());
+    for (i, c) in candidates.iter().enumerate() {
+        let at = match partners.iter().position(|p| p.doc == c.doc) {
+            Some(at) => at,
+            None if taken.contains(&c.doc) => continue,
+            None if !free(c.doc) => {
+                taken.push(c.doc);
+                continue;
+            }
+            None => {
+                partners.push(Grouped {
+                    doc: c.doc,
+                    first: i,
+                    strong: None,
+                });
+                partners.len() - 1
+            }
+        };
+        let p = &mut partners[at];
         if p.strong.is_none() && c.share >= MIN_SHARE {
             p.strong = Some(i);
         }
@@ -250,8 +264,8 @@ fn by_partner(candidates: &[Candidate]) -> Vec<Grouped> {
     partners
 }
 
-/// The tools of `docs` that fit the query at all: a scored word of the query in their text, or
-/// (in `hybrid`) a cosine near the best hit's.
+/// The tools of `docs` (ascending, distinct) that fit the query at all, ascending: a scored
+/// word of the query in their text, or (in `hybrid`) a cosine near the best hit's.
 fn fitting(
     state: &State,
     options: &DiscoveryOptions,
@@ -304,7 +318,7 @@ fn push_u32(out: &mut String, mut n: u32) {
             break;
         }
     }
-    out.extend(digits[at..].iter().map(|&d| char::from(d)));
+    out.push_str(std::str::from_utf8(&digits[at..]).expect("ASCII digits"));
 }
 
 #[cfg(test)]

@@ -472,6 +472,10 @@ impl<const F: usize> Index<F> {
         if terms.is_empty() || self.doc_count == 0 {
             return vec![false; docs.len()];
         }
+        if docs.windows(2).all(|w| w[0] < w[1]) {
+            // Already in the order the postings are walked in (the co-use step's).
+            return self.reaches_listed(&terms, p, docs);
+        }
         in_doc_order(docs, |sorted| self.reaches_listed(&terms, p, sorted))
     }
 

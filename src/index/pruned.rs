@@ -189,9 +189,14 @@ impl<const F: usize> Index<F> {
                 entries.push(e);
             }
         }
+        // With every field weighed (or a floor per posting), a posting found is a score above 0
+        // and its frequencies need not be read.
+        let every = p.delta > 0.0 || p.weights.iter().all(|&w| w > 0.0);
         let weighs = |tf: Freqs<'_>| {
-            let mut any = p.delta > 0.0;
-            tf.for_each(|f, tf| any |= tf > 0 && p.weights[f] > 0.0);
+            let mut any = every;
+            if !any {
+                tf.for_each(|f, tf| any |= tf > 0 && p.weights[f] > 0.0);
+            }
             any
         };
         let mut cursors = vec![Cursor::default(); entries.len()];

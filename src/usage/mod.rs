@@ -13,8 +13,10 @@
 //! registered tools) and discovery reads the counts (`discovery::usage`).
 
 mod file;
+mod picks;
 
 pub use file::{MAX_USAGE_FILE_BYTES, USAGE_FORMAT};
+pub use picks::Pick;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
@@ -87,6 +89,11 @@ pub struct UsageStore {
     free: Vec<u32>,
     /// Tasks recorded (saturating).
     tasks: u64,
+    /// Counts one for every change to the counts (what a kept answer for a tool without counts
+    /// is checked against).
+    generation: u64,
+    /// What discovers read of their anchors' partners, kept between them.
+    picks: picks::PickCache,
 }
 
 /// A partner of a tool, as discovery reads it.
@@ -217,7 +224,7 @@ impl UsageStore {
             .sum();
         // The name table: a key (16 bytes and the name again), an id and hashing overhead.
         let table: usize = self.ids.keys().map(|k| k.len() + 32).sum();
-        entries + table + self.free.capacity() * 4
+        entries + table + self.free.capacity() * 4 + self.picks.memory_bytes()
     }
 
     /// Records one task: the distinct names of `names` (the first [`MAX_TASK_TOOLS`]; empty
@@ -243,6 +250,10 @@ impl UsageStore {
             return;
         }
         self.tasks = self.tasks.saturating_add(1);
+        self.generation += 1;
+        for &id in &ids {
+            self.touch(id);
+        }
         for &id in &ids {
             if self.hot[id as usize].tasks >= MAX_COUNT {
                 self.halve(id);
@@ -274,6 +285,10 @@ impl UsageStore {
             return;
         }
         self.tasks = self.tasks.saturating_sub(1);
+        self.generation += 1;
+        for &id in &ids {
+            self.touch(id);
+        }
         for (i, &a) in ids.iter().enumerate() {
             for &b in &ids[i + 1..] {
                 let c = self.pair(a, b);
@@ -306,6 +321,9 @@ impl UsageStore {
         let Some(id) = self.ids.remove(from) else {
             return;
         };
+        // What its partners' kept answers say of where it is no longer holds.
+        self.generation += 1;
+        self.touch(id);
         let name: Box<str> = to.into();
         self.entries[id as usize].name = name.clone();
         // Where the old name was is not where the new one is.
@@ -327,6 +345,8 @@ impl UsageStore {
     }
 
     fn forget_id(&mut self, id: u32) {
+        self.generation += 1;
+        self.touch(id);
         let entry = std::mem::take(&mut self.entries[id as usize]);
         self.hot[id as usize] = Hot::default();
         for &(p, _) in &entry.partners {

@@ -539,3 +539,87 @@ fn a_partner_is_found_where_it_is_after_the_registry_changes() {
     let hits = d.discover(QUERY, &request(10)).unwrap();
     assert!(names(&hits).contains(&"login_step"), "{:?}", names(&hits));
 }
+
+#[test]
+fn what_a_discover_keeps_follows_every_new_task() {
+    let r = registry();
+    with_login_habit(&r);
+    let d = r.discoverer(DiscoveryOptions::default());
+    let reason = |hits: &[toolregistry::Hit]| {
+        hits.iter()
+            .find(|h| h.name == "get_user_token")
+            .and_then(|h| h.brought_in.clone())
+    };
+    // Each discover below follows one that kept what it read of add_agenda's partners.
+    let first = d.discover(QUERY, &request(10)).unwrap();
+    assert_eq!(
+        reason(&first).as_deref(),
+        Some("used with `add_agenda` in 12 of its 15 tasks")
+    );
+    // The anchor's own counts change.
+    task(&r, &["add_agenda", "get_user_token"], 1);
+    assert_eq!(
+        reason(&d.discover(QUERY, &request(10)).unwrap()).as_deref(),
+        Some("used with `add_agenda` in 13 of its 16 tasks")
+    );
+    // Only the partner's counts change: used in nearly every task, it is nobody's partner in
+    // particular any more.
+    task(&r, &["get_user_token"], 300);
+    let hits = d.discover(QUERY, &request(10)).unwrap();
+    assert_eq!(reason(&hits), None, "{:?}", names(&hits));
+    // A tool the anchor had no counts with: forgotten and recorded again, it comes back.
+    r.unregister("get_user_token").unwrap();
+    let login = Tool::parse_many(
+        &json!([{"name": "get_user_token", "description": "Get the user token by username and password."}])
+            .to_string(),
+    )
+    .unwrap();
+    r.register(login).unwrap();
+    assert_eq!(reason(&d.discover(QUERY, &request(10)).unwrap()), None);
+    task(&r, &["add_agenda", "get_user_token"], 40);
+    assert_eq!(
+        reason(&d.discover(QUERY, &request(10)).unwrap()).as_deref(),
+        Some("used with `add_agenda` in 40 of its 56 tasks")
+    );
+}
+
+#[test]
+fn discovers_beside_records_on_other_threads_end_where_a_fresh_registry_is() {
+    let r = registry();
+    with_login_habit(&r);
+    let d = r.discoverer(DiscoveryOptions::default());
+    let tasks: Vec<Vec<&str>> = (0..200)
+        .map(|i| match i % 4 {
+            0 | 1 => vec!["add_agenda", "get_user_token"],
+            2 => vec!["send_email", "email_attachment", "list_files"],
+            _ => vec!["agenda_tool_1", "list_files"],
+        })
+        .collect();
+    std::thread::scope(|s| {
+        for _ in 0..3 {
+            s.spawn(|| {
+                for _ in 0..200 {
+                    let hits = d.discover(QUERY, &request(10)).unwrap();
+                    assert!(hits.windows(2).all(|w| w[0].score >= w[1].score));
+                }
+            });
+        }
+        s.spawn(|| {
+            for t in &tasks {
+                r.record_usage(t).unwrap();
+            }
+        });
+    });
+    let fresh = registry();
+    with_login_habit(&fresh);
+    for t in &tasks {
+        fresh.record_usage(t).unwrap();
+    }
+    let expected = fresh
+        .discoverer(DiscoveryOptions::default())
+        .discover_json(QUERY, &request(10))
+        .unwrap();
+    let got = d.discover_json(QUERY, &request(10)).unwrap();
+    assert_eq!(got, expected);
+    assert!(got.contains("brought_in"), "{got}");
+}
