@@ -10,7 +10,8 @@
 //! every pass); `--full` turns the score floor off on both sides, so that answers are as long
 //! with usage as without. Prints the p50, p95 and mean of each, their ratios, how many answers a tool was brought into, the recording's time per
 //! task, the store's bytes (`usage_status().memory_bytes`), the process's resident memory before
-//! and after recording, and the usage file's size and its write and load times. Instruction
+//! and after recording and after the discovers (what they keep: each anchor's partners, each
+//! partner's terms), and the usage file's size and its write and load times. Instruction
 //! counts, which the machine's load does not change: `valgrind --tool=callgrind
 //! --toggle-collect='*measured_discover_on*' --toggle-collect='*measured_discover_off*'
 //! target/release/examples/bench_usage 10000 100000 1`, then `callgrind_annotate --inclusive=yes`.
@@ -98,18 +99,18 @@ fn main() {
     let dir = std::env::temp_dir().join(format!("tr-bench-usage-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let file = dir.join("usage.json");
-    let tasks = tasks(&w.names, task_count);
+    let recorded = tasks(&w.names, task_count);
     let rss_before = status_kb("VmRSS:");
     // Kept in a file (written at most every 5 s while recording: here once, at the first task).
     registry.enable_usage(Some(&file)).expect("usage on");
     let began = Instant::now();
-    for t in &tasks {
+    for t in &recorded {
         registry.record_usage(t).expect("record");
     }
     let record_ns = began.elapsed().as_nanos() as f64 / task_count as f64;
     let rss_after = status_kb("VmRSS:");
     let status = registry.usage_status().expect("status");
-    drop(tasks);
+    drop(recorded);
     // Both sides answer every query once before timing: a tool's schema is cleaned on its first
     // answer and kept with it, and the tools brought in were never in the warm-up's answers.
     for q in &w.queries {
@@ -145,6 +146,34 @@ fn main() {
             }
         }
     }
+    // What the discovers keep (each anchor's partners, each partner's terms) on top of the counts.
+    let rss_discovered = status_kb("VmRSS:");
+    // An agent's loop: a task recorded before every discover, so what was kept of the partners
+    // of that task's tools (and of their partners) is made again when next asked for.
+    let rounds = w.queries.len() * passes.min(4);
+    let more = tasks(&w.names, rounds);
+    let (mut r_on, mut r_off) = (Vec::with_capacity(rounds), Vec::with_capacity(rounds));
+    for (k, task) in more.iter().enumerate() {
+        registry.record_usage(task).expect("record");
+        let q = &w.queries[k % w.queries.len()];
+        let time = |measured: fn(&Discoverer, &str, &DiscoverRequest) -> Vec<toolregistry::Hit>,
+                    d: &Discoverer,
+                    out: &mut Vec<f64>| {
+            let t = Instant::now();
+            black_box(measured(d, q, &request));
+            out.push(t.elapsed().as_nanos() as f64 / 1000.0);
+        };
+        if k % 2 == 0 {
+            time(measured_discover_on, &on, &mut r_on);
+            time(measured_discover_off, &off, &mut r_off);
+        } else {
+            time(measured_discover_off, &off, &mut r_off);
+            time(measured_discover_on, &on, &mut r_on);
+        }
+    }
+    r_on.sort_by(f64::total_cmp);
+    r_off.sort_by(f64::total_cmp);
+    let kept_bytes = registry.usage_status().expect("status").memory_bytes;
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     let (m_on, m_off) = (mean(&t_on), mean(&t_off));
     t_on.sort_by(f64::total_cmp);
@@ -167,6 +196,13 @@ fn main() {
         p95_on / p95_off,
         m_on / m_off
     );
+    let (r50_on, r50_off) = (percentile(&r_on, 50.0), percentile(&r_off, 50.0));
+    println!(
+        "| a task recorded before each (usage on / off, {rounds} rounds) | **{:.3}x** ({r50_on:.1} / {r50_off:.1}) | {:.3}x | {:.3}x |",
+        r50_on / r50_off,
+        percentile(&r_on, 95.0) / percentile(&r_off, 95.0),
+        mean(&r_on) / mean(&r_off)
+    );
     println!(
         "answers a tool was brought into: {brought} of {}; hits per answer {:.2} on, {:.2} off",
         w.queries.len(),
@@ -181,6 +217,11 @@ fn main() {
         rss_after,
         rss_after.saturating_sub(rss_before)
     );
+    println!(
+        "after the discovers: {kept_bytes} bytes (the counts and each anchor's kept partners); resident memory {rss_discovered} kB (+{} kB: those and the partners' kept terms)",
+        rss_discovered.saturating_sub(rss_after)
+    );
+    let tasks_now = registry.usage_status().expect("status").tasks;
     let began = Instant::now();
     registry.save_usage().expect("save");
     let save_ms = began.elapsed().as_secs_f64() * 1000.0;
@@ -190,7 +231,7 @@ fn main() {
     let warning = loaded.enable_usage(Some(&file)).expect("load");
     let load_ms = began.elapsed().as_secs_f64() * 1000.0;
     assert_eq!(warning, None);
-    assert_eq!(loaded.usage_status().expect("status").tasks, status.tasks);
+    assert_eq!(loaded.usage_status().expect("status").tasks, tasks_now);
     println!("the file: {size} bytes, written in {save_ms:.1} ms, loaded in {load_ms:.1} ms");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -2,7 +2,7 @@
 //! function words, words too common in the catalog to tell tools apart) and scored by BM25F
 //! ([`crate::index`] does the scoring; this decides which tokens are scored).
 
-use crate::analyzer::{enhanced_query_tokens_within, tokenize};
+use crate::analyzer::{enhanced_each, enhanced_query_tokens_within, tokenize};
 use crate::error::Result;
 use crate::index::{self, Bm25Params, DocId, Index, ScoredDoc};
 use crate::limits::MAX_QUERY_TOKENS;
@@ -260,7 +260,9 @@ pub(crate) fn score_docs(
 
 /// Whether [`score_docs`] would give each of `docs` a score above 0 (a word of the query in it)
 /// in the enhanced index, without scoring: the co-use step's test of whether a partner fits the
-/// query (the step never runs with the `reference` profile).
+/// query (the step never runs with the `reference` profile). The step asks about the same
+/// partners query after query: the index keeps their terms ([`Index::reaches_docs_kept`]),
+/// made from the tokens each tool was indexed with.
 pub(crate) fn reaches_docs(
     state: &State,
     options: &DiscoveryOptions,
@@ -268,7 +270,12 @@ pub(crate) fn reaches_docs(
     docs: &[DocId],
 ) -> Result<Vec<bool>> {
     let (analysis, index) = state.enhanced_index()?;
-    Ok(index.reaches_docs(&plan.scored, &options.bm25_enhanced(analysis), docs))
+    let params = options.bm25_enhanced(analysis);
+    Ok(
+        index.reaches_docs_kept(&plan.scored, &params, docs, |doc, push| {
+            enhanced_each(state.tool_at(doc), analysis, &mut |_, t| push(t));
+        }),
+    )
 }
 
 /// The enhanced index, the scoring parameters `options` give it, and the query's plan on it.

@@ -202,34 +202,32 @@ fn candidates(
     keep: usize,
 ) -> Vec<Candidate> {
     let total = usage.task_count().max(1) as f64;
+    let anchors = &hits[..keep.min(hits.len())];
+    let places: Vec<DocId> = anchors.iter().map(|h| h.doc).collect();
     let mut out = Vec::with_capacity(32);
-    for anchor in hits.iter().take(keep) {
-        usage.with_picks(
-            anchor.doc,
-            version,
-            || state.tool_at(anchor.doc).name(),
-            judge,
-            |name| locate(state, name),
-            |tasks, picks| {
-                for pick in picks {
-                    // Used with this hit more than with tasks in general (a tool in every task
-                    // is nobody's partner in particular).
-                    let together = pick.together;
-                    if f64::from(together) / f64::from(tasks)
-                        > f64::from(pick.partner_tasks) / total
-                    {
-                        out.push(Candidate {
-                            doc: pick.place,
-                            share: pick.share,
-                            by: anchor.doc,
-                            together,
-                            tasks,
-                        });
-                    }
+    usage.with_picks_of(
+        &places,
+        version,
+        |doc| state.tool_at(doc).name(),
+        judge,
+        |name| locate(state, name),
+        |i, tasks, picks| {
+            for pick in picks {
+                // Used with this hit more than with tasks in general (a tool in every task is
+                // nobody's partner in particular).
+                let together = pick.together;
+                if f64::from(together) / f64::from(tasks) > f64::from(pick.partner_tasks) / total {
+                    out.push(Candidate {
+                        doc: pick.place,
+                        share: pick.share,
+                        by: anchors[i].doc,
+                        together,
+                        tasks,
+                    });
                 }
-            },
-        );
-    }
+            }
+        },
+    );
     out
 }
 
@@ -318,7 +316,7 @@ fn push_u32(out: &mut String, mut n: u32) {
             break;
         }
     }
-    out.push_str(std::str::from_utf8(&digits[at..]).expect("ASCII digits"));
+    out.extend(digits[at..].iter().map(|&d| char::from(d)));
 }
 
 #[cfg(test)]

@@ -77,6 +77,7 @@ impl<const F: usize> Index<F> {
     /// Indexes `doc` from the tokens `tokens` hands to [`DocTokens::push`]. Adding a document
     /// that is already indexed is a logic error and is refused (no token is read).
     pub fn add_with(&mut self, doc: DocId, tokens: impl FnOnce(&mut DocTokens<'_, F>)) -> bool {
+        self.forward.forget(doc);
         if self.contains(doc) {
             return false;
         }
@@ -120,6 +121,7 @@ impl<const F: usize> Index<F> {
     /// Removes `doc`, given the same tokens it was added with (handed to the callback's sink, in
     /// any order and field). Returns false if it was not indexed.
     pub fn remove_with(&mut self, doc: DocId, tokens: impl FnOnce(&mut dyn FnMut(&str))) -> bool {
+        self.forward.forget(doc);
         let Some(lengths) = self.doc_lengths(doc) else {
             return false;
         };

@@ -7,6 +7,7 @@
 mod bm25;
 mod bulk;
 mod doc;
+mod forward;
 mod joint;
 mod lengths;
 mod postings;
@@ -88,6 +89,8 @@ pub struct Index<const F: usize> {
     /// documents for its allocation). Empty outside of one.
     doc_counts: Vec<(u32, [u32; F])>,
     bulk: bool,
+    /// The terms of the documents the co-use step asked about (see [`forward`]).
+    forward: forward::Forward,
 }
 
 /// Per-thread buffers reused across queries, so a discover allocates nothing proportional to N.
@@ -164,6 +167,7 @@ impl<const F: usize> Index<F> {
             in_doc: Vec::new(),
             doc_counts: Vec::new(),
             bulk: false,
+            forward: Default::default(),
         }
     }
 
@@ -330,6 +334,7 @@ impl<const F: usize> Index<F> {
     /// Renumbers documents through `map` (old slot to new slot), which must preserve order.
     /// Used when the registry compacts its slots; posting lists stay sorted.
     pub fn renumber(&mut self, map: &[Option<DocId>]) {
+        self.forward.clear();
         self.docs.renumber(map);
         let docs = &self.docs;
         let lengths_of = |d: DocId| docs.of(d);
@@ -477,6 +482,35 @@ impl<const F: usize> Index<F> {
             return self.reaches_listed(&terms, p, docs);
         }
         in_doc_order(docs, |sorted| self.reaches_listed(&terms, p, sorted))
+    }
+
+    /// [`reaches_docs`](Self::reaches_docs), answered from each document's own terms, kept
+    /// from the first time it is asked about until it changes (see [`forward`]): for a caller
+    /// that asks about the same few documents query after query, most of which no query token
+    /// reaches. `tokens_of` hands a document's tokens to the sink, every token it was added
+    /// with, in any order and field.
+    pub fn reaches_docs_kept<S: AsRef<str>>(
+        &self,
+        tokens: &[S],
+        p: &Bm25Params<F>,
+        docs: &[DocId],
+        tokens_of: impl Fn(DocId, &mut dyn FnMut(&str)),
+    ) -> Vec<bool> {
+        // A posting scores above 0 when every field is weighed (or each posting has a floor);
+        // otherwise where a term is found matters, and the posting lists tell.
+        if !(p.delta > 0.0 || p.weights.iter().all(|&w| w > 0.0)) {
+            return self.reaches_docs(tokens, p, docs);
+        }
+        let mut ids: Vec<u32> = tokens
+            .iter()
+            .filter_map(|t| self.term_id(t.as_ref()))
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        if ids.is_empty() {
+            return vec![false; docs.len()];
+        }
+        self.holds_any(&ids, docs, tokens_of)
     }
 
     /// Scores every document reached by any query token, term at a time. The plain form of

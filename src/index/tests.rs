@@ -283,143 +283,155 @@ mod block_max_tests {
                 |(yes, no), d| if d { (yes + 1, no) } else { (yes, no + 1) },
             );
         assert!(discounted.0 > 20 && discounted.1 > 20, "{discounted:?}");
-        let check = |idx: &Index<3>, rnd: &mut dyn FnMut(u64) -> u64| {
-            for q in 0..300 {
-                let n = 1 + q % 5;
-                let w = |rnd: &mut dyn FnMut(u64) -> u64| {
-                    let r = rnd(1 << 20) as f64 / f64::from(1 << 20);
-                    format!("w{}", (300f64.powf(r) as u64).min(299))
-                };
-                let tokens: Vec<String> = (0..n).map(|_| w(rnd)).collect();
-                let p = &params[q % params.len()];
-                // Scores looked up for a few documents, in any order, agree to the bit; a
-                // document no token reaches (or removed, or never added) scores 0.
-                let all = idx.search_exhaustive(&tokens, p, usize::MAX);
-                let mut sample: Vec<(DocId, u64)> = all
-                    .iter()
-                    .rev()
-                    .step_by(3)
-                    .map(|h| (h.doc, h.score.to_bits()))
-                    .collect();
-                for _ in 0..5 {
-                    let d = rnd(4200) as DocId;
-                    if !all.iter().any(|h| h.doc == d) {
-                        sample.push((d, 0.0f64.to_bits()));
-                    }
-                }
-                let docs: Vec<DocId> = sample.iter().map(|s| s.0).collect();
-                let got: Vec<u64> = idx
-                    .score_docs(&tokens, p, &docs)
-                    .iter()
-                    .map(|s| s.to_bits())
-                    .collect();
-                let want: Vec<u64> = sample.iter().map(|s| s.1).collect();
-                assert_eq!(got, want, "{tokens:?} {p:?}");
-                // Reached exactly where scored above 0.
-                let reached = idx.reaches_docs(&tokens, p, &docs);
-                let positive: Vec<bool> =
-                    sample.iter().map(|s| f64::from_bits(s.1) > 0.0).collect();
-                assert_eq!(reached, positive, "{tokens:?} {p:?}");
-                for top_k in [1, 5, 10, 100] {
-                    let a = idx.search(&tokens, p, top_k);
-                    let b = idx.search_exhaustive(&tokens, p, top_k);
-                    assert_eq!(a.len(), b.len(), "{tokens:?} top_k {top_k}");
-                    for (ha, hb) in a.iter().zip(&b) {
-                        assert_eq!(ha.doc, hb.doc, "{tokens:?} top_k {top_k} {p:?}");
-                        assert_eq!(ha.score.to_bits(), hb.score.to_bits());
-                    }
-                    // With a score floor: the same hits at or above it.
-                    for ratio in [0.3, 0.75, 1.0] {
-                        let above = |hits: Vec<ScoredDoc>| -> Vec<(DocId, u64)> {
-                            let floor = hits.first().map_or(0.0, |h| h.score * ratio);
-                            hits.iter()
-                                .filter(|h| h.score >= floor)
-                                .map(|h| (h.doc, h.score.to_bits()))
-                                .collect()
-                        };
-                        let a = above(idx.search_floored(&tokens, p, top_k, ratio));
-                        assert_eq!(
-                            a,
-                            above(b.clone()),
-                            "{tokens:?} top_k {top_k} ratio {ratio}"
-                        );
-                        // Searched together with other rankings (of the query's tokens and
-                        // others), each answers the same at or above its cut, and every listed
-                        // document comes with its score in each ranking, bit for bit.
-                        let others: Vec<Vec<String>> = (0..1 + q % 3)
-                            .map(|i| {
-                                let mut t: Vec<String> =
-                                    tokens.iter().skip(i).step_by(2).cloned().collect();
-                                t.push(w(rnd));
-                                t
-                            })
-                            .collect();
-                        let depth = 1 + top_k / 2;
-                        let wanted: Vec<Wanted<'_, String>> = std::iter::once(Wanted {
-                            tokens: &tokens[..],
-                            top_k,
-                            floor_ratio: ratio,
-                            follows_first: false,
-                        })
-                        .chain(others.iter().enumerate().map(|(i, t)| Wanted {
-                            tokens: &t[..],
-                            top_k: depth,
-                            floor_ratio: ratio * 0.5,
-                            follows_first: i % 2 == 0,
-                        }))
+        let check =
+            |idx: &Index<3>, held: &[Option<[Vec<String>; 3]>], rnd: &mut dyn FnMut(u64) -> u64| {
+                for q in 0..300 {
+                    let n = 1 + q % 5;
+                    let w = |rnd: &mut dyn FnMut(u64) -> u64| {
+                        let r = rnd(1 << 20) as f64 / f64::from(1 << 20);
+                        format!("w{}", (300f64.powf(r) as u64).min(299))
+                    };
+                    let tokens: Vec<String> = (0..n).map(|_| w(rnd)).collect();
+                    let p = &params[q % params.len()];
+                    // Scores looked up for a few documents, in any order, agree to the bit; a
+                    // document no token reaches (or removed, or never added) scores 0.
+                    let all = idx.search_exhaustive(&tokens, p, usize::MAX);
+                    let mut sample: Vec<(DocId, u64)> = all
+                        .iter()
+                        .rev()
+                        .step_by(3)
+                        .map(|h| (h.doc, h.score.to_bits()))
                         .collect();
-                        let found = idx.search_together(&wanted, p);
-                        assert_eq!(found.hits.len(), wanted.len());
-                        let first = &b;
-                        let share = match (first.first(), first.get(top_k - 1)) {
-                            (Some(best), Some(kth)) if best.score > 0.0 => {
-                                kth.score / best.score * (1.0 - 1e-9)
-                            }
-                            _ => 0.0,
-                        };
-                        for (l, want) in wanted.iter().enumerate() {
-                            let exact = idx.search_exhaustive(want.tokens, p, want.top_k);
-                            let cut_ratio = if want.follows_first {
-                                want.floor_ratio.max(share)
-                            } else {
-                                want.floor_ratio
-                            };
-                            let cut = |hits: &[ScoredDoc]| -> Vec<(DocId, u64)> {
-                                let floor = hits.first().map_or(0.0, |h| h.score * cut_ratio);
+                    for _ in 0..5 {
+                        let d = rnd(4200) as DocId;
+                        if !all.iter().any(|h| h.doc == d) {
+                            sample.push((d, 0.0f64.to_bits()));
+                        }
+                    }
+                    let docs: Vec<DocId> = sample.iter().map(|s| s.0).collect();
+                    let got: Vec<u64> = idx
+                        .score_docs(&tokens, p, &docs)
+                        .iter()
+                        .map(|s| s.to_bits())
+                        .collect();
+                    let want: Vec<u64> = sample.iter().map(|s| s.1).collect();
+                    assert_eq!(got, want, "{tokens:?} {p:?}");
+                    // Reached exactly where scored above 0.
+                    let reached = idx.reaches_docs(&tokens, p, &docs);
+                    let positive: Vec<bool> =
+                        sample.iter().map(|s| f64::from_bits(s.1) > 0.0).collect();
+                    assert_eq!(reached, positive, "{tokens:?} {p:?}");
+                    // And from the documents' kept terms, made the first time (asked twice: made,
+                    // then kept), from the tokens each was added with.
+                    let tokens_of = |d: DocId, push: &mut dyn FnMut(&str)| {
+                        for t in held[d as usize].iter().flatten().flatten() {
+                            push(t);
+                        }
+                    };
+                    for _ in 0..2 {
+                        let kept = idx.reaches_docs_kept(&tokens, p, &docs, tokens_of);
+                        assert_eq!(kept, positive, "{tokens:?} {p:?} kept");
+                    }
+                    for top_k in [1, 5, 10, 100] {
+                        let a = idx.search(&tokens, p, top_k);
+                        let b = idx.search_exhaustive(&tokens, p, top_k);
+                        assert_eq!(a.len(), b.len(), "{tokens:?} top_k {top_k}");
+                        for (ha, hb) in a.iter().zip(&b) {
+                            assert_eq!(ha.doc, hb.doc, "{tokens:?} top_k {top_k} {p:?}");
+                            assert_eq!(ha.score.to_bits(), hb.score.to_bits());
+                        }
+                        // With a score floor: the same hits at or above it.
+                        for ratio in [0.3, 0.75, 1.0] {
+                            let above = |hits: Vec<ScoredDoc>| -> Vec<(DocId, u64)> {
+                                let floor = hits.first().map_or(0.0, |h| h.score * ratio);
                                 hits.iter()
                                     .filter(|h| h.score >= floor)
                                     .map(|h| (h.doc, h.score.to_bits()))
                                     .collect()
                             };
+                            let a = above(idx.search_floored(&tokens, p, top_k, ratio));
                             assert_eq!(
-                                cut(&found.hits[l]),
-                                cut(&exact),
-                                "{tokens:?} ranking {l} top_k {top_k} ratio {ratio}"
+                                a,
+                                above(b.clone()),
+                                "{tokens:?} top_k {top_k} ratio {ratio}"
                             );
-                        }
-                        if wanted.len() > 1 {
-                            let mut listed: Vec<DocId> =
-                                found.hits.iter().flatten().map(|h| h.doc).collect();
-                            listed.sort_unstable();
-                            listed.dedup();
-                            let docs: Vec<DocId> = found.scores.iter().map(|s| s.0).collect();
-                            assert_eq!(docs, listed, "{tokens:?}");
+                            // Searched together with other rankings (of the query's tokens and
+                            // others), each answers the same at or above its cut, and every listed
+                            // document comes with its score in each ranking, bit for bit.
+                            let others: Vec<Vec<String>> = (0..1 + q % 3)
+                                .map(|i| {
+                                    let mut t: Vec<String> =
+                                        tokens.iter().skip(i).step_by(2).cloned().collect();
+                                    t.push(w(rnd));
+                                    t
+                                })
+                                .collect();
+                            let depth = 1 + top_k / 2;
+                            let wanted: Vec<Wanted<'_, String>> = std::iter::once(Wanted {
+                                tokens: &tokens[..],
+                                top_k,
+                                floor_ratio: ratio,
+                                follows_first: false,
+                            })
+                            .chain(others.iter().enumerate().map(|(i, t)| Wanted {
+                                tokens: &t[..],
+                                top_k: depth,
+                                floor_ratio: ratio * 0.5,
+                                follows_first: i % 2 == 0,
+                            }))
+                            .collect();
+                            let found = idx.search_together(&wanted, p);
+                            assert_eq!(found.hits.len(), wanted.len());
+                            let first = &b;
+                            let share = match (first.first(), first.get(top_k - 1)) {
+                                (Some(best), Some(kth)) if best.score > 0.0 => {
+                                    kth.score / best.score * (1.0 - 1e-9)
+                                }
+                                _ => 0.0,
+                            };
                             for (l, want) in wanted.iter().enumerate() {
-                                let want_scores: Vec<u64> = idx
-                                    .score_docs(want.tokens, p, &docs)
-                                    .iter()
-                                    .map(|s| s.to_bits())
-                                    .collect();
-                                let got: Vec<u64> =
-                                    found.scores.iter().map(|s| s.1[l].to_bits()).collect();
-                                assert_eq!(got, want_scores, "{tokens:?} ranking {l}");
+                                let exact = idx.search_exhaustive(want.tokens, p, want.top_k);
+                                let cut_ratio = if want.follows_first {
+                                    want.floor_ratio.max(share)
+                                } else {
+                                    want.floor_ratio
+                                };
+                                let cut = |hits: &[ScoredDoc]| -> Vec<(DocId, u64)> {
+                                    let floor = hits.first().map_or(0.0, |h| h.score * cut_ratio);
+                                    hits.iter()
+                                        .filter(|h| h.score >= floor)
+                                        .map(|h| (h.doc, h.score.to_bits()))
+                                        .collect()
+                                };
+                                assert_eq!(
+                                    cut(&found.hits[l]),
+                                    cut(&exact),
+                                    "{tokens:?} ranking {l} top_k {top_k} ratio {ratio}"
+                                );
+                            }
+                            if wanted.len() > 1 {
+                                let mut listed: Vec<DocId> =
+                                    found.hits.iter().flatten().map(|h| h.doc).collect();
+                                listed.sort_unstable();
+                                listed.dedup();
+                                let docs: Vec<DocId> = found.scores.iter().map(|s| s.0).collect();
+                                assert_eq!(docs, listed, "{tokens:?}");
+                                for (l, want) in wanted.iter().enumerate() {
+                                    let want_scores: Vec<u64> = idx
+                                        .score_docs(want.tokens, p, &docs)
+                                        .iter()
+                                        .map(|s| s.to_bits())
+                                        .collect();
+                                    let got: Vec<u64> =
+                                        found.scores.iter().map(|s| s.1[l].to_bits()).collect();
+                                    assert_eq!(got, want_scores, "{tokens:?} ranking {l}");
+                                }
                             }
                         }
                     }
                 }
-            }
-        };
-        check(&idx, &mut rnd);
+            };
+        check(&idx, &docs, &mut rnd);
         // Compaction renumbers and re-encodes every list.
         let mut map = vec![None; docs.len()];
         let mut next = 0;
@@ -435,7 +447,60 @@ mod block_max_tests {
             fresh.add(doc.0 as DocId, doc.1);
         }
         assert_eq!(idx.canonical(), fresh.canonical());
-        check(&idx, &mut rnd);
+        // The kept terms were of the old slots: renumbering drops them.
+        let renumbered: Vec<Option<[Vec<String>; 3]>> =
+            docs.iter().flatten().cloned().map(Some).collect();
+        check(&idx, &renumbered, &mut rnd);
+    }
+}
+
+mod forward_tests {
+    use super::super::*;
+
+    /// A document's kept terms are dropped when it is removed or added again: asked after, the
+    /// answer is its new text's.
+    #[test]
+    fn kept_terms_follow_a_document_that_changes() {
+        let doc = |words: &[&str]| -> [Vec<String>; 2] {
+            [
+                words.iter().map(|w| w.to_string()).collect(),
+                vec!["common".into()],
+            ]
+        };
+        let mut idx = Index::<2>::new();
+        let mut held = vec![doc(&["alpha", "beta"]), doc(&["gamma"]), doc(&["delta"])];
+        for (d, fields) in held.iter().enumerate() {
+            idx.add(d as DocId, fields);
+        }
+        let p = Bm25Params {
+            weights: [2.0, 1.0],
+            k1: 1.2,
+            b: 0.75,
+            delta: 0.0,
+            per_field: false,
+            saturate_query: false,
+            background: None,
+        };
+        let ask = |idx: &Index<2>, held: &[[Vec<String>; 2]], query: &[&str]| {
+            idx.reaches_docs_kept(query, &p, &[0, 1, 2, 7], |d, push| {
+                for t in held[d as usize].iter().flatten() {
+                    push(t);
+                }
+            })
+        };
+        assert_eq!(ask(&idx, &held, &["beta"]), [true, false, false, false]);
+        // Removed: no longer reached (and never asked about a slot not indexed).
+        assert!(idx.remove(0, &held[0]));
+        assert_eq!(ask(&idx, &held, &["beta"]), [false, false, false, false]);
+        // Added again with other words: its new words, not its kept old ones.
+        held[1] = doc(&["beta"]);
+        assert!(idx.remove(1, &doc(&["gamma"])));
+        idx.add(1, &held[1]);
+        assert_eq!(ask(&idx, &held, &["beta"]), [false, true, false, false]);
+        assert_eq!(ask(&idx, &held, &["gamma"]), [false, false, false, false]);
+        // A word no document holds, and a word every one does.
+        assert_eq!(ask(&idx, &held, &["omega"]), [false; 4]);
+        assert_eq!(ask(&idx, &held, &["common"]), [false, true, true, false]);
     }
 }
 

@@ -252,10 +252,11 @@ impl UsageStore {
         self.tasks = self.tasks.saturating_add(1);
         self.generation += 1;
         for &id in &ids {
-            self.touch(id);
+            self.drop_kept(id);
         }
         for &id in &ids {
             if self.hot[id as usize].tasks >= MAX_COUNT {
+                self.touch(id);
                 self.halve(id);
             }
             self.hot[id as usize].tasks += 1;
@@ -264,6 +265,9 @@ impl UsageStore {
             for &b in &ids[i + 1..] {
                 self.add_pair(a, b, 1);
             }
+        }
+        for &id in &ids {
+            self.refresh_partners(id, &ids);
         }
     }
 
@@ -287,7 +291,7 @@ impl UsageStore {
         self.tasks = self.tasks.saturating_sub(1);
         self.generation += 1;
         for &id in &ids {
-            self.touch(id);
+            self.drop_kept(id);
         }
         for (i, &a) in ids.iter().enumerate() {
             for &b in &ids[i + 1..] {
@@ -301,6 +305,9 @@ impl UsageStore {
             if *tasks == 0 && self.entries[id as usize].partners.is_empty() {
                 self.forget_id(id);
             }
+        }
+        for &id in &ids {
+            self.refresh_partners(id, &ids);
         }
     }
 
@@ -419,6 +426,8 @@ impl UsageStore {
         if c > 1 {
             return false;
         }
+        // The pair leaves the other's list too: what is kept for it read the pair.
+        self.drop_kept(weakest);
         self.set_pair(id, weakest, 0);
         true
     }

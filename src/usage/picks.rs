@@ -5,11 +5,12 @@
 //! cost a quarter of a discover. The partners that pass on counts alone, with where each is, are
 //! kept here by the owner's place of the anchor, and read in one piece by the next discover that
 //! has the anchor among its best hits. A kept answer holds while neither the owner's version nor
-//! the counts it was made from change: every change to a tool's counts drops the answers kept
-//! for it and for its partners (they read its counts: [`UsageStore::touch`]), so an agent's next
-//! task makes stale only the few answers it changed.
+//! the counts it was made from change. A task drops the answers kept for its tools, and sets
+//! their new task counts in those kept for their other partners (all those answers read of
+//! them: [`UsageStore::refresh_partners`]); the rarer changes (a tool halved, forgotten or
+//! renamed) drop the answers of the tool and of its partners ([`UsageStore::touch`]).
 
-use super::{NOWHERE, UsageStore};
+use super::{Hot, NOWHERE, UsageStore};
 use std::sync::atomic::Ordering;
 use std::sync::{PoisonError, RwLock};
 
@@ -57,6 +58,13 @@ impl Clone for PickCache {
     }
 }
 
+/// Where the store's owner had the tool of `h` at `version` (its hint), if it had it then.
+fn kept_place(h: &Hot, version: u64) -> Option<u32> {
+    (h.version.load(Ordering::Relaxed) == version.wrapping_add(1))
+        .then(|| h.slot.load(Ordering::Relaxed))
+        .filter(|&slot| slot != NOWHERE)
+}
+
 impl PickCache {
     /// Bytes the kept answers take, about.
     pub(super) fn memory_bytes(&self) -> usize {
@@ -71,6 +79,47 @@ impl PickCache {
 }
 
 impl UsageStore {
+    /// [`with_picks`](Self::with_picks) for each anchor of `places` in turn (best first), `read`
+    /// told the anchor's index. When every anchor has a kept answer they are all read under one
+    /// lock, and the kept answers are looked at for all of them before any is read: the first
+    /// look is a cache miss each, and these are waited for together rather than one by one.
+    #[allow(clippy::too_many_arguments)]
+    pub fn with_picks_of<'n>(
+        &self,
+        places: &[u32],
+        version: u64,
+        name: impl Fn(u32) -> &'n str,
+        judge: fn(u32, u32) -> Option<f64>,
+        locate: impl Fn(&str) -> Option<u32>,
+        mut read: impl FnMut(usize, u32, &[Pick]),
+    ) {
+        {
+            let kept = self.picks.0.read().unwrap_or_else(PoisonError::into_inner);
+            let held = |&place: &u32| {
+                kept.by_place
+                    .get(place as usize)
+                    .is_some_and(|k| self.holds(k))
+            };
+            if kept.version == version && places.iter().all(held) {
+                for (i, &place) in places.iter().enumerate() {
+                    let k = &kept.by_place[place as usize];
+                    read(i, k.tasks, &k.picks);
+                }
+                return;
+            }
+        }
+        for (i, &place) in places.iter().enumerate() {
+            self.with_picks(
+                place,
+                version,
+                || name(place),
+                judge,
+                &locate,
+                |tasks, picks| read(i, tasks, picks),
+            );
+        }
+    }
+
     /// Reads the partners of the anchor the owner has at `place` (named `name`, asked only when
     /// nothing is kept for it) that `judge` passes on their counts (tasks together, the anchor's
     /// tasks: `Some(share)` to pass), each with where `locate` finds it by name (`None`: the
@@ -117,29 +166,59 @@ impl UsageStore {
         k.generation != 0 && (k.id != NOWHERE || self.generation + 1 == k.generation)
     }
 
-    /// Drops the answers kept for the tool `id` and for its partners: what is kept of a tool's
-    /// partners reads their counts. Called before the counts change, so that partners a change
-    /// removes are reached too (partners it adds are in the same task, and touched themselves).
-    /// A kept answer's anchor has its place stamped at the answer's version
-    /// ([`make_picks`](Self::make_picks)), so the place is found without a lookup by name.
+    /// Drops the answers kept for the tool `id` and for its partners (all of `id`'s pairs
+    /// change: it is halved, forgotten or renamed). Called before the change, while the
+    /// partners are still listed.
     pub(super) fn touch(&mut self, id: u32) {
+        self.drop_kept(id);
+        for at in 0..self.entries[id as usize].partners.len() {
+            let p = self.entries[id as usize].partners[at].0;
+            self.drop_kept(p);
+        }
+    }
+
+    /// Drops the answer kept for the tool `id` (its own counts or partners change). A kept
+    /// answer's anchor has its place stamped at the answer's version
+    /// ([`make_picks`](Self::make_picks)), so the place is found without a lookup by name.
+    pub(super) fn drop_kept(&mut self, id: u32) {
         let kept = self
             .picks
             .0
             .get_mut()
             .unwrap_or_else(PoisonError::into_inner);
-        if kept.by_place.is_empty() {
-            return;
+        if let Some(k) = kept_place(&self.hot[id as usize], kept.version)
+            .and_then(|place| kept.by_place.get_mut(place as usize))
+        {
+            *k = Kept::default();
         }
-        let stamp = kept.version.wrapping_add(1);
-        let partners = self.entries[id as usize].partners.iter().map(|&(p, _)| p);
-        for x in std::iter::once(id).chain(partners) {
-            let h = &self.hot[x as usize];
-            if h.version.load(Ordering::Relaxed) == stamp {
-                let place = h.slot.load(Ordering::Relaxed);
-                if let Some(k) = kept.by_place.get_mut(place as usize) {
-                    *k = Kept::default();
-                }
+    }
+
+    /// Sets the tool `id`'s new task count in the answers kept for its partners outside `task`
+    /// (the task that changed it: what else those answers read, their pairs and own counts, did
+    /// not change; the answers of the partners in the task were dropped).
+    pub(super) fn refresh_partners(&mut self, id: u32, task: &[u32]) {
+        let kept = self
+            .picks
+            .0
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner);
+        // A partner's pick of `id` was made where `id` was located, which stamped its place.
+        let Some(place) = kept_place(&self.hot[id as usize], kept.version) else {
+            return;
+        };
+        let tasks = self.hot[id as usize].tasks;
+        for &(p, _) in &self.entries[id as usize].partners {
+            if task.contains(&p) {
+                continue;
+            }
+            let Some(k) = kept_place(&self.hot[p as usize], kept.version)
+                .and_then(|at| kept.by_place.get_mut(at as usize))
+                .filter(|k| k.generation != 0 && k.id == p)
+            else {
+                continue;
+            };
+            for pick in k.picks.iter_mut().filter(|pick| pick.place == place) {
+                pick.partner_tasks = tasks;
             }
         }
     }
