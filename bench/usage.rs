@@ -174,6 +174,11 @@ fn main() {
     r_on.sort_by(f64::total_cmp);
     r_off.sort_by(f64::total_cmp);
     let kept_bytes = registry.usage_status().expect("status").memory_bytes;
+    let stats: serde_json::Value =
+        serde_json::from_str(&registry.index_stats_json().expect("stats")).expect("JSON");
+    let terms_bytes = stats["enhanced"]["kept_terms_bytes"]
+        .as_u64()
+        .expect("kept terms");
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     let (m_on, m_off) = (mean(&t_on), mean(&t_off));
     t_on.sort_by(f64::total_cmp);
@@ -218,7 +223,7 @@ fn main() {
         rss_after.saturating_sub(rss_before)
     );
     println!(
-        "after the discovers: {kept_bytes} bytes (the counts and each anchor's kept partners); resident memory {rss_discovered} kB (+{} kB: those and the partners' kept terms)",
+        "after the discovers: {kept_bytes} bytes (the counts and each anchor's kept partners), {terms_bytes} bytes of the partners' kept terms; resident memory {rss_discovered} kB (+{} kB)",
         rss_discovered.saturating_sub(rss_after)
     );
     let tasks_now = registry.usage_status().expect("status").tasks;

@@ -30,6 +30,13 @@ impl Forward {
         }
     }
 
+    /// Bytes kept, about.
+    pub(super) fn memory_bytes(&self) -> usize {
+        let kept = self.0.read().unwrap_or_else(PoisonError::into_inner);
+        kept.capacity() * size_of::<Option<Box<[u32]>>>()
+            + kept.iter().flatten().map(|t| t.len() * 4).sum::<usize>()
+    }
+
     /// Drops everything kept (the documents were renumbered).
     pub(super) fn clear(&mut self) {
         let kept = self.0.get_mut().unwrap_or_else(PoisonError::into_inner);
@@ -38,6 +45,11 @@ impl Forward {
 }
 
 impl<const F: usize> Index<F> {
+    /// Bytes the documents' kept terms take (see [`reaches_docs_kept`](Self::reaches_docs_kept)).
+    pub fn kept_terms_bytes(&self) -> usize {
+        self.forward.memory_bytes()
+    }
+
     /// Whether each of `docs` holds any of the terms `ids` (sorted), in their order, from each
     /// document's kept terms; a document's terms are made the first time from the tokens
     /// `tokens_of` hands its sink (every token the document was added with, in any field).

@@ -205,7 +205,8 @@ impl Registry {
     }
 
     /// Sizes of the built indexes, as JSON, for the memory benchmark (`bench_mem`): per profile,
-    /// terms, postings, blocks, encoded posting bytes and bytes allocated for postings.
+    /// terms, postings, blocks, encoded posting bytes and bytes allocated for postings; for the
+    /// enhanced one also the bytes of the terms kept for the co-use step's fit test.
     #[doc(hidden)]
     pub fn index_stats_json(&self) -> Result<String> {
         let state = self.shared.read()?;
@@ -218,10 +219,14 @@ impl Registry {
             .index
             .as_ref()
             .map_or("null".into(), |i| one(i.stats()));
-        let enhanced = state
-            .enhanced
-            .as_ref()
-            .map_or("null".into(), |e| one(e.index.stats()));
+        let enhanced = state.enhanced.as_ref().map_or("null".into(), |e| {
+            let stats = one(e.index.stats());
+            format!(
+                r#"{},"kept_terms_bytes":{}}}"#,
+                &stats[..stats.len() - 1],
+                e.index.kept_terms_bytes()
+            )
+        });
         Ok(format!(
             r#"{{"reference":{reference},"enhanced":{enhanced}}}"#
         ))
