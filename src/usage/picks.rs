@@ -1,8 +1,8 @@
 //! What a discover reads of an anchor's partners, kept between discovers.
 //!
 //! Judging an anchor's partners from the counts takes a lookup by name, a walk of its list and,
-//! for each partner that passes, its own counts and where its owner has it: scattered reads that
-//! cost a quarter of a discover. The partners that pass on counts alone, with where each is, are
+//! for each partner that passes, its own counts and where its owner has it: scattered reads, most
+//! of the co-use step's time. The partners that pass on counts alone, with where each is, are
 //! kept here by the owner's place of the anchor, and read in one piece by the next discover that
 //! has the anchor among its best hits. A kept answer holds while neither the owner's version nor
 //! the counts it was made from change. A task drops the answers kept for its tools, and sets
@@ -43,8 +43,8 @@ struct Kept {
 #[derive(Debug, Default)]
 pub(super) struct PickCache(RwLock<ByPlace>);
 
-#[derive(Debug, Default)]
 /// The kept answers by the owner's place of the anchor, all of one owner version.
+#[derive(Debug, Default)]
 struct ByPlace {
     version: u64,
     /// By place: the owner's places are dense, so an array (one read, no hashing).
@@ -83,7 +83,6 @@ impl UsageStore {
     /// told the anchor's index. When every anchor has a kept answer they are all read under one
     /// lock, and the kept answers are looked at for all of them before any is read: the first
     /// look is a cache miss each, and these are waited for together rather than one by one.
-    #[allow(clippy::too_many_arguments)]
     pub fn with_picks_of<'n>(
         &self,
         places: &[u32],
