@@ -252,9 +252,6 @@ impl UsageStore {
         self.tasks = self.tasks.saturating_add(1);
         self.generation += 1;
         for &id in &ids {
-            self.drop_kept(id);
-        }
-        for &id in &ids {
             if self.hot[id as usize].tasks >= MAX_COUNT {
                 self.touch(id);
                 self.halve(id);
@@ -267,6 +264,7 @@ impl UsageStore {
             }
         }
         for &id in &ids {
+            self.refresh_own(id);
             self.refresh_partners(id, &ids);
         }
     }
@@ -290,9 +288,6 @@ impl UsageStore {
         }
         self.tasks = self.tasks.saturating_sub(1);
         self.generation += 1;
-        for &id in &ids {
-            self.drop_kept(id);
-        }
         for (i, &a) in ids.iter().enumerate() {
             for &b in &ids[i + 1..] {
                 let c = self.pair(a, b);
@@ -307,6 +302,7 @@ impl UsageStore {
             }
         }
         for &id in &ids {
+            self.refresh_own(id);
             self.refresh_partners(id, &ids);
         }
     }

@@ -5,7 +5,8 @@
 //! of the co-use step's time. The partners that pass on counts alone, with where each is, are
 //! kept here by the owner's place of the anchor, and read in one piece by the next discover that
 //! has the anchor among its best hits. A kept answer holds while neither the owner's version nor
-//! the counts it was made from change. A task drops the answers kept for its tools, and sets
+//! the counts it was made from change. A task makes the answers kept for its tools again in
+//! place ([`UsageStore::refresh_own`]: no lookup by name, the partners' places kept), and sets
 //! their new task counts in those kept for their other partners (all those answers read of
 //! them: [`UsageStore::refresh_partners`]); the rarer changes (a tool halved, forgotten or
 //! renamed) drop the answers of the tool and of its partners ([`UsageStore::touch`]).
@@ -47,6 +48,8 @@ pub(super) struct PickCache(RwLock<ByPlace>);
 #[derive(Debug, Default)]
 struct ByPlace {
     version: u64,
+    /// The judge the answers were made with (for making one again in place: [`UsageStore::refresh_own`]).
+    judge: Option<fn(u32, u32) -> Option<f64>>,
     /// By place: the owner's places are dense, so an array (one read, no hashing).
     by_place: Vec<Kept>,
 }
@@ -151,6 +154,7 @@ impl UsageStore {
             kept.by_place.clear();
             kept.version = version;
         }
+        kept.judge = Some(judge);
         let at = place as usize;
         if kept.by_place.len() <= at {
             kept.by_place.resize_with(at + 1, Kept::default);
@@ -190,6 +194,57 @@ impl UsageStore {
         {
             *k = Kept::default();
         }
+    }
+
+    /// Makes the answer kept for the tool `id` again in place, after a task of it changed its
+    /// counts (its own task count, its pairs with the task's other tools): each partner judged
+    /// again, where it is read from its place stamped at the answer's version. A partner that
+    /// now passes but was never located at that version cannot be placed without the owner:
+    /// then the answer is dropped, and made again by the next discover that needs it.
+    pub(super) fn refresh_own(&mut self, id: u32) {
+        let kept = self
+            .picks
+            .0
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner);
+        let version = kept.version;
+        let Some(place) = kept_place(&self.hot[id as usize], version) else {
+            return;
+        };
+        let Some(k) = kept
+            .by_place
+            .get_mut(place as usize)
+            .filter(|k| k.generation != 0 && k.id == id)
+        else {
+            return;
+        };
+        let Some(judge) = kept.judge else {
+            *k = Kept::default();
+            return;
+        };
+        let tasks = self.hot[id as usize].tasks;
+        let mut picks = Vec::with_capacity(k.picks.len() + 1);
+        for &(partner, together) in &self.entries[id as usize].partners {
+            let Some(share) = judge(together, tasks) else {
+                continue;
+            };
+            let h = &self.hot[partner as usize];
+            if h.version.load(Ordering::Relaxed) != version.wrapping_add(1) {
+                *k = Kept::default();
+                return;
+            }
+            let slot = h.slot.load(Ordering::Relaxed);
+            if slot != NOWHERE {
+                picks.push(Pick {
+                    place: slot,
+                    together,
+                    partner_tasks: h.tasks,
+                    share,
+                });
+            }
+        }
+        k.tasks = tasks;
+        k.picks = picks.into_boxed_slice();
     }
 
     /// Sets the tool `id`'s new task count in the answers kept for its partners outside `task`

@@ -623,3 +623,23 @@ fn discovers_beside_records_on_other_threads_end_where_a_fresh_registry_is() {
     assert_eq!(got, expected);
     assert!(got.contains("brought_in"), "{got}");
 }
+
+#[test]
+fn a_partner_new_to_what_was_kept_is_brought_in() {
+    let r = registry();
+    with_login_habit(&r);
+    let d = r.discoverer(DiscoveryOptions::default());
+    // Kept: add_agenda's partners, get_user_token alone; email_attachment was never looked for.
+    let first = d.discover(QUERY, &request(10)).unwrap();
+    assert!(!names(&first).contains(&"email_attachment"));
+    task(&r, &["add_agenda", "email_attachment"], 40);
+    let hits = d.discover(QUERY, &request(10)).unwrap();
+    let attachment = hits
+        .iter()
+        .find(|h| h.name == "email_attachment")
+        .unwrap_or_else(|| panic!("not brought in: {:?}", names(&hits)));
+    assert_eq!(
+        attachment.brought_in.as_deref(),
+        Some("used with `add_agenda` in 40 of its 55 tasks")
+    );
+}
