@@ -45,7 +45,8 @@ pub struct UsageStatus {
     pub tasks: u64,
     /// Tools with counts.
     pub tools: usize,
-    /// Bytes the counts take in memory, about.
+    /// Bytes the counts take in memory, about, with what discovers keep of each anchor's
+    /// partners.
     pub memory_bytes: usize,
     /// Why the file could not be read at start (an empty start) or the last write failed.
     pub warning: Option<String>,

@@ -210,7 +210,8 @@ impl UsageStore {
         h.version.store(version.wrapping_add(1), Ordering::Release);
     }
 
-    /// Bytes the store holds, about (names, entries, partner lists, the name table).
+    /// Bytes the store holds, about (names, entries, partner lists, the name table, and what
+    /// discovers keep of each anchor's partners).
     pub fn memory_bytes(&self) -> usize {
         let entries: usize = self
             .entries
