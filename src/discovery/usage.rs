@@ -17,9 +17,15 @@
 //!   indexed, and never brought in), admitted by the request's filters, and not in it already.
 //!
 //! A tool brought in never pushes out a hit the query itself ranks well: it takes an empty place
-//! (the answer was short of `top_k`) or the place of the lowest hit past the first half, and goes after the hits it does not replace, with their lowest score
-//! (the answer stays in score order). With nothing recorded, with `"usage": false` or with the
-//! `reference` profile, the answer is exactly fuse's.
+//! (the answer was short of `top_k`) or the place of the lowest hit past the first half, and goes
+//! after the hits it does not replace, with their lowest score (the answer stays in score order).
+//! With nothing recorded, with `"usage": false` or with the `reference` profile, the answer is
+//! exactly fuse's.
+//!
+//! What a discover reads is kept for the next one: each anchor's partners that pass on counts,
+//! with where each is (in the store: [`crate::usage::UsageStore::with_picks_of`]), and each
+//! partner's terms for the fit test (in the index: [`crate::index::Index::reaches_docs_kept`]).
+//! Both hold exactly what would be read again, so answers are the same with or without them.
 
 use super::fuse::{BroughtIn, Ranked};
 use super::lexical::reaches_docs;
@@ -84,8 +90,8 @@ struct Grouped {
 }
 
 /// Brings the partners of `hits`' best into `hits` (see the module documentation). `version`
-/// is the registry's generation under the lock `state` is read under: where each partner is
-/// was kept in the store at the last discover of that generation (no lookup by name).
+/// is the registry's generation under the lock `state` is read under: what the store keeps of
+/// the anchors' partners names registry places of that generation.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn bring_in(
     state: &State,
