@@ -485,10 +485,10 @@ impl<const F: usize> Index<F> {
     }
 
     /// [`reaches_docs`](Self::reaches_docs), answered from each document's own terms, kept
-    /// from the first time it is asked about until it changes: for a caller
-    /// that asks about the same few documents query after query, most of which no query token
-    /// reaches. `tokens_of` hands a document's tokens to the sink, every token it was added
-    /// with, in any order and field.
+    /// from the first time it is asked about until it changes: for a caller that asks about
+    /// the same few documents query after query, most of which no query token reaches.
+    /// `tokens_of` hands a document's tokens to the sink, every token it was added with, in any
+    /// order and field.
     pub fn reaches_docs_kept<S: AsRef<str>>(
         &self,
         tokens: &[S],
