@@ -26,14 +26,44 @@ use workload::{Rng, Vocabulary, Workload, Zipf, status_kb};
 
 /// A discover with usage (the functions callgrind is pointed at: `--toggle-collect`).
 #[inline(never)]
-fn measured_discover_on(d: &Discoverer, q: &str, r: &DiscoverRequest) -> Vec<toolregistry::Hit> {
+fn measured_discover_on(d: &Discoverer, q: &str, r: &DiscoverRequest) -> Hits {
     d.discover(q, r).expect("discover")
 }
 
 /// The same discover with `"usage": false`.
 #[inline(never)]
-fn measured_discover_off(d: &Discoverer, q: &str, r: &DiscoverRequest) -> Vec<toolregistry::Hit> {
+fn measured_discover_off(d: &Discoverer, q: &str, r: &DiscoverRequest) -> Hits {
     d.discover(q, r).expect("discover")
+}
+
+type Hits = Vec<toolregistry::Hit>;
+
+/// Times one discover of `q` with usage on and one with `"usage": false`, `on_first` saying
+/// which goes first (swapped from one to the next, so that neither always runs on a warm cache).
+fn timed_pair(
+    on: &Discoverer,
+    off: &Discoverer,
+    q: &str,
+    request: &DiscoverRequest,
+    on_first: bool,
+    t_on: &mut Vec<f64>,
+    t_off: &mut Vec<f64>,
+) -> (Hits, Hits) {
+    let time = |measured: fn(&Discoverer, &str, &DiscoverRequest) -> Hits,
+                d: &Discoverer,
+                out: &mut Vec<f64>| {
+        let t = Instant::now();
+        let hits = black_box(measured(d, q, request));
+        out.push(t.elapsed().as_nanos() as f64 / 1000.0);
+        hits
+    };
+    if on_first {
+        let with = time(measured_discover_on, on, t_on);
+        (with, time(measured_discover_off, off, t_off))
+    } else {
+        let without = time(measured_discover_off, off, t_off);
+        (time(measured_discover_on, on, t_on), without)
+    }
 }
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
@@ -123,22 +153,9 @@ fn main() {
     let (mut brought, mut hits_on, mut hits_off) = (0, 0, 0);
     for pass in 0..passes {
         for (i, q) in w.queries.iter().enumerate() {
-            let time =
-                |measured: fn(&Discoverer, &str, &DiscoverRequest) -> Vec<toolregistry::Hit>,
-                 d: &Discoverer,
-                 out: &mut Vec<f64>| {
-                    let t = Instant::now();
-                    let hits = black_box(measured(d, q, &request));
-                    out.push(t.elapsed().as_nanos() as f64 / 1000.0);
-                    hits
-                };
-            let (with, without) = if (pass + i) % 2 == 0 {
-                let with = time(measured_discover_on, &on, &mut t_on);
-                (with, time(measured_discover_off, &off, &mut t_off))
-            } else {
-                let without = time(measured_discover_off, &off, &mut t_off);
-                (time(measured_discover_on, &on, &mut t_on), without)
-            };
+            let on_first = (pass + i) % 2 == 0;
+            let (with, without) =
+                timed_pair(&on, &off, q, &request, on_first, &mut t_on, &mut t_off);
             if pass == 0 {
                 brought += usize::from(with.iter().any(|h| h.brought_in.is_some()));
                 hits_on += with.len();
@@ -156,20 +173,7 @@ fn main() {
     for (k, task) in more.iter().enumerate() {
         registry.record_usage(task).expect("record");
         let q = &w.queries[k % w.queries.len()];
-        let time = |measured: fn(&Discoverer, &str, &DiscoverRequest) -> Vec<toolregistry::Hit>,
-                    d: &Discoverer,
-                    out: &mut Vec<f64>| {
-            let t = Instant::now();
-            black_box(measured(d, q, &request));
-            out.push(t.elapsed().as_nanos() as f64 / 1000.0);
-        };
-        if k % 2 == 0 {
-            time(measured_discover_on, &on, &mut r_on);
-            time(measured_discover_off, &off, &mut r_off);
-        } else {
-            time(measured_discover_off, &off, &mut r_off);
-            time(measured_discover_on, &on, &mut r_on);
-        }
+        timed_pair(&on, &off, q, &request, k % 2 == 0, &mut r_on, &mut r_off);
     }
     r_on.sort_by(f64::total_cmp);
     r_off.sort_by(f64::total_cmp);

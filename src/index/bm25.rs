@@ -35,6 +35,12 @@ pub struct Bm25Params<const F: usize> {
 }
 
 impl<const F: usize> Bm25Params<F> {
+    /// Whether any posting scores above 0: every field is weighed, or each posting has a floor
+    /// (`delta`). Otherwise where a term is found matters.
+    pub fn every_posting_scores(&self) -> bool {
+        self.delta > 0.0 || self.weights.iter().all(|&w| w > 0.0)
+    }
+
     /// What each occurrence of a term the query holds `times` times is multiplied by: 1 unless
     /// [`saturate_query`](Self::saturate_query) is on, then `(k1 + 1) / (times + k1)` (exactly 1
     /// for a term given once).

@@ -496,9 +496,8 @@ impl<const F: usize> Index<F> {
         docs: &[DocId],
         tokens_of: impl Fn(DocId, &mut dyn FnMut(&str)),
     ) -> Vec<bool> {
-        // A posting scores above 0 when every field is weighed (or each posting has a floor);
-        // otherwise where a term is found matters, and the posting lists tell.
-        if !(p.delta > 0.0 || p.weights.iter().all(|&w| w > 0.0)) {
+        // Otherwise where a term is found matters, and the posting lists tell.
+        if !p.every_posting_scores() {
             return self.reaches_docs(tokens, p, docs);
         }
         let mut ids: Vec<u32> = tokens

@@ -189,9 +189,9 @@ impl<const F: usize> Index<F> {
                 entries.push(e);
             }
         }
-        // With every field weighed (or a floor per posting), a posting found is a score above 0
-        // and its frequencies need not be read.
-        let every = p.delta > 0.0 || p.weights.iter().all(|&w| w > 0.0);
+        // When any posting scores, a posting found is a score above 0 and its frequencies need
+        // not be read.
+        let every = p.every_posting_scores();
         let weighs = |tf: Freqs<'_>| {
             let mut any = every;
             if !any {

@@ -61,6 +61,16 @@ struct Hot {
 const NOWHERE: u32 = u32::MAX;
 
 impl Hot {
+    /// Where the owner found the tool when its version was `version`: `Some(place)` (`None`
+    /// inside: it had no such tool), or `None` when no place was kept at that version.
+    fn place_at(&self, version: u64) -> Option<Option<u32>> {
+        if self.version.load(Ordering::Acquire) != version.wrapping_add(1) {
+            return None;
+        }
+        let slot = self.slot.load(Ordering::Relaxed);
+        Some((slot != NOWHERE).then_some(slot))
+    }
+
     /// Drops the kept place (the next discover looks the name up again).
     fn forget_place(&mut self) {
         *self.version.get_mut() = 0;
@@ -105,15 +115,6 @@ pub struct Partner {
     pub together: u32,
     /// Tasks the partner was used in.
     pub tasks: u32,
-}
-
-/// A tool's partners as the store keeps them (see [`UsageStore::partner_list`]).
-#[derive(Debug, Clone, Copy)]
-pub struct PartnerList<'s> {
-    /// Tasks the tool was used in.
-    pub tasks: u32,
-    /// (partner id, tasks used together), in no order.
-    pub list: &'s [(u32, u32)],
 }
 
 impl UsageStore {
@@ -170,41 +171,20 @@ impl UsageStore {
         out
     }
 
-    /// `name`'s task count and partners by id, as they are stored. What discovery reads on
-    /// every search; a partner's name and counts are read by id ([`name_at`](Self::name_at),
-    /// [`tasks_at`](Self::tasks_at)) only for the few that pass on counts alone.
-    pub fn partner_list(&self, name: &str) -> Option<PartnerList<'_>> {
-        let &id = self.ids.get(name)?;
-        Some(PartnerList {
-            tasks: self.hot[id as usize].tasks,
-            list: &self.entries[id as usize].partners,
-        })
-    }
-
-    /// The name of the tool of id `id` (an id from [`partner_list`](Self::partner_list)).
-    pub fn name_at(&self, id: u32) -> &str {
+    /// The name of the tool of id `id`.
+    fn name_at(&self, id: u32) -> &str {
         &self.entries[id as usize].name
-    }
-
-    /// Tasks the tool of id `id` was used in.
-    pub fn tasks_at(&self, id: u32) -> u32 {
-        self.hot[id as usize].tasks
     }
 
     /// Where the owner found the tool of id `id` when its version was `version`: `Some(place)`
     /// (`None` inside: it had no such tool), or `None` when no place was kept at that version.
-    pub fn hint(&self, id: u32, version: u64) -> Option<Option<u32>> {
-        let h = &self.hot[id as usize];
-        if h.version.load(Ordering::Acquire) != version.wrapping_add(1) {
-            return None;
-        }
-        let slot = h.slot.load(Ordering::Relaxed);
-        Some((slot != NOWHERE).then_some(slot))
+    fn hint(&self, id: u32, version: u64) -> Option<Option<u32>> {
+        self.hot[id as usize].place_at(version)
     }
 
     /// Keeps where the owner found the tool of id `id` at its version `version` (see
     /// [`hint`](Self::hint)). The owner calls it while its version cannot change.
-    pub fn set_hint(&self, id: u32, version: u64, slot: Option<u32>) {
+    fn set_hint(&self, id: u32, version: u64, slot: Option<u32>) {
         let h = &self.hot[id as usize];
         h.slot.store(slot.unwrap_or(NOWHERE), Ordering::Relaxed);
         h.version.store(version.wrapping_add(1), Ordering::Release);

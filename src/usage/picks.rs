@@ -12,7 +12,6 @@
 //! renamed) drop the answers of the tool and of its partners ([`UsageStore::touch`]).
 
 use super::{Hot, NOWHERE, UsageStore};
-use std::sync::atomic::Ordering;
 use std::sync::{PoisonError, RwLock};
 
 /// One partner of an anchor that passes on counts alone, and where its owner has it.
@@ -63,9 +62,7 @@ impl Clone for PickCache {
 
 /// Where the store's owner had the tool of `h` at `version` (its hint), if it had it then.
 fn kept_place(h: &Hot, version: u64) -> Option<u32> {
-    (h.version.load(Ordering::Relaxed) == version.wrapping_add(1))
-        .then(|| h.slot.load(Ordering::Relaxed))
-        .filter(|&slot| slot != NOWHERE)
+    h.place_at(version).flatten()
 }
 
 impl PickCache {
@@ -130,7 +127,7 @@ impl UsageStore {
     ///
     /// The answer is kept for the next call at the same version. It assumes one `judge` and one
     /// `locate` per store: the co-use step's.
-    pub fn with_picks<'n, R>(
+    fn with_picks<'n, R>(
         &self,
         place: u32,
         version: u64,
@@ -229,18 +226,18 @@ impl UsageStore {
                 continue;
             };
             let h = &self.hot[partner as usize];
-            if h.version.load(Ordering::Relaxed) != version.wrapping_add(1) {
-                *k = Kept::default();
-                return;
-            }
-            let slot = h.slot.load(Ordering::Relaxed);
-            if slot != NOWHERE {
-                picks.push(Pick {
-                    place: slot,
+            match h.place_at(version) {
+                None => {
+                    *k = Kept::default();
+                    return;
+                }
+                Some(None) => {}
+                Some(Some(place)) => picks.push(Pick {
+                    place,
                     together,
                     partner_tasks: h.tasks,
                     share,
-                });
+                }),
             }
         }
         k.tasks = tasks;

@@ -174,17 +174,17 @@ fn a_hint_holds_only_at_its_version_and_for_its_name() {
     // A new name for the id, or the id reused for another tool: nothing kept.
     s.rename("b", "c");
     assert_eq!(s.hint(b, 7), None);
-    assert_eq!(s.tasks_at(b), 1);
+    assert_eq!(s.hot[b as usize].tasks, 1);
     s.set_hint(b, 7, Some(3));
     s.forget("c");
     s.record(["a", "d"]);
     let d = s.ids["d"];
-    assert_eq!(s.partner_list("a").unwrap().list[0].0, d);
+    assert_eq!(s.entries[a as usize].partners[0].0, d);
     assert_eq!(s.name_at(d), "d");
     assert_eq!(s.hint(d, 7), None);
     // A copy keeps the counts, not the places.
     s.set_hint(d, 7, Some(5));
     let copy = s.clone();
     assert_eq!(copy.hint(d, 7), None);
-    assert_eq!(copy.tasks_at(d), 1);
+    assert_eq!(copy.hot[d as usize].tasks, 1);
 }
