@@ -121,7 +121,7 @@ pub(crate) fn bring_in(
         !hits.iter().any(|h| h.doc == doc)
             && (!request.has_filters() || request.admits(state.tool_at(doc)))
     });
-    // Whether each weaker one fits the query: one pass over the index for all of them. Those
+    // Whether each weaker one fits the query: asked of all of them at once. Those
     // only a weak anchor brings in sort after every partner a strong anchor brings in, so when
     // there are `room` of those, only the partners with both kinds of anchor are asked about.
     let strong = resolved
@@ -199,7 +199,7 @@ fn judge(together: u32, tasks: u32) -> Option<f64> {
 
 /// The partners of the first `keep` hits strong enough to be brought in if they fit, by
 /// anchor (best hit first). What passes on a pair's counts alone is kept in the store between
-/// discovers ([`UsageStore::with_picks`]); only the test against all tasks is made here.
+/// discovers ([`UsageStore::with_picks_of`]); only the test against all tasks is made here.
 fn candidates(
     state: &State,
     version: u64,
