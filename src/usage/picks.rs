@@ -79,10 +79,17 @@ impl PickCache {
 }
 
 impl UsageStore {
-    /// [`with_picks`](Self::with_picks) for each anchor of `places` in turn (best first), `read`
-    /// told the anchor's index. When every anchor has a kept answer they are all read under one
-    /// lock, and the kept answers are looked at for all of them before any is read: the first
-    /// look is a cache miss each, and these are waited for together rather than one by one.
+    /// For each anchor of `places` in turn (the owner's places, best first): reads its partners
+    /// that `judge` passes on their counts (tasks together, the anchor's tasks: `Some(share)` to
+    /// pass), each with where `locate` finds it by name (`None`: the owner has no such tool, or it
+    /// may not be found), and hands them to `read` with the anchor's index and task count. `name`
+    /// gives an anchor's name, asked only when nothing is kept for it; `version` is the owner's
+    /// version under the lock it is read under.
+    ///
+    /// Each answer is kept for the next call at the same version; this assumes one `judge` and
+    /// one `locate` per store (the co-use step's). When every anchor has a kept answer they are
+    /// all read under one lock, looked at for all anchors before any is read: the first look is
+    /// a cache miss each, and these are waited for together rather than one by one.
     pub fn with_picks_of<'n>(
         &self,
         places: &[u32],
@@ -119,14 +126,8 @@ impl UsageStore {
         }
     }
 
-    /// Reads the partners of the anchor the owner has at `place` (named `name`, asked only when
-    /// nothing is kept for it) that `judge` passes on their counts (tasks together, the anchor's
-    /// tasks: `Some(share)` to pass), each with where `locate` finds it by name (`None`: the
-    /// owner has no such tool, or it may not be found), and hands them to `read` with the
-    /// anchor's task count. `version` is the owner's version under the lock it is read under.
-    ///
-    /// The answer is kept for the next call at the same version. It assumes one `judge` and one
-    /// `locate` per store: the co-use step's.
+    /// [`with_picks_of`](Self::with_picks_of) for the one anchor at `place`: its kept answer,
+    /// or one made and kept.
     fn with_picks<'n, R>(
         &self,
         place: u32,
