@@ -210,22 +210,18 @@ impl Registry {
     #[doc(hidden)]
     pub fn index_stats_json(&self) -> Result<String> {
         let state = self.shared.read()?;
-        let one = |(t, p, b, u, h): (usize, usize, usize, usize, usize)| {
+        let one = |(t, p, b, u, h): (usize, usize, usize, usize, usize), extra: String| {
             format!(
-                r#"{{"terms":{t},"postings":{p},"blocks":{b},"posting_bytes":{u},"posting_bytes_held":{h}}}"#
+                r#"{{"terms":{t},"postings":{p},"blocks":{b},"posting_bytes":{u},"posting_bytes_held":{h}{extra}}}"#
             )
         };
         let reference = state
             .index
             .as_ref()
-            .map_or("null".into(), |i| one(i.stats()));
+            .map_or("null".into(), |i| one(i.stats(), String::new()));
         let enhanced = state.enhanced.as_ref().map_or("null".into(), |e| {
-            let stats = one(e.index.stats());
-            format!(
-                r#"{},"kept_terms_bytes":{}}}"#,
-                &stats[..stats.len() - 1],
-                e.index.kept_terms_bytes()
-            )
+            let kept = format!(r#","kept_terms_bytes":{}"#, e.index.kept_terms_bytes());
+            one(e.index.stats(), kept)
         });
         Ok(format!(
             r#"{{"reference":{reference},"enhanced":{enhanced}}}"#

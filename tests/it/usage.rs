@@ -49,6 +49,13 @@ pub(crate) fn names(hits: &[toolregistry::Hit]) -> Vec<&str> {
     hits.iter().map(|h| h.name.as_str()).collect()
 }
 
+/// The hit `name` of `hits`, which must have been brought in.
+fn brought_in<'h>(hits: &'h [toolregistry::Hit], name: &str) -> &'h toolregistry::Hit {
+    hits.iter()
+        .find(|h| h.name == name)
+        .unwrap_or_else(|| panic!("{name} not brought in: {:?}", names(hits)))
+}
+
 pub(crate) fn request(top_k: usize) -> DiscoverRequest {
     DiscoverRequest {
         top_k,
@@ -71,10 +78,7 @@ fn a_strong_partner_is_brought_in_and_says_why() {
     assert_eq!(before[0].name, "add_agenda");
     with_login_habit(&r);
     let after = d.discover(QUERY, &request(10)).unwrap();
-    let token = after
-        .iter()
-        .find(|h| h.name == "get_user_token")
-        .unwrap_or_else(|| panic!("not brought in: {:?}", names(&after)));
+    let token = brought_in(&after, "get_user_token");
     assert_eq!(
         token.brought_in.as_deref(),
         Some("used with `add_agenda` in 12 of its 15 tasks")
@@ -634,10 +638,7 @@ fn a_partner_new_to_what_was_kept_is_brought_in() {
     assert!(!names(&first).contains(&"email_attachment"));
     task(&r, &["add_agenda", "email_attachment"], 40);
     let hits = d.discover(QUERY, &request(10)).unwrap();
-    let attachment = hits
-        .iter()
-        .find(|h| h.name == "email_attachment")
-        .unwrap_or_else(|| panic!("not brought in: {:?}", names(&hits)));
+    let attachment = brought_in(&hits, "email_attachment");
     assert_eq!(
         attachment.brought_in.as_deref(),
         Some("used with `add_agenda` in 40 of its 55 tasks")
