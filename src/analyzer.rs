@@ -282,6 +282,11 @@ pub struct EnhancedAnalysis {
     /// unrelated tools. Tools' own identifiers are still split; their whole form is indexed too,
     /// so a query naming one (`MobileNetV2`) still finds it.
     pub query_values_whole: bool,
+    /// Index a name of two or more words once more as one term, which a query holding every
+    /// word of it matches (see [`name_term_of`] and `crate::index`'s `names`): "delete my
+    /// meeting" asks for `DeleteMeeting` by name, not for `AddMeeting`, whose description
+    /// repeats more of its words.
+    pub name_terms: bool,
 }
 
 impl Default for EnhancedAnalysis {
@@ -296,6 +301,7 @@ impl Default for EnhancedAnalysis {
             query_saturation: true,
             background: true,
             query_values_whole: true,
+            name_terms: true,
         }
     }
 }
@@ -549,6 +555,42 @@ pub fn param_docs(parameters_json: &str) -> Vec<String> {
     }
 }
 
+/// The name term of a tool whose own name (without its namespace) is `name`
+/// ([`crate::index::name_term`]), when `cfg` indexes name terms and the name has two or more
+/// words after its last `.`: each `\w` run split as identifiers are, each part lowercased and
+/// stemmed as the name field's words are, function words left out as a query leaves them out.
+/// It is the last token of the name field.
+pub fn name_term_of(name: &str, cfg: &EnhancedAnalysis) -> Option<String> {
+    if !cfg.name_terms {
+        return None;
+    }
+    let normalized;
+    let name = if cfg.nfkc && !name.is_ascii() {
+        use unicode_normalization::UnicodeNormalization;
+        normalized = name.nfkc().collect::<String>();
+        normalized.as_str()
+    } else {
+        name
+    };
+    // A dotted prefix names a module or a class (`geometry.area_circle`,
+    // `PmsProductServiceImpl.updateNewStatus`): where the tool lives, not what it does.
+    let name = name.rsplit('.').next().unwrap_or(name);
+    let mut words: Vec<String> = Vec::new();
+    for run in name
+        .split(|c: char| !is_word_char(c))
+        .filter(|r| !r.is_empty())
+    {
+        for part in split_identifier(run) {
+            let word = lowercase(part);
+            if cfg.stopwords && is_stopword(&word) {
+                continue;
+            }
+            words.push(if cfg.stem { stem_word(word) } else { word });
+        }
+    }
+    crate::index::name_term(&words)
+}
+
 /// The enhanced profile's document for a tool (see [`ENHANCED_FIELDS`]).
 pub fn enhanced_document(
     tool: &crate::tool::Tool,
@@ -566,11 +608,12 @@ pub fn enhanced_document_within(
 ) -> crate::index::FieldTokens<6> {
     let meta = tool.metadata();
     let tokens = |text: &str| tokenize_enhanced(crate::limits::cut(text, max_bytes), cfg);
-    let name = if cfg.split_identifiers {
+    let mut name = if cfg.split_identifiers {
         tokens(tool.name())
     } else {
         tokens(&name_to_text(tool.name()))
     };
+    name.extend(name_term_of(tool.own_name(), cfg));
     let docs = if cfg.param_docs {
         tokens(&param_docs(tool.parameters_json()).join(" "))
     } else {

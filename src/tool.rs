@@ -337,6 +337,15 @@ impl Tool {
         &self.text[..self.name_end as usize]
     }
 
+    /// The name without the namespace it was registered under (the name as given).
+    pub fn own_name(&self) -> &str {
+        match self.ns_len {
+            0 => self.name(),
+            // `namespace-name`: the namespace and its `-`.
+            n => &self.name()[n as usize + 1..],
+        }
+    }
+
     /// The namespace the tool was registered under, if any.
     pub fn namespace(&self) -> Option<&str> {
         (self.ns_len > 0).then(|| &self.text[..self.ns_len as usize])

@@ -102,7 +102,7 @@ pub(crate) enum Command {
         usage: Option<String>,
         /// Turn enhanced analysis and scoring changes off, for ablation: comma-separated of nfkc,
         /// split, stem, param_docs, stopwords, per_field_norm, query_saturation, background,
-        /// values.
+        /// values, name_terms.
         #[arg(long, value_name = "LIST", hide = true)]
         ablate: Option<String>,
     },

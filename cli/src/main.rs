@@ -341,9 +341,10 @@ fn parse_ablation(list: &str) -> Result<EnhancedAnalysis, String> {
             "query_saturation" => a.query_saturation = false,
             "background" => a.background = false,
             "values" => a.query_values_whole = false,
+            "name_terms" => a.name_terms = false,
             other => {
                 return Err(format!(
-                    "--ablate: unknown change {other:?} (expected nfkc, split, stem, param_docs, stopwords, per_field_norm, query_saturation, background or values)"
+                    "--ablate: unknown change {other:?} (expected nfkc, split, stem, param_docs, stopwords, per_field_norm, query_saturation, background, values or name_terms)"
                 ));
             }
         }

@@ -86,6 +86,9 @@ pub fn enhanced_each(tool: &Tool, cfg: &EnhancedAnalysis, emit: &mut impl FnMut(
     } else {
         text_each(&name_to_text(tool.name()), cfg, s, &mut |t| emit(0, t));
     }
+    if let Some(term) = super::name_term_of(tool.own_name(), cfg) {
+        emit(0, &term);
+    }
     text_each(tool.description(), cfg, s, &mut |t| emit(1, t));
     texts_each(&meta.tags, cfg, s, &mut |t| emit(2, t));
     text_each(tool.param_text(), cfg, s, &mut |t| emit(3, t));

@@ -260,3 +260,40 @@ fn param_docs_take_descriptions_and_enum_values() {
     assert_eq!(docs, ["Temperature unit", "celsius", "fahrenheit"]);
     assert!(param_docs("{}").is_empty());
 }
+
+#[test]
+fn a_name_term_is_the_own_names_words_after_its_last_dot() {
+    let cfg = EnhancedAnalysis::default();
+    let term = |name: &str| name_term_of(name, &cfg);
+    assert_eq!(term("DeleteMeeting").as_deref(), Some(" delet meet"));
+    assert_eq!(term("delete_meeting"), term("MeetingDelete"));
+    // Function words are left out, as a query leaves them out; a dotted prefix is where the tool
+    // lives.
+    assert_eq!(
+        term("geometry.get_area_of_circle").as_deref(),
+        Some(" area circl get")
+    );
+    assert_eq!(term("circle.area"), None);
+    assert_eq!(term("weather"), None);
+    assert_eq!(term("list_of_it"), None);
+    // Full-width Latin is normalized as the name field's words are.
+    assert_eq!(term("ＤｅｌｅｔｅＭｅｅｔｉｎｇ"), term("DeleteMeeting"));
+    assert_eq!(
+        name_term_of(
+            "DeleteMeeting",
+            &EnhancedAnalysis {
+                name_terms: false,
+                ..cfg
+            }
+        ),
+        None
+    );
+    // The document's name field ends with it; a tool's namespace is not part of it.
+    let tools = crate::tool::Tool::parse_many(
+        r#"[{"name": "add_meeting", "namespace": "calendar", "description": "d"}]"#,
+    )
+    .unwrap();
+    assert_eq!(tools[0].name(), "calendar-add_meeting");
+    let doc = enhanced_document(&tools[0], &cfg);
+    assert_eq!(doc[0].last().map(String::as_str), Some(" add meet"));
+}

@@ -226,7 +226,10 @@ pub(crate) fn rank_together(
             let params = options.bm25_enhanced(analysis);
             let plans = wanted
                 .iter()
-                .map(|w| enhanced_plan(state, options, w.text).map(|(_, _, plan)| plan))
+                .map(|w| {
+                    enhanced_plan(state, options, w.text, options.profile == Profile::Enhanced)
+                        .map(|(_, _, plan)| plan)
+                })
                 .collect::<Result<_>>()?;
             Ok(search(index, &params, plans, wanted))
         }
@@ -278,16 +281,24 @@ pub(crate) fn reaches_docs(
     )
 }
 
-/// The enhanced index, the scoring parameters `options` give it, and the query's plan on it.
+/// The enhanced index, the scoring parameters `options` give it, and the query's plan on it;
+/// with `names`, the name terms its scored words hold whole are scored too (the `enhanced`
+/// profile's rule: in `hybrid`'s fusion it cost bfcl more than it gained on two other sets,
+/// EVALUATION.md).
 fn enhanced_plan<'s>(
     state: &'s State,
     options: &DiscoveryOptions,
     query: &str,
+    names: bool,
 ) -> Result<(&'s Index<6>, Bm25Params<6>, QueryPlan)> {
     let (analysis, index) = state.enhanced_index()?;
     let (tokens, analyzed) = enhanced_query_tokens_within(query, analysis, MAX_QUERY_TOKENS);
     let params = options.bm25_enhanced(analysis);
-    let plan = plan_query(index, options.max_df_ratio, tokens, analyzed, false);
+    let mut plan = plan_query(index, options.max_df_ratio, tokens, analyzed, false);
+    if names && analysis.name_terms {
+        let names = index.name_terms_within(&plan.scored);
+        plan.scored.extend(names);
+    }
     Ok((index, params, plan))
 }
 
@@ -301,8 +312,8 @@ fn score_plan(plan: &QueryPlan, score: impl FnOnce(&[String]) -> Vec<ScoredDoc>)
 }
 
 /// The `enhanced` score of every tool sharing a word with `query` that `keep` keeps, its best
-/// `top_k` first in rank order and the rest after ([`Index::score_all`]): what a fusion measures.
-/// With them, the query's plan.
+/// `top_k` first in rank order and the rest after ([`Index::score_all`]): what a fusion measures
+/// (without name terms, see [`enhanced_plan`]). With them, the query's plan.
 pub(crate) fn score_all_enhanced(
     state: &State,
     options: &DiscoveryOptions,
@@ -310,7 +321,7 @@ pub(crate) fn score_all_enhanced(
     top_k: usize,
     keep: impl Fn(&ScoredDoc) -> bool,
 ) -> Result<(QueryPlan, Vec<ScoredDoc>)> {
-    let (index, params, plan) = enhanced_plan(state, options, query)?;
+    let (index, params, plan) = enhanced_plan(state, options, query, false)?;
     let hits = score_plan(&plan, |scored| {
         index.score_all(scored, &params, top_k, keep)
     });

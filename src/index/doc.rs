@@ -22,7 +22,10 @@ impl<const F: usize> DocTokens<'_, F> {
     #[inline]
     pub fn push(&mut self, field: usize, token: &str) {
         let id = self.index.term_id_or_insert(token);
-        self.lens[field] += 1;
+        // A name term repeats words its field already counts (see `names`).
+        if !super::is_name_term(token) {
+            self.lens[field] += 1;
+        }
         if !self.index.bulk {
             // Keys `term id << 8 | field` (at most 20 fields): one integer sort at the end, no
             // table sized by the dictionary for one document added to a built index.
@@ -146,7 +149,9 @@ impl<const F: usize> Index<F> {
                 if let Ok(found) = self.term_ids.find_entry(hash, |&i| i == id) {
                     found.remove();
                 }
-                self.term_garbage += entry.len as usize;
+                let (at, len) = (entry.at as usize, entry.len as usize);
+                self.names.removed(&self.term_text[at..at + len], id);
+                self.term_garbage += len;
                 self.terms[id as usize] = TermEntry::default();
                 self.free_term_ids.push(id);
             }

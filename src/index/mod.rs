@@ -10,6 +10,7 @@ mod doc;
 mod forward;
 mod joint;
 mod lengths;
+mod names;
 mod postings;
 mod pruned;
 
@@ -20,6 +21,7 @@ pub use doc::DocTokens;
 use hashbrown::HashTable;
 pub use joint::{MAX_TOGETHER, Together, Wanted};
 use lengths::DocLengths;
+pub use names::{is_name_term, name_term};
 use postings::PostingList;
 use std::cell::RefCell;
 use std::hash::BuildHasher;
@@ -91,6 +93,8 @@ pub struct Index<const F: usize> {
     bulk: bool,
     /// The terms of the documents the co-use step asked about (see [`forward`]).
     forward: forward::Forward,
+    /// The name terms, by one of their words (see [`names`]).
+    names: names::NameTerms,
 }
 
 /// Per-thread buffers reused across queries, so a discover allocates nothing proportional to N.
@@ -168,6 +172,7 @@ impl<const F: usize> Index<F> {
             doc_counts: Vec::new(),
             bulk: false,
             forward: Default::default(),
+            names: Default::default(),
         }
     }
 
@@ -308,6 +313,7 @@ impl<const F: usize> Index<F> {
                 (self.terms.len() - 1) as u32
             }
         };
+        self.names.added(term, id);
         let entry = &mut self.terms[id as usize];
         entry.at = u32::try_from(self.term_text.len()).expect("term text under 4 GiB");
         entry.len = term.len() as u32;
@@ -382,7 +388,20 @@ impl<const F: usize> Index<F> {
     /// few tools; a word rarer in general text than in the catalog keeps the catalog's IDF, which
     /// knows its domain. The catalog and the background weigh the same (as many documents each):
     /// no constant to choose.
+    ///
+    /// A name term ([`names`]) is scored with the IDF of its most common word.
     pub fn term_idf(&self, term: &str, df: usize, p: &Bm25Params<F>) -> f64 {
+        if is_name_term(term) {
+            return names::words(term)
+                .map(|w| self.word_idf(w, self.doc_freq(w), p))
+                .fold(f64::INFINITY, f64::min)
+                .min(self.idf(df));
+        }
+        self.word_idf(term, df, p)
+    }
+
+    /// [`term_idf`](Self::term_idf) of a word.
+    fn word_idf(&self, term: &str, df: usize, p: &Bm25Params<F>) -> f64 {
         let idf = self.idf(df);
         if self.doc_count == 0 {
             return idf;
@@ -435,6 +454,29 @@ impl<const F: usize> Index<F> {
             return Vec::new();
         }
         self.search_pruned(&terms, p, top_k, floor_ratio)
+    }
+
+    /// Bytes of the lists that find name terms by one of their words (the terms themselves are
+    /// in [`stats`](Self::stats)).
+    #[doc(hidden)]
+    pub fn name_terms_bytes(&self) -> usize {
+        self.names.bytes()
+    }
+
+    /// The name terms ([`names`]) every word of which is among `tokens`, sorted.
+    pub fn name_terms_within<S: AsRef<str>>(&self, tokens: &[S]) -> Vec<String> {
+        let mut words: Vec<&str> = tokens.iter().map(AsRef::as_ref).collect();
+        words.sort_unstable();
+        words.dedup();
+        let (terms, text) = (&self.terms, &self.term_text);
+        let mut found: Vec<String> = self
+            .names
+            .covered(&words, |id| term_at(terms, text, id))
+            .into_iter()
+            .map(|id| term_at(terms, text, id).to_string())
+            .collect();
+        found.sort_unstable();
+        found
     }
 
     /// The query tokens that name an indexed term, in query order (duplicates kept), with their

@@ -549,3 +549,51 @@ mod dictionary_tests {
         background: None,
     };
 }
+
+#[test]
+fn a_name_term_adds_no_length_weighs_its_most_common_word_and_leaves_with_its_documents() {
+    let name = name_term(&["meet", "delet"]).unwrap();
+    let mut idx = Index::<2>::new();
+    idx.add(
+        0,
+        &[
+            vec!["delet", "meet", "deletemeet", name.as_str()],
+            vec!["cancel"],
+        ],
+    );
+    idx.add(1, &[vec!["add", "meet"], vec!["meet"]]);
+    idx.add(2, &[vec!["weather"], vec![]]);
+    assert_eq!(idx.doc_lengths(0), Some([3, 1]));
+    assert_eq!(idx.total_lengths(), [6, 2]);
+    let p = Bm25Params::<2> {
+        weights: [2.0, 1.0],
+        k1: 1.2,
+        b: 0.75,
+        delta: 0.0,
+        per_field: true,
+        saturate_query: false,
+        background: None,
+    };
+    // "meet" is in two documents, "delet" in one: the term weighs as "meet".
+    let meet = idx.term_idf("meet", idx.doc_freq("meet"), &p);
+    assert_eq!(idx.term_idf(&name, idx.doc_freq(&name), &p), meet);
+    assert!(meet < idx.term_idf("delet", 1, &p));
+    assert_eq!(
+        idx.name_terms_within(&["reserv", "meet", "delet"]),
+        std::slice::from_ref(&name)
+    );
+    assert!(idx.name_terms_within(&["meet"]).is_empty());
+    // Scored like any term: the query holding the whole name ranks its tool first.
+    let tokens = ["meet".to_string(), "delet".to_string(), name.clone()];
+    assert_eq!(idx.search(&tokens, &p, 3)[0].doc, 0);
+    assert!(idx.remove(
+        0,
+        &[
+            vec!["delet", "meet", "deletemeet", name.as_str()],
+            vec!["cancel"]
+        ]
+    ));
+    assert!(idx.name_terms_within(&["meet", "delet"]).is_empty());
+    assert_eq!(idx.name_terms_bytes(), 0);
+    assert_eq!(idx.total_lengths(), [3, 1]);
+}

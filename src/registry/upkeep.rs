@@ -206,7 +206,8 @@ impl Registry {
 
     /// Sizes of the built indexes, as JSON, for the memory benchmark (`bench_mem`): per profile,
     /// terms, postings, blocks, encoded posting bytes and bytes allocated for postings; for the
-    /// enhanced one also the bytes of the terms kept for the co-use step's fit test.
+    /// enhanced one also the bytes of the terms kept for the co-use step's fit test and of the
+    /// name terms' lists by anchor.
     #[doc(hidden)]
     pub fn index_stats_json(&self) -> Result<String> {
         let state = self.shared.read()?;
@@ -220,7 +221,11 @@ impl Registry {
             .as_ref()
             .map_or("null".into(), |i| one(i.stats(), String::new()));
         let enhanced = state.enhanced.as_ref().map_or("null".into(), |e| {
-            let kept = format!(r#","kept_terms_bytes":{}"#, e.index.kept_terms_bytes());
+            let kept = format!(
+                r#","kept_terms_bytes":{},"name_terms_bytes":{}"#,
+                e.index.kept_terms_bytes(),
+                e.index.name_terms_bytes()
+            );
             one(e.index.stats(), kept)
         });
         Ok(format!(

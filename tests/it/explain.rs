@@ -243,7 +243,7 @@ fn c_abi_explain_answers_json_and_reports_errors() {
     assert_eq!(v["tool"]["rank"], 1);
     assert_eq!(
         v["scored_tokens"],
-        serde_json::json!(["convert", "currenc"])
+        serde_json::json!(["convert", "currenc", " convert currenc"])
     );
     assert!(
         v["tool"]["terms"][0]["fields"][0]["weight"]

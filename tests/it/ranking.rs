@@ -116,7 +116,7 @@ fn a_spelled_identifier_meets_its_tool_after_stemming() {
 #[test]
 fn a_query_value_is_not_split_into_fragments() {
     let tools = r#"[
-      {"name": "set_alarm", "description": "Sets an alarm at the given time."},
+      {"name": "alarm", "description": "Sets an alarm at the given time."},
       {"name": "pm_report", "description": "The PM report: what the product managers shipped."},
       {"name": "tenth_checker", "description": "Says whether the th ordinal suffix applies."},
       {"name": "MobileNetV2", "description": "Image classifier."},
@@ -124,11 +124,42 @@ fn a_query_value_is_not_split_into_fragments() {
     ]"#;
     let query = "set an alarm for 2pm on the 10th";
     let on = ranked(tools, EnhancedAnalysis::default(), query);
-    assert_eq!(on, ["set_alarm"], "{on:?}");
+    assert_eq!(on, ["alarm"], "{on:?}");
     let off = ranked(tools, without(|a| a.query_values_whole = false), query);
-    assert_eq!(off[0], "set_alarm", "{off:?}");
+    assert_eq!(off[0], "alarm", "{off:?}");
     assert!(off.iter().any(|n| n == "pm_report"), "{off:?}");
     assert!(off.iter().any(|n| n == "tenth_checker"), "{off:?}");
     let named = ranked(tools, EnhancedAnalysis::default(), "MobileNetV2");
     assert_eq!(named[0], "MobileNetV2", "{named:?}");
+}
+
+/// Name terms: a query holding every word of a tool's name ("delete", "meeting") asks for that
+/// tool, though a sibling's description repeats more of the query's words. Off, `AddMeeting`
+/// wins on its description. A dotted prefix (`calendar.`) is where a tool lives: it need not be
+/// in the query.
+#[test]
+fn a_query_holding_a_whole_name_finds_that_tool() {
+    let tools = r#"[
+      {"name": "AddMeeting", "description": "Add a meeting reservation: the meeting topic and attendees."},
+      {"name": "calendar.DeleteMeeting", "description": "Cancel it."},
+      {"name": "DeleteUser", "description": "Removes a user account."},
+      {"name": "GetWeather", "description": "Weather forecast for a city."},
+      {"name": "SendEmail", "description": "Sends an email message."},
+      {"name": "ReadFile", "description": "Reads a file."},
+      {"name": "PlayMusic", "description": "Plays a song."},
+      {"name": "SetAlarm", "description": "Sets an alarm."},
+      {"name": "GetStock", "description": "A stock price."},
+      {"name": "ListFiles", "description": "Lists a folder."}
+    ]"#;
+    let query = "delete my meeting reservation about the topic";
+    let on = ranked(tools, EnhancedAnalysis::default(), query);
+    assert_eq!(on[0], "calendar.DeleteMeeting", "{on:?}");
+    let off = ranked(tools, without(|a| a.name_terms = false), query);
+    assert_eq!(off[0], "AddMeeting", "{off:?}");
+    // One word of the name is not the name: the same order either way.
+    let one_word = "the meeting reservation topic";
+    assert_eq!(
+        ranked(tools, EnhancedAnalysis::default(), one_word),
+        ranked(tools, without(|a| a.name_terms = false), one_word)
+    );
 }
