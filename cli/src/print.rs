@@ -100,7 +100,8 @@ pub(crate) fn print_explanation(out: &mut String, e: &Explanation) {
     if let Some(note) = e.truncation_note() {
         let _ = writeln!(out, "note: {note}");
     }
-    let _ = writeln!(out, "scored tokens: {}", e.scored_tokens.join(" "));
+    let shown: Vec<String> = e.scored_tokens.iter().map(|t| token_text(t)).collect();
+    let _ = writeln!(out, "scored tokens: {}", shown.join(" "));
     let t = &e.tool;
     let _ = writeln!(
         out,
@@ -138,7 +139,11 @@ pub(crate) fn print_explanation(out: &mut String, e: &Explanation) {
         let _ = writeln!(
             out,
             "  {:<20} +{:>8.4}  idf {:.4} x tf_norm {:.4}{repeat} (df {}{discount})",
-            term.token, term.score, term.idf, term.tf_norm, term.df
+            token_text(&term.token),
+            term.score,
+            term.idf,
+            term.tf_norm,
+            term.df
         );
         for f in &term.fields {
             let _ = writeln!(
@@ -184,5 +189,15 @@ pub(crate) fn print_hits(out: &mut String, hits: &[Hit]) {
         if let Some(why) = &h.brought_in {
             let _ = writeln!(out, "{:>4}  {:>8}  brought in: {why}", "", "");
         }
+    }
+}
+
+/// A scored token as explain's text shows it: a name term (its words after spaces) as
+/// `name(word word)`.
+fn token_text(token: &str) -> String {
+    if toolregistry::index::is_name_term(token) {
+        format!("name({})", token.trim_start())
+    } else {
+        token.to_string()
     }
 }

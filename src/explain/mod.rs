@@ -72,7 +72,8 @@ pub struct TermContribution {
     /// enhanced profile's background model discounts a word more common in general English than
     /// in the catalog (see [`crate::index::Index::term_idf`]).
     pub idf: f64,
-    /// Its inverse document frequency in the catalog alone.
+    /// Its inverse document frequency in the catalog alone (for a name term, `idf`: it weighs as
+    /// its most common word).
     pub catalog_idf: f64,
     /// Σ weight·tf over the tool's fields.
     pub weighted_tf: f64,

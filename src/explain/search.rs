@@ -415,7 +415,12 @@ fn contributions<const F: usize>(
         };
         let df = index.doc_freq(token);
         let idf = index.term_idf(token, df, params);
-        let catalog_idf = index.idf(df);
+        // A name term weighs as its most common word: no background discount to report.
+        let catalog_idf = if crate::index::is_name_term(token) {
+            idf
+        } else {
+            index.idf(df)
+        };
         let tf_norm = index.tf_norm(&posting, &lengths, params);
         let query_weight = params.query_weight(tokens.iter().filter(|t| *t == token).count());
         let score = if params.saturate_query {
