@@ -148,8 +148,14 @@ impl<const F: usize> Index<F> {
         // order of first use, so one ranking's leads are its terms by bound, query order on
         // ties); from here on a term is its rank.
         let top_bound = |u: usize| (0..m).map(|l| bound(l, u)).fold(0.0, f64::max);
+        // Name terms lead first, as in one ranking's search (see `search_pruned`).
+        let first = |u: usize| super::is_name_term(entries[u].0);
         let mut lead_order: Vec<usize> = (0..n).collect();
-        lead_order.sort_by(|&a, &b| top_bound(b).total_cmp(&top_bound(a)));
+        lead_order.sort_by(|&a, &b| {
+            first(b)
+                .cmp(&first(a))
+                .then(top_bound(b).total_cmp(&top_bound(a)))
+        });
         let entries: Vec<&TermEntry<F>> = lead_order.iter().map(|&u| entries[u].1).collect();
         // As few lanes as the rankings need: most merges are of two or three needs.
         if m <= 4 {

@@ -43,6 +43,8 @@ pub(super) struct Term<'a, const F: usize> {
     pub times: f64,
     /// Bound of the term's total contribution to one document.
     bound: f64,
+    /// A name term ([`super::names`]): it leads before the others (see [`Index::search_pruned`]).
+    leads_first: bool,
 }
 
 /// A document's part of the formula, computed field by field as its postings need it: with
@@ -118,6 +120,7 @@ impl<const F: usize> Index<F> {
                         idf: self.term_idf(text, e.postings.len(), p),
                         times: 0.0,
                         bound: 0.0,
+                        leads_first: super::is_name_term(text),
                     });
                     distinct.len() - 1
                 }
@@ -235,9 +238,15 @@ impl<const F: usize> Index<F> {
             t.bound = t.times * t.idf * best_block * SLACK;
         }
         // Ranked highest bound first (a stable sort: equal bounds keep query order); `order`
-        // then refers to ranks.
+        // then refers to ranks. Name terms lead before any other: their few tools usually score
+        // best, which raises the threshold at once, and once they have led, no document reached
+        // later is bounded by them. Its weight is its most common word's, so ranked by bound it
+        // would sit among the common words and loosen the bound of every document they reach.
+        // Any order of leads gives the same answer.
         let mut ranked: Vec<(usize, Term<F>)> = distinct.into_iter().enumerate().collect();
-        ranked.sort_by(|a, b| b.1.bound.total_cmp(&a.1.bound));
+        ranked.sort_by(|a, b| {
+            (b.1.leads_first.cmp(&a.1.leads_first)).then(b.1.bound.total_cmp(&a.1.bound))
+        });
         let mut rank_of = vec![0; ranked.len()];
         for (j, (t, _)) in ranked.iter().enumerate() {
             rank_of[*t] = j;

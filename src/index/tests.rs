@@ -205,7 +205,8 @@ mod block_max_tests {
     }
 
     /// Block-max pruning over many blocks, with removals, middle insertions and compaction,
-    /// answers exactly like the exhaustive scorer for a spread of weights, k1, b and delta.
+    /// answers exactly like the exhaustive scorer for a spread of weights, k1, b and delta, with
+    /// name terms in the documents and the queries that cover them.
     #[test]
     fn block_max_search_answers_like_exhaustive_for_any_parameters() {
         let mut x: u64 = 0x1234_5678_9ABC_DEF1;
@@ -224,7 +225,10 @@ mod block_max_tests {
         let mut docs: Vec<Option<[Vec<String>; 3]>> = Vec::new();
         for d in 0..4000u32 {
             let mut f = |n: u64| -> Vec<String> { (0..rnd(n)).map(|_| word(&mut rnd)).collect() };
-            let doc = [f(4), f(30), f(6)];
+            let mut doc = [f(4), f(30), f(6)];
+            // A name of two or more words is a name term too, which leads first.
+            let name = name_term(&doc[0]);
+            doc[0].extend(name);
             if d % 11 == 0 {
                 // Long repeats: frequencies of 255 and more.
                 let mut doc = doc;
@@ -283,6 +287,8 @@ mod block_max_tests {
                 |(yes, no), d| if d { (yes + 1, no) } else { (yes, no + 1) },
             );
         assert!(discounted.0 > 20 && discounted.1 > 20, "{discounted:?}");
+        // Queries that cover some document's name term (the test would not see name terms else).
+        let covering = std::cell::Cell::new(0usize);
         let check =
             |idx: &Index<3>, held: &[Option<[Vec<String>; 3]>], rnd: &mut dyn FnMut(u64) -> u64| {
                 for q in 0..300 {
@@ -291,7 +297,10 @@ mod block_max_tests {
                         let r = rnd(1 << 20) as f64 / f64::from(1 << 20);
                         format!("w{}", (300f64.powf(r) as u64).min(299))
                     };
-                    let tokens: Vec<String> = (0..n).map(|_| w(rnd)).collect();
+                    let mut tokens: Vec<String> = (0..n).map(|_| w(rnd)).collect();
+                    let names = idx.name_terms_within(&tokens);
+                    covering.set(covering.get() + usize::from(!names.is_empty()));
+                    tokens.extend(names);
                     let p = &params[q % params.len()];
                     // Scores looked up for a few documents, in any order, agree to the bit; a
                     // document no token reaches (or removed, or never added) scores 0.
@@ -432,6 +441,11 @@ mod block_max_tests {
                 }
             };
         check(&idx, &docs, &mut rnd);
+        assert!(
+            covering.get() > 30,
+            "{} queries cover a name term",
+            covering.get()
+        );
         // Compaction renumbers and re-encodes every list.
         let mut map = vec![None; docs.len()];
         let mut next = 0;
