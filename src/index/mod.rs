@@ -389,7 +389,7 @@ impl<const F: usize> Index<F> {
     /// knows its domain. The catalog and the background weigh the same (as many documents each):
     /// no constant to choose.
     ///
-    /// A name term ([`names`]) is scored with the IDF of its most common word.
+    /// A name term ([`name_term`]) is scored with the IDF of its most common word.
     pub fn term_idf(&self, term: &str, df: usize, p: &Bm25Params<F>) -> f64 {
         if is_name_term(term) {
             return names::words(term)
@@ -463,7 +463,7 @@ impl<const F: usize> Index<F> {
         self.names.bytes()
     }
 
-    /// The name terms ([`names`]) every word of which is among `tokens`, sorted.
+    /// The name terms ([`name_term`]) every word of which is among `tokens`, sorted.
     pub fn name_terms_within<S: AsRef<str>>(&self, tokens: &[S]) -> Vec<String> {
         let mut words: Vec<&str> = tokens.iter().map(AsRef::as_ref).collect();
         words.sort_unstable();
