@@ -401,14 +401,8 @@ pub fn tokenize_enhanced(text: &str, cfg: &EnhancedAnalysis) -> Vec<String> {
 /// rule) or of a tool's text.
 fn tokenize_enhanced_as(text: &str, cfg: &EnhancedAnalysis, query: bool) -> Vec<String> {
     let values_whole = query && cfg.query_values_whole;
-    let normalized;
-    let text = if cfg.nfkc && !text.is_ascii() {
-        use unicode_normalization::UnicodeNormalization;
-        normalized = text.nfkc().collect::<String>();
-        normalized.as_str()
-    } else {
-        text
-    };
+    let normalized = normalize(text, cfg);
+    let text: &str = &normalized;
     // Each `\w` run, and whether whitespace precedes it (it starts a new chunk of text).
     let mut runs: Vec<(&str, bool)> = Vec::new();
     let mut start: Option<usize> = None;
@@ -564,31 +558,23 @@ pub fn name_term_of(name: &str, cfg: &EnhancedAnalysis) -> Option<String> {
     if !cfg.name_terms {
         return None;
     }
-    let normalized;
-    let name = if cfg.nfkc && !name.is_ascii() {
-        use unicode_normalization::UnicodeNormalization;
-        normalized = name.nfkc().collect::<String>();
-        normalized.as_str()
-    } else {
-        name
-    };
+    let normalized = normalize(name, cfg);
     // A dotted prefix names a module or a class (`geometry.area_circle`,
     // `PmsProductServiceImpl.updateNewStatus`): where the tool lives, not what it does.
-    let name = name.rsplit('.').next().unwrap_or(name);
+    let name = normalized.rsplit('.').next().unwrap_or(&normalized);
     let mut words: Vec<String> = Vec::new();
-    for run in name
-        .split(|c: char| !is_word_char(c))
-        .filter(|r| !r.is_empty())
-    {
-        for part in split_identifier(run) {
-            let word = lowercase(part);
-            if cfg.stopwords && is_stopword(&word) {
-                continue;
-            }
-            words.push(if cfg.stem { stem_word(word) } else { word });
-        }
-    }
+    stream::name_words(name, cfg, &mut |w| words.push(w.to_string()));
     crate::index::name_term(&words)
+}
+
+/// `text` NFKC-normalized when `cfg` asks for it (ASCII text is its own normal form).
+fn normalize<'a>(text: &'a str, cfg: &EnhancedAnalysis) -> Cow<'a, str> {
+    if cfg.nfkc && !text.is_ascii() {
+        use unicode_normalization::UnicodeNormalization;
+        Cow::Owned(text.nfkc().collect())
+    } else {
+        Cow::Borrowed(text)
+    }
 }
 
 /// The enhanced profile's document for a tool (see [`ENHANCED_FIELDS`]).

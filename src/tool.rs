@@ -339,10 +339,11 @@ impl Tool {
 
     /// The name without the namespace it was registered under (the name as given).
     pub fn own_name(&self) -> &str {
+        let name = self.name();
         match self.ns_len {
-            0 => self.name(),
+            0 => name,
             // `namespace-name`: the namespace and its `-`.
-            n => &self.name()[n as usize + 1..],
+            n => name.get(n as usize + 1..).unwrap_or(name),
         }
     }
 

@@ -6,8 +6,9 @@
 //! incremental-equals-rebuild checks, which rebuild through [`super::enhanced_document`]).
 
 use super::{
-    ASCII_CLASS, EnhancedAnalysis, SPLIT_BUDGET_PER_CHUNK, STEMMER, ascii_word_runs, name_to_text,
-    params, plain_word, tokenize, tokenize_enhanced, with_stem,
+    ASCII_CLASS, EnhancedAnalysis, SPLIT_BUDGET_PER_CHUNK, STEMMER, ascii_word_runs, is_stopword,
+    is_word_char, name_to_text, params, plain_word, split_identifier, tokenize, tokenize_enhanced,
+    with_stem,
 };
 use crate::tool::Tool;
 
@@ -197,6 +198,49 @@ fn ascii_enhanced(
         }
         if let Some(&(from, to)) = s.parts.first() {
             stemmed(&run[from..to], cfg.stem, &mut s.lower, emit);
+        }
+    }
+}
+
+/// The words of a name term ([`super::name_term_of`]) of `name` (normalized, its dotted prefix
+/// cut): each `\w` run split as identifiers are, each part lowercased, function words left out
+/// (with `cfg.stopwords`), stemmed (with `cfg.stem`) through the thread's stem cache. ASCII
+/// names, nearly all, are split in place, as [`ascii_enhanced`] splits them.
+pub(super) fn name_words(name: &str, cfg: &EnhancedAnalysis, emit: &mut impl FnMut(&str)) {
+    let mut lower = String::new();
+    let word = |part: &str, lower: &mut String, emit: &mut dyn FnMut(&str)| {
+        lower.clear();
+        lower.push_str(part);
+        if part.is_ascii() {
+            lower.make_ascii_lowercase();
+        } else {
+            *lower = part.to_lowercase();
+        }
+        if cfg.stopwords && is_stopword(lower) {
+            return;
+        }
+        if cfg.stem {
+            with_stem(lower, |s| emit(s));
+        } else {
+            emit(lower);
+        }
+    };
+    if name.is_ascii() {
+        let mut parts = Vec::new();
+        for (run, _) in ascii_word_runs(name) {
+            split_ascii(run, &mut parts);
+            for &(from, to) in &parts {
+                word(&run[from..to], &mut lower, emit);
+            }
+        }
+    } else {
+        for run in name
+            .split(|c: char| !is_word_char(c))
+            .filter(|r| !r.is_empty())
+        {
+            for part in split_identifier(run) {
+                word(part, &mut lower, emit);
+            }
         }
     }
 }

@@ -395,6 +395,7 @@ impl<const F: usize> Index<F> {
             return names::words(term)
                 .map(|w| self.word_idf(w, self.doc_freq(w), p))
                 .fold(f64::INFINITY, f64::min)
+                // Never above its own IDF: a word the index lacks (splitting ablated) has df 0.
                 .min(self.idf(df));
         }
         self.word_idf(term, df, p)
@@ -465,6 +466,10 @@ impl<const F: usize> Index<F> {
 
     /// The name terms ([`name_term`]) every word of which is among `tokens`, sorted.
     pub fn name_terms_within<S: AsRef<str>>(&self, tokens: &[S]) -> Vec<String> {
+        // A name term has two words at least: a one-word query, the commonest, covers none.
+        if tokens.len() < 2 || self.names.is_empty() {
+            return Vec::new();
+        }
         let mut words: Vec<&str> = tokens.iter().map(AsRef::as_ref).collect();
         words.sort_unstable();
         words.dedup();

@@ -114,9 +114,6 @@ impl NameTerms {
     /// through `text_of`.
     pub(super) fn covered<'t>(&self, words: &[&str], text_of: impl Fn(u32) -> &'t str) -> Vec<u32> {
         let mut found = Vec::new();
-        if self.by_anchor.is_empty() {
-            return found;
-        }
         let query = signature(words.iter().copied());
         for w in words {
             for &(id, sig) in self.by_anchor.get(*w).map_or(&[][..], Vec::as_slice) {
@@ -128,6 +125,11 @@ impl NameTerms {
             }
         }
         found
+    }
+
+    /// Whether no name term is listed.
+    pub(super) fn is_empty(&self) -> bool {
+        self.by_anchor.is_empty()
     }
 
     /// Bytes held, for the index's statistics.
