@@ -54,8 +54,17 @@ fn main() {
             .discover(&q.query, &req)
             .map(|h| h.into_iter().map(|h| (h.name, h.score)).collect())
             .unwrap_or_default();
-        let line =
-            serde_json::json!({"id": q.id, "query": q.query, "relevant": q.relevant, "hits": hits});
+        // The query's analyzed tokens: (token, df in the catalog, whether the filter kept it).
+        let tokens: Vec<(String, usize, bool)> = d
+            .explain(&q.query, &names[0], &req)
+            .map(|e| {
+                e.tokens
+                    .into_iter()
+                    .map(|t| (t.token, t.df, t.dropped.is_none()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let line = serde_json::json!({"id": q.id, "query": q.query, "relevant": q.relevant, "hits": hits, "tokens": tokens});
         writeln!(lex, "{line}").unwrap();
     }
     std::fs::write(out.join("tools.json"), serde_json::json!(names).to_string()).unwrap();

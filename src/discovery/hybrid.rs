@@ -4,11 +4,11 @@
 //! Both lists are cut to their own best [`CANDIDATES`](super::retrieve::CANDIDATES); each score is standardized over its
 //! list's distribution (a z-score: minus the mean, over the standard deviation), and the fused
 //! score is the mean of the two. BM25F scores exactly the tools sharing a word with the query, so
-//! the lexical distribution is that whole list; the cosine has no such boundary, so its
-//! distribution is its candidates. A candidate of one list outside the other keeps its own score
-//! there (the store scores every tool exactly; BM25F every tool sharing a word), standardized the
-//! same way and never above that list's lowest candidate; a semantic candidate sharing no word
-//! takes the lexical candidates' lowest z-score. Equal weights and
+//! the lexical distribution is that whole list and one more score, the 0 of a tool sharing no
+//! word; the cosine has no such boundary, so its distribution is its candidates. A candidate of
+//! one list outside the other keeps its own score there (the store scores every tool exactly;
+//! BM25F every tool sharing a word), standardized the same way and never above that list's
+//! lowest candidate; a semantic candidate sharing no word takes the z-score of 0. Equal weights and
 //! each list's own distribution: nothing is fitted to a catalog, and neither a BM25 scale (which
 //! grows with the query's length and the catalog's IDF) nor a cosine scale (which differs per
 //! model) decides the balance; a list whose best stands far above its rest counts for more than
@@ -82,10 +82,18 @@ pub(crate) fn fuse(
     let lex_scores: Vec<f64> = lex.iter().map(|h| h.score).collect();
     let sem_scores: Vec<f64> = sem.iter().map(|h| h.1 as f64).collect();
     // BM25F scores only the tools sharing a word with the query, so that whole list is the
-    // lexical side's own distribution; the cosine has no such boundary (every tool has one), so
-    // its candidates are its distribution.
-    let lex_population = lex_all.iter().map(|h| h.score);
+    // lexical side's own distribution, with one more score: 0, what a tool sharing no word gets.
+    // A few matches then stand out from no match by what they scored, not by how they differ
+    // among themselves (three tools scoring 10, 9 and 8 are not the spread of a thousand), and
+    // a single match stands above the rest. The cosine has no such boundary (every tool has
+    // one), so its candidates are its distribution.
+    let lex_population = lex_all.iter().map(|h| h.score).chain(std::iter::once(0.0));
     let (lex_part, lex_missing, lex_z) = normalized(&lex_scores, lex_population, fusion);
+    // A tool sharing no word scores that 0, standardized like the rest.
+    let lex_none = match lex_z {
+        Some((mean, sd)) => ((0.0 - mean) / sd).min(lex_missing),
+        None => lex_missing,
+    };
     let (sem_part, sem_missing, sem_z) =
         normalized(&sem_scores, sem_scores.iter().copied(), fusion);
     let sem_outside = |cos: Option<f32>| match (sem_z, cos) {
@@ -108,7 +116,7 @@ pub(crate) fn fuse(
     };
     let lex_outside = |doc: DocId| match (lex_z, below.get(&doc)) {
         (Some((mean, sd)), Some(&s)) => (Some(s), ((s - mean) / sd).min(lex_missing)),
-        _ => (None, lex_missing),
+        _ => (None, lex_none),
     };
     let mut all: Vec<FusedHit> = Vec::with_capacity(lex.len() + sem.len());
     let mut parts: Vec<(f64, f64)> = Vec::with_capacity(lex.len() + sem.len());
@@ -189,7 +197,7 @@ pub(crate) fn fuse(
     }
     // What a tool in neither list would count: no more than the least any candidate got.
     let sem_floor = parts_floor.min(sem_missing);
-    rescale(&mut all, combine(lex_missing, sem_floor));
+    rescale(&mut all, combine(lex_none, sem_floor));
     all
 }
 
@@ -335,8 +343,9 @@ mod tests {
     #[test]
     fn a_semantic_candidate_below_the_lexical_candidates_keeps_its_own_words_score() {
         // Two lexical candidates; slot 6 shares a word but ranks below them, slot 7 shares none.
-        // Both are semantic candidates with the same cosine: the words slot 6 shares put it
-        // nowhere above slot 7 (its score is below the candidates'), and its score is reported.
+        // Both are semantic candidates with the same cosine: the word slot 6 shares puts it
+        // above slot 7 (some evidence is more than none) and its score is reported; slot 7
+        // takes the z-score of 0, below every tool sharing a word.
         let words = lex(&[(1, 9.0), (2, 8.0), (6, 0.5)]);
         let meaning = [(6, 0.9), (7, 0.9), (8, 0.1)];
         let cosine = |_: DocId| Some(0.2);
@@ -344,13 +353,21 @@ mod tests {
         let f = |d: DocId| *fused.iter().find(|f| f.doc == d).unwrap();
         assert_eq!(f(6).lexical, Some(0.5));
         assert_eq!(f(7).lexical, None);
-        assert!(f(6).score <= f(7).score, "{fused:?}");
-        // Its weak words score counts against it: slot 1 (best by words, far from the query's
-        // meaning) ranks above it, where without that score (a list of the two candidates only)
-        // slot 6 would take the lexical candidates' lowest z-score and rank above slot 1.
-        let pos = |v: &[FusedHit], d: DocId| v.iter().position(|f| f.doc == d).unwrap();
-        assert!(pos(&fused, 1) < pos(&fused, 6), "{fused:?}");
-        let alone = fuse(&words[..2], 2, &meaning, cosine, no_phrase, Fusion::ZScore);
-        assert!(pos(&alone, 6) < pos(&alone, 1), "{alone:?}");
+        assert!(f(6).score > f(7).score, "{fused:?}");
+        assert!(f(7).score > f(8).score, "{fused:?}");
+    }
+
+    #[test]
+    fn a_single_match_by_words_counts_against_tools_sharing_no_word() {
+        // One tool shares a word with the query (a rare word: the only evidence the words give).
+        // Measured against the 0 of a tool sharing none, it stands above them, and its fair
+        // cosine lifts it over the nearest tool by meaning, which shares no word. Without that 0
+        // the list of one would have no spread and count for nothing.
+        let words = lex(&[(1, 3.0)]);
+        let meaning = [(2, 0.5), (3, 0.45), (1, 0.44), (4, 0.3), (5, 0.2), (6, 0.1)];
+        let fused = fuse(&words, 100, &meaning, |_| None, no_phrase, Fusion::ZScore);
+        assert_eq!(fused[0].doc, 1, "{fused:?}");
+        assert_eq!(fused[1].doc, 2, "{fused:?}");
+        assert!(fused.iter().all(|f| f.score.is_finite()), "{fused:?}");
     }
 }
