@@ -1,6 +1,7 @@
 //! Dumps what the hybrid profile fuses, for studying fusion rules offline: per query the
-//! `enhanced` profile's best 100 (name and score), and the local encoder's vectors of every
-//! tool's embedded text and every query.
+//! `enhanced` profile's best 100 (name and score) and its analyzed tokens (token, catalog DF,
+//! kept by the query filter), and the local encoder's vectors of every tool's embedded text and
+//! every query.
 //!
 //! `cargo run --release --example fusion_dump -- EVAL_DIR MODEL_DIR OUT_DIR` writes
 //! OUT_DIR/lexical.jsonl, tools.json (names), texts.json (the embedded texts), tools.f32 and
