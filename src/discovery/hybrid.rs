@@ -355,6 +355,13 @@ mod tests {
         assert_eq!(f(7).lexical, None);
         assert!(f(6).score > f(7).score, "{fused:?}");
         assert!(f(7).score > f(8).score, "{fused:?}");
+        // Its own words score is what lifts it: above slot 1 (best by words, far from the query's
+        // meaning), where without that score (a list of the two candidates only) slot 6 would
+        // share no word, take the z-score of 0 and rank below slot 1.
+        let pos = |v: &[FusedHit], d: DocId| v.iter().position(|f| f.doc == d).unwrap();
+        assert!(pos(&fused, 6) < pos(&fused, 1), "{fused:?}");
+        let alone = fuse(&words[..2], 2, &meaning, cosine, no_phrase, Fusion::ZScore);
+        assert!(pos(&alone, 1) < pos(&alone, 6), "{alone:?}");
     }
 
     #[test]
