@@ -21,6 +21,10 @@ except ImportError:
     sys.exit("bench/sides.py needs numpy: pip install numpy")
 
 
+# (words' best is labelled, meaning's best is labelled) -> its count; neither otherwise.
+VERDICT = {(True, True): "both", (True, False): "words", (False, True): "meaning"}
+
+
 def sides(out: Path) -> dict:
     names = json.loads((out / "tools.json").read_text())
     queries = [json.loads(line) for line in (out / "lexical.jsonl").open()]
@@ -35,9 +39,7 @@ def sides(out: Path) -> dict:
             continue
         counts["differ"] += 1
         relevant = set(q["relevant"])
-        right = (words in relevant, meaning in relevant)
-        key = {(True, True): "both", (True, False): "words", (False, True): "meaning"}
-        counts[key.get(right, "neither")] += 1
+        counts[VERDICT.get((words in relevant, meaning in relevant), "neither")] += 1
     return counts
 
 
