@@ -4,14 +4,15 @@
 //! every query.
 //!
 //! `cargo run --release --example fusion_dump -- EVAL_DIR MODEL_DIR OUT_DIR` writes
-//! OUT_DIR/lexical.jsonl, tools.json (names), texts.json (the embedded texts), tools.f32 and
+//! OUT_DIR/lexical.jsonl, tools.json (names), texts.json (the embedded texts), name_words.json
+//! (each name as the embedded text begins with it: `tool_text` of the name alone), tools.f32 and
 //! queries.f32 (row-major, little-endian). With two more arguments, `TEXTS_JSON NAME`, it embeds
 //! only the texts of TEXTS_JSON (a JSON list of strings, e.g. another way to write each tool) into
 //! OUT_DIR/NAME, for comparing what is embedded.
 
 use std::io::Write;
 use toolregistry::embed::{Embedder, LocalEncoder, tool_text};
-use toolregistry::{DiscoverRequest, DiscoveryOptions, Registry, eval};
+use toolregistry::{DiscoverRequest, DiscoveryOptions, Registry, Tool, eval};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -70,6 +71,18 @@ fn main() {
     }
     std::fs::write(out.join("tools.json"), serde_json::json!(names).to_string()).unwrap();
     std::fs::write(out.join("texts.json"), serde_json::json!(texts).to_string()).unwrap();
+    let name_words: Vec<String> = names
+        .iter()
+        .map(|n| {
+            let bare = serde_json::json!([{ "name": n }]).to_string();
+            tool_text(&Tool::parse_many(&bare).unwrap()[0])
+        })
+        .collect();
+    std::fs::write(
+        out.join("name_words.json"),
+        serde_json::json!(name_words).to_string(),
+    )
+    .unwrap();
     let enc = LocalEncoder::load(std::path::Path::new(model)).unwrap();
     let write = |name: &str, texts: Vec<&str>| {
         let v = enc.embed(&texts).unwrap();

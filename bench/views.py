@@ -10,9 +10,9 @@ side's z-score over its own list, the mean of the two; without phrases and inten
 lexical side's distribution cut to its best 100, so the base sits within 0.01 of `toolregistry
 eval`), and of the same fusion with the cosine replaced by:
 
-- views: the cosine to the normalized mean of three vectors of the tool, its name read as words,
-  the rest of its embedded text, and the whole text (the name and the rest embedded by
-  `fusion_dump`'s second form);
+- views: the cosine to the normalized mean of three vectors of the tool, its name read as words
+  (`name_words.json`), the rest of its embedded text, and the whole text (the name and the rest
+  embedded by `fusion_dump`'s second form);
 - late: the mean of the cosine and a late-interaction score, each standardized over the catalog:
   every query token's best cosine among the tool's token vectors (the encoder's last layer,
   computed by scripts/embed/reference_encoder.py's numpy forward pass), averaged over the query's
@@ -44,20 +44,6 @@ CANDIDATES = 100
 DUMP = os.environ.get("FUSION_DUMP", str(ROOT / "target" / "release" / "examples" / "fusion_dump"))
 
 
-def name_words(name: str) -> str:
-    """The name as `embed::tool_text` writes it: separators as spaces, camelCase split."""
-    out, prev = [], None
-    for c in name.strip():
-        if c in "_-./:":
-            out.append(" ")
-        else:
-            if c.isupper() and prev is not None and (prev.islower() or prev.isdigit()):
-                out.append(" ")
-            out.append(c)
-        prev = c
-    return "".join(out)
-
-
 def mrr10(ranked, relevant) -> float:
     for i, name in enumerate(ranked[:10]):
         if name in relevant:
@@ -86,6 +72,11 @@ def fuse(hits, cos, names, slot):
     return [n for _, n in fused]
 
 
+def gelu(x):
+    """The exact GELU, vectorized (the reference's math.erf per element is too slow for catalogs)."""
+    return 0.5 * x * (1.0 + erf(x / math.sqrt(2.0)))
+
+
 class Encoder:
     """MiniLM's token vectors (the last layer) by the reference numpy forward pass, in float32."""
 
@@ -97,30 +88,13 @@ class Encoder:
         self.t = {k: v.astype(np.float32) for k, v in ref.load(str(model)).items()}
 
     def tokens(self, text: str):
-        """(token vectors normalized, without [CLS] and [SEP]) of one text."""
-        cfg, t = self.cfg, self.t
-        ids = self.tok.encode(text).ids
-        h, heads, n = cfg["hidden_size"], cfg["num_attention_heads"], len(ids)
-        d, eps = h // heads, cfg.get("layer_norm_eps", 1e-12)
-        x = t["embeddings.word_embeddings.weight"][ids] + t["embeddings.position_embeddings.weight"][:n]
-        x = ref.layer_norm(x + t["embeddings.token_type_embeddings.weight"][0], t["embeddings.LayerNorm.weight"], t["embeddings.LayerNorm.bias"], eps)
-        for layer in range(cfg["num_hidden_layers"]):
-            p = f"encoder.layer.{layer}."
-            lin = lambda v, name: v @ t[p + name + ".weight"].T + t[p + name + ".bias"]  # noqa: E731
-            q, k, v = (lin(x, f"attention.self.{m}").reshape(n, heads, d).transpose(1, 0, 2) for m in ("query", "key", "value"))
-            s = q @ k.transpose(0, 2, 1) / math.sqrt(d)
-            s = np.exp(s - s.max(-1, keepdims=True))
-            s /= s.sum(-1, keepdims=True)
-            ctx = (s @ v).transpose(1, 0, 2).reshape(n, h)
-            x = ref.layer_norm(x + lin(ctx, "attention.output.dense"), t[p + "attention.output.LayerNorm.weight"], t[p + "attention.output.LayerNorm.bias"], eps)
-            up = lin(x, "intermediate.dense")
-            up = 0.5 * up * (1.0 + erf(up / math.sqrt(2.0)))
-            x = ref.layer_norm(x + lin(up, "output.dense"), t[p + "output.LayerNorm.weight"], t[p + "output.LayerNorm.bias"], eps)
-        x = x[1:-1] if n > 2 else x
+        """The token vectors of one text, normalized, without [CLS] and [SEP]."""
+        x = ref.hidden_states(self.t, self.cfg, self.tok.encode(text).ids, gelu=gelu)
+        x = x[1:-1] if len(x) > 2 else x
         return x / np.linalg.norm(x, axis=1, keepdims=True)
 
 
-def embed(model: Path, texts, out: Path) -> np.ndarray:
+def embed(model: Path, texts) -> np.ndarray:
     """Sentence vectors of `texts` by the library's own encoder (`fusion_dump`'s second form)."""
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "texts.json").write_text(json.dumps(texts))
@@ -155,9 +129,9 @@ def main() -> None:
         rows = [json.loads(line) for line in (out / "lexical.jsonl").open()]
         tools = np.fromfile(out / "tools.f32", dtype="<f4").reshape(len(names), -1)
         queries = np.fromfile(out / "queries.f32", dtype="<f4").reshape(len(rows), -1)
-        words = [name_words(n) for n in names]
+        words = json.loads((out / "name_words.json").read_text())
         rest = [t[len(w):].removeprefix(". ").strip() or w for t, w in zip(texts, words)]
-        views = tools + embed(model, words, out) + embed(model, rest, out)
+        views = tools + embed(model, words) + embed(model, rest)
         views /= np.linalg.norm(views, axis=1, keepdims=True)
         cosine = queries @ tools.T
         variants = {

@@ -73,7 +73,9 @@ def mpnet_bucket(rel, buckets):
     return base + exact + k
 
 
-def encode(t, cfg, ids):
+def hidden_states(t, cfg, ids, gelu=gelu):
+    """The last layer's vector of each token of `ids` (an array of len(ids) rows); `gelu` may be
+    swapped for a faster one (bench/views.py)."""
     h, heads = cfg["hidden_size"], cfg["num_attention_heads"]
     d = h // heads
     eps = cfg.get("layer_norm_eps", 1e-12)
@@ -107,7 +109,11 @@ def encode(t, cfg, ids):
         x = layer_norm(x + lin(ctx, names[3]), t[p + names[4] + ".weight"], t[p + names[4] + ".bias"], eps)
         up = gelu(lin(x, "intermediate.dense"))
         x = layer_norm(x + lin(up, "output.dense"), t[p + "output.LayerNorm.weight"], t[p + "output.LayerNorm.bias"], eps)
-    v = x.mean(0)
+    return x
+
+
+def encode(t, cfg, ids):
+    v = hidden_states(t, cfg, ids).mean(0)
     return v / np.linalg.norm(v)
 
 
