@@ -100,7 +100,8 @@ impl ClientHandler for Handler {
     ) -> Result<ElicitResult, ErrorData> {
         let caller = self
             .calls
-            .find(context.extensions.get::<InboundStreamOrigin>());
+            .find(context.extensions.get::<InboundStreamOrigin>())
+            .await;
         relay::elicit(caller.as_ref(), &self.name, request).await
     }
 
@@ -111,7 +112,8 @@ impl ClientHandler for Handler {
     ) -> Result<CreateMessageResult, ErrorData> {
         let caller = self
             .calls
-            .find(context.extensions.get::<InboundStreamOrigin>());
+            .find(context.extensions.get::<InboundStreamOrigin>())
+            .await;
         relay::sample(caller.as_ref(), &self.name, params).await
     }
 
@@ -675,12 +677,16 @@ impl Downstream {
         caller: Option<&Caller>,
     ) -> Result<CallToolResponse, ServiceError> {
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        // The server may ask its client before the call is registered below: a request of it
+        // waits while this guard lives (`Calls::find`).
+        let sending = self.calls.sending();
         let handle = peer
             .send_request_with_option(request, PeerRequestOptions::no_options())
             .await?;
         if let Some(caller) = caller {
             self.calls.insert(handle.id.clone(), caller.clone());
         }
+        drop(sending);
         let mut in_flight = InFlight {
             calls: &self.calls,
             peer,

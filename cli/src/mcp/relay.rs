@@ -19,6 +19,9 @@ use rmcp::{ErrorData, Peer, RoleServer};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+use tokio::sync::Notify;
 
 /// The gateway's client a call came from.
 #[derive(Clone)]
@@ -31,14 +34,45 @@ pub struct Caller {
 }
 
 /// The calls in flight on one downstream connection, by the downstream request's id.
+///
+/// A call's id is known only once rmcp has sent it, so a server quick to ask its client (an
+/// elicitation on the call's own response stream) can be heard before the call is registered:
+/// [`Calls::find`] waits for the registrations under way ([`Calls::sending`]) before it gives up.
 #[derive(Default)]
-pub struct Calls(Mutex<HashMap<RequestId, Caller>>);
+pub struct Calls {
+    map: Mutex<HashMap<RequestId, Caller>>,
+    /// Calls sent or being sent whose registration is still to come.
+    sending: AtomicUsize,
+    /// Signalled when one of those is done.
+    registered: Notify,
+}
+
+/// How long a server's request waits for a registration under way: far more than the moment
+/// between a call's sending and its registration, even on a loaded machine.
+const REGISTRATION_WAIT: Duration = Duration::from_secs(5);
+
+/// A call being sent: while it lives, [`Calls::find`] waits for registrations; dropped (the call
+/// registered, or its sending failed), it wakes the waiting.
+pub struct Sending<'a>(&'a Calls);
+
+impl Drop for Sending<'_> {
+    fn drop(&mut self) {
+        self.0.sending.fetch_sub(1, Ordering::SeqCst);
+        self.0.registered.notify_waiters();
+    }
+}
 
 impl Calls {
     fn map(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, Caller>> {
-        self.0
+        self.map
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Marks a call as being sent, before it is: keep the guard until the call is registered.
+    pub fn sending(&self) -> Sending<'_> {
+        self.sending.fetch_add(1, Ordering::SeqCst);
+        Sending(self)
     }
 
     pub fn insert(&self, id: RequestId, caller: Caller) {
@@ -52,11 +86,26 @@ impl Calls {
     /// The caller of the call a server's request belongs to: the call whose response stream it
     /// came on; without that (stdio, or the server's standalone stream), the one session every
     /// call in flight comes from, if there is one (a request is never shown to another
-    /// session's client).
-    pub fn find(&self, origin: Option<&InboundStreamOrigin>) -> Option<Caller> {
-        let map = self.map();
-        let id = pick(map.iter().map(|(id, c)| (id, c.session)), origin)?;
-        map.get(&id).cloned()
+    /// session's client). While a call is being sent it may be that one: wait for it (at most
+    /// [`REGISTRATION_WAIT`]); with none being sent, the answer is now.
+    pub async fn find(&self, origin: Option<&InboundStreamOrigin>) -> Option<Caller> {
+        let deadline = tokio::time::Instant::now() + REGISTRATION_WAIT;
+        loop {
+            // Listening before looking: a registration between the two still wakes us.
+            let registered = self.registered.notified();
+            tokio::pin!(registered);
+            registered.as_mut().enable();
+            {
+                let map = self.map();
+                if let Some(id) = pick(map.iter().map(|(id, c)| (id, c.session)), origin) {
+                    return map.get(&id).cloned();
+                }
+            }
+            if self.sending.load(Ordering::SeqCst) == 0 {
+                return None;
+            }
+            tokio::time::timeout_at(deadline, registered).await.ok()?;
+        }
     }
 }
 
@@ -285,6 +334,64 @@ mod tests {
         let chosen = pick(one_session.into_iter(), None).unwrap();
         assert!(chosen == a || chosen == c);
         assert_eq!(pick(std::iter::empty(), None), None);
+    }
+
+    /// A peer on the gateway's server side, connected to a client over an in-memory pipe.
+    async fn server_peer() -> (Peer<RoleServer>, impl Sized) {
+        use rmcp::ServiceExt;
+        struct Server;
+        impl rmcp::ServerHandler for Server {}
+        let (a, b) = tokio::io::duplex(4096);
+        let (server, client) = tokio::join!(Server.serve(a), ().serve(b));
+        let server = server.unwrap();
+        (server.peer().clone(), (server, client.unwrap()))
+    }
+
+    #[tokio::test]
+    async fn a_request_heard_before_its_call_is_registered_waits_for_it() {
+        let (peer, _running) = server_peer().await;
+        let calls = std::sync::Arc::new(Calls::default());
+        let id = RequestId::Number(1);
+        let on_its_stream = InboundStreamOrigin::OutboundRequest(id.clone());
+        // No call being sent: nobody, at once.
+        let started = std::time::Instant::now();
+        assert!(calls.find(Some(&on_its_stream)).await.is_none());
+        assert!(calls.find(None).await.is_none());
+        assert!(started.elapsed() < REGISTRATION_WAIT);
+        // The server's request comes while the call is being sent: it waits for the
+        // registration and finds its caller, on the call's stream or without an origin.
+        for origin in [Some(on_its_stream.clone()), None] {
+            let sending = calls.sending();
+            let finder = {
+                let calls = calls.clone();
+                let origin = origin.clone();
+                tokio::spawn(async move { calls.find(origin.as_ref()).await })
+            };
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            assert!(
+                !finder.is_finished(),
+                "it gave up before the call was registered"
+            );
+            let caller = Caller {
+                peer: peer.clone(),
+                request: RequestId::Number(9),
+                session: 3,
+            };
+            calls.insert(id.clone(), caller);
+            drop(sending);
+            let found = finder.await.unwrap().expect("the caller, once registered");
+            assert_eq!((found.request, found.session), (RequestId::Number(9), 3));
+            calls.remove(&id);
+        }
+        // A sending that fails (no registration) ends the wait too: nobody.
+        let sending = calls.sending();
+        let finder = {
+            let calls = calls.clone();
+            tokio::spawn(async move { calls.find(None).await })
+        };
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        drop(sending);
+        assert!(finder.await.unwrap().is_none());
     }
 
     #[test]
